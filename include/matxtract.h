@@ -1,0 +1,49 @@
+/* matxtract.h - public API of MatXtract: a PETSc Mat type ("matxtract") whose MatMult runs on the
+ * MatXtract hot/cold format (tensor cores for the hot block, CUDA cores for the cold rest).
+ *
+ * Most programs need none of this: `-mat_type matxtract` (plus `-dll_append libmatxtract.so` for a
+ * program not linked against the library) is enough. Programs that link the library call
+ * MatXtractRegister() once after PetscInitialize(). */
+#ifndef MATXTRACT_H
+#define MATXTRACT_H
+
+#include <petscmat.h>
+
+#define MATMATXTRACT       "matxtract"
+#define MATSEQAIJMATXTRACT "seqaijmatxtract"
+#define MATMPIAIJMATXTRACT "mpiaijmatxtract"
+
+/* Where the crux in use came from. */
+typedef enum { MATXTRACT_CRUX_DEFAULT = 0, MATXTRACT_CRUX_OPTION = 1, MATXTRACT_CRUX_USER = 2, MATXTRACT_CRUX_PREDICTOR = 3 } MatXtractCruxSource;
+
+/* What the format of a matxtract matrix looks like (the local diagonal block under MPI). */
+typedef struct {
+  PetscReal           tau_c, tau_r;   /* crux in use */
+  MatXtractCruxSource crux_source;
+  PetscInt            hot_rows, hot_cols, hot_nnz, cold_nnz;
+  const char         *hot_mode;       /* "none", "du" or "se" */
+  size_t              format_bytes;   /* host bytes of the format's SpMV arrays */
+  size_t              csr_bytes;      /* bytes of plain CSR of the same block */
+  size_t              device_bytes;   /* 0 when the matrix runs on the CPU */
+  PetscBool           on_device;      /* MatMult runs on the GPU */
+} MatXtractInfo;
+
+/* Register the Mat types (idempotent). Called by PetscDLLibraryRegister_matxtract too. */
+PETSC_EXTERN PetscErrorCode MatXtractRegister(void);
+
+/* Fix the crux of A (0 <= tau_r <= tau_c <= 1); takes effect at the next assembly or MatMult. */
+PETSC_EXTERN PetscErrorCode MatXtractSetCrux(Mat A, PetscReal tau_c, PetscReal tau_r);
+PETSC_EXTERN PetscErrorCode MatXtractGetInfo(Mat A, MatXtractInfo *info);
+
+/* Matrix input for examples and users: a Matrix Market file (.mtx) or a PETSc binary file (any
+ * other name), or a generator spec ("kron:18:16", "lap2d:1000", ...; see MatXtractGenerateHelp).
+ * The Mat gets its type from the options database (MatSetFromOptions), prefix `prefix` (may be
+ * NULL), so -mat_type matxtract|aij|aijcusparse works. Rows are split across the ranks of comm. */
+PETSC_EXTERN PetscErrorCode MatXtractLoad(MPI_Comm comm, const char *path, const char *prefix, Mat *A);
+PETSC_EXTERN PetscErrorCode MatXtractGenerate(MPI_Comm comm, const char *spec, const char *prefix, Mat *A);
+PETSC_EXTERN const char    *MatXtractGenerateHelp(void);
+
+/* -f FILE or -gen SPEC from the options database (prefix may be NULL); error if neither. */
+PETSC_EXTERN PetscErrorCode MatXtractCreateFromOptions(MPI_Comm comm, const char *prefix, Mat *A);
+
+#endif

@@ -1,0 +1,54 @@
+/* mx_device.h - the MatXtract format on an NVIDIA GPU (C-callable; CUDA stays inside src/cuda).
+ *
+ * The host mx_format is uploaded once (mx_device_upload); values are refreshed in place through
+ * the gather map (mx_device_refresh_values); every SpMV runs on the caller's stream with no host
+ * synchronisation, no allocation and no host<->device copy of the matrix.
+ * Results are bitwise reproducible run to run: no floating-point atomics anywhere.
+ * Streams are passed as void* (a cudaStream_t) so that C callers need no CUDA headers.
+ */
+#ifndef MX_DEVICE_H
+#define MX_DEVICE_H
+
+#include <stddef.h>
+#include "../core/mx_format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mx_device mx_device;
+
+/* Cold kernel choice: the paper's Alg. 2 (segment products in shared memory, then row sums) or a
+ * merge-path split; AUTO picks by the measured rule documented in mx_device.cu. */
+typedef enum { MX_COLD_AUTO = 0, MX_COLD_SEGMENT = 1, MX_COLD_MERGE = 2 } mx_cold_kernel;
+
+/* 1 if this build has CUDA and a device is visible, else 0 (never fails). */
+int mx_device_count(void);
+
+/* Last error message of this thread's failing mx_device_* call ("" if none). */
+const char *mx_device_last_error(void);
+
+/* Upload F (all arrays, including the gather map). Returns 0 or nonzero with last_error set. */
+int mx_device_upload(const mx_format *F, mx_cold_kernel cold, mx_device **D);
+
+/* New values, same pattern: val[] is the host value array of the input CSR (nnz entries). */
+int mx_device_refresh_values(mx_device *D, const double *val, void *stream);
+
+void mx_device_free(mx_device *D);
+
+/* Device bytes held by D. */
+size_t mx_device_bytes(const mx_device *D);
+
+/* Which cold kernel D runs (after AUTO was resolved). */
+mx_cold_kernel mx_device_cold_kernel(const mx_device *D);
+
+/* y = A x (+ z if z != NULL); x, y, z are DEVICE pointers; y may equal z. */
+int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, void *stream);
+
+/* Host vectors staged through device buffers owned by D (allocated at upload); synchronous. */
+int mx_device_spmv_host(mx_device *D, const double *x, const double *z, double *y, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
