@@ -1,0 +1,119 @@
+/* matxtract_load.c - matrices for users and examples: Matrix Market files, PETSc binary files and
+ * generator specs, into a Mat whose type comes from the options database (-mat_type ...). */
+#include "matxtract_impl.h"
+#include "io/mx_io.h"
+
+/* Create A with local rows split by PETSc, its type from the options (default AIJ), and the rows
+ * this rank owns copied from the CSR C (which every rank holds whole). */
+static PetscErrorCode MatXtractFromCSR(MPI_Comm comm, const mx_io_csr *C, const char *prefix, Mat *A)
+{
+  PetscInt     rstart, rend, cstart, cend, *dnnz, *onnz, *cols, maxrow = 0;
+  PetscScalar *vals;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, C->nrows, C->ncols));
+  PetscCall(MatSetOptionsPrefix(*A, prefix));
+  PetscCall(MatSetFromOptions(*A));
+  PetscCall(MatSetUp(*A));
+  PetscCall(MatGetOwnershipRange(*A, &rstart, &rend));
+  PetscCall(MatGetOwnershipRangeColumn(*A, &cstart, &cend));
+  PetscCall(PetscCalloc2(rend - rstart, &dnnz, rend - rstart, &onnz));
+  for (PetscInt i = rstart; i < rend; i++) {
+    for (int64_t k = C->rowptr[i]; k < C->rowptr[i + 1]; k++) {
+      if (C->colidx[k] >= cstart && C->colidx[k] < cend) dnnz[i - rstart]++;
+      else onnz[i - rstart]++;
+    }
+    maxrow = PetscMax(maxrow, (PetscInt)(C->rowptr[i + 1] - C->rowptr[i]));
+  }
+  PetscCall(MatXAIJSetPreallocation(*A, 1, dnnz, onnz, NULL, NULL));
+  PetscCall(PetscFree2(dnnz, onnz));
+  PetscCall(PetscMalloc2(maxrow, &cols, maxrow, &vals));
+  for (PetscInt i = rstart; i < rend; i++) {
+    PetscInt len = (PetscInt)(C->rowptr[i + 1] - C->rowptr[i]);
+    for (PetscInt k = 0; k < len; k++) {
+      cols[k] = C->colidx[C->rowptr[i] + k];
+      vals[k] = C->val[C->rowptr[i] + k];
+    }
+    PetscCall(MatSetValues(*A, 1, &i, len, cols, vals, INSERT_VALUES));
+  }
+  PetscCall(PetscFree2(cols, vals));
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscBool MatXtractIsMatrixMarket(const char *path)
+{
+  size_t n = strlen(path);
+  return (n >= 4 && !strcmp(path + n - 4, ".mtx")) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+PetscErrorCode MatXtractLoad(MPI_Comm comm, const char *path, const char *prefix, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscAssertPointer(path, 2);
+  PetscAssertPointer(A, 4);
+  if (MatXtractIsMatrixMarket(path)) {
+    mx_io_csr C = {0};
+    char      err[512];
+    int       rc = mx_mtx_read(path, &C, err, sizeof err);
+    PetscCheck(!rc, comm, PETSC_ERR_FILE_UNEXPECTED, "Cannot read Matrix Market file: %s", err);
+    PetscCall(MatXtractFromCSR(comm, &C, prefix, A));
+    mx_io_csr_free(&C);
+  } else {
+    PetscViewer viewer;
+    PetscCall(PetscViewerBinaryOpen(comm, path, FILE_MODE_READ, &viewer));
+    PetscCall(MatCreate(comm, A));
+    PetscCall(MatSetOptionsPrefix(*A, prefix));
+    PetscCall(MatSetFromOptions(*A));
+    PetscCall(MatLoad(*A, viewer));
+    PetscCall(PetscViewerDestroy(&viewer));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatXtractGenerateSeeded(MPI_Comm comm, const char *spec, PetscInt seed, const char *prefix, Mat *A)
+{
+  mx_io_csr C = {0};
+  char      err[512];
+
+  PetscFunctionBegin;
+  PetscCheck(!mx_gen(spec, (uint64_t)seed, &C, err, sizeof err), comm, PETSC_ERR_ARG_WRONG, "Cannot generate matrix: %s\n%s", err, mx_gen_help());
+  PetscCall(MatXtractFromCSR(comm, &C, prefix, A));
+  mx_io_csr_free(&C);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatXtractGenerate(MPI_Comm comm, const char *spec, const char *prefix, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscAssertPointer(spec, 2);
+  PetscAssertPointer(A, 4);
+  PetscCall(MatXtractGenerateSeeded(comm, spec, 0, prefix, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const char *MatXtractGenerateHelp(void)
+{
+  return mx_gen_help();
+}
+
+PetscErrorCode MatXtractCreateFromOptions(MPI_Comm comm, const char *prefix, Mat *A)
+{
+  char      file[PETSC_MAX_PATH_LEN] = "", spec[256] = "";
+  PetscBool has_file, has_gen;
+  PetscInt  seed = 0;
+
+  PetscFunctionBegin;
+  PetscOptionsBegin(comm, prefix, "Matrix input (MatXtract)", "Mat");
+  PetscCall(PetscOptionsString("-f", "Matrix file: Matrix Market (.mtx) or PETSc binary", "MatXtractLoad", file, file, sizeof file, &has_file));
+  PetscCall(PetscOptionsString("-gen", "Generated matrix, e.g. kron:16:16, lap2d:1000, rgg:16 (see -help output of matxtract-gen)", "MatXtractGenerate", spec, spec, sizeof spec, &has_gen));
+  PetscCall(PetscOptionsInt("-gen_seed", "Generator seed (0 = the family's default)", "MatXtractGenerate", seed, &seed, NULL));
+  PetscOptionsEnd();
+  PetscCheck(!(has_file && has_gen), comm, PETSC_ERR_ARG_INCOMP, "Give either -f FILE or -gen SPEC, not both");
+  PetscCheck(has_file || has_gen, comm, PETSC_ERR_ARG_WRONG, "No matrix: give -f FILE (.mtx or PETSc binary) or -gen SPEC");
+  if (has_file) PetscCall(MatXtractLoad(comm, file, prefix, A));
+  else PetscCall(MatXtractGenerateSeeded(comm, spec, seed, prefix, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,72 @@
+/* matxtract_register.c - type registration, log events, the public dispatchers, and the entry
+ * point PETSc calls when the library is loaded with -dll_append. */
+#include "matxtract_impl.h"
+
+
+PetscLogEvent MATXTRACT_Build, MATXTRACT_Refresh, MATXTRACT_Upload, MATXTRACT_Mult, MATXTRACT_MultT, MATXTRACT_BuildT;
+
+PetscErrorCode MatXtractRegisterEvents(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventRegister("MatXtractBuild", MAT_CLASSID, &MATXTRACT_Build));
+  PetscCall(PetscLogEventRegister("MatXtractRefresh", MAT_CLASSID, &MATXTRACT_Refresh));
+  PetscCall(PetscLogEventRegister("MatXtractUpload", MAT_CLASSID, &MATXTRACT_Upload));
+  PetscCall(PetscLogEventRegister("MatXtractMult", MAT_CLASSID, &MATXTRACT_Mult));
+  PetscCall(PetscLogEventRegister("MatXtractMultT", MAT_CLASSID, &MATXTRACT_MultT));
+  PetscCall(PetscLogEventRegister("MatXtractBuildT", MAT_CLASSID, &MATXTRACT_BuildT));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Until the MPI type lands, more than one rank is refused clearly (not silently run as AIJ). */
+PetscErrorCode MatCreate_MPIAIJMatXtract(Mat A)
+{
+  PetscFunctionBegin;
+  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract does not support more than one MPI rank yet (mpiaijmatxtract is not implemented); run on one rank or use -mat_type aij");
+}
+
+static PetscBool MatXtractRegistered = PETSC_FALSE;
+
+static PetscErrorCode MatXtractFinalize(void)
+{
+  PetscFunctionBegin;
+  MatXtractRegistered = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatXtractRegister(void)
+{
+  PetscFunctionBegin;
+  if (MatXtractRegistered) PetscFunctionReturn(PETSC_SUCCESS);
+  MatXtractRegistered = PETSC_TRUE;
+  PetscCall(MatRegisterRootName(MATMATXTRACT, MATSEQAIJMATXTRACT, MATMPIAIJMATXTRACT));
+  PetscCall(MatRegister(MATSEQAIJMATXTRACT, MatCreate_SeqAIJMatXtract));
+  PetscCall(MatRegister(MATMPIAIJMATXTRACT, MatCreate_MPIAIJMatXtract));
+  PetscCall(MatXtractRegisterEvents());
+  PetscCall(PetscRegisterFinalize(MatXtractFinalize));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Called by PETSc after dlopen() of libmatxtract.so (-dll_append). */
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_matxtract(void)
+{
+  PetscFunctionBegin;
+  PetscCall(MatXtractRegister());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatXtractSetCrux(Mat A, PetscReal tau_c, PetscReal tau_r)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatXtractSetCrux_C", (Mat, PetscReal, PetscReal), (A, tau_c, tau_r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatXtractGetInfo(Mat A, MatXtractInfo *info)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(info, 2);
+  PetscUseMethod(A, "MatXtractGetInfo_C", (Mat, MatXtractInfo *), (A, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,576 @@
+/* matxtract_seq.c - MATSEQAIJMATXTRACT: SeqAIJ with a MatXtract hot/cold shadow used by MatMult.
+ *
+ * Pattern (as PETSc's AIJSELL): create SeqAIJ, save the AIJ ops we override, install ours, and call
+ * the saved ones. AIJ remains the master copy; the shadow (host format, plus device copy on a GPU)
+ * is made to match it by MatXtractSync_SeqAIJ before every product, so nothing stale is ever used:
+ *   - MatAssemblyEnd(FINAL) syncs eagerly (the expensive conversion happens at assembly);
+ *   - MatScale/MatShift/MatZeroEntries/MatCopy/MatAXPY change values without an assembly: the
+ *     next product sees a new object state and refreshes values through the gather map;
+ *   - a new nonzero pattern (nonzerostate) rebuilds the format. */
+#include "matxtract_impl.h"
+
+#if defined(PETSC_HAVE_CUDA) && PETSC_VERSION_GE(3, 20, 0)
+  #include <petscdevice.h>
+  #define MATXTRACT_PETSC_STREAM 1
+#endif
+
+static const char *const MatXtractModeNames[]   = {"auto", "du", "se", "MatXtractMode", "MX_MODE_", NULL};
+static const char *const MatXtractDeviceNames[] = {"auto", "cpu", "gpu", "MatXtractDevice", "MATXTRACT_DEVICE_", NULL};
+static const char *const MatXtractColdNames[]   = {"auto", "segment", "merge", "MatXtractCold", "MX_COLD_", NULL};
+static const char *const MatXtractSourceNames[] = {"default (no predictor yet: all cold)", "option -mat_matxtract_crux", "MatXtractSetCrux", "predictor"};
+static const char *const MatXtractHotNames[]    = {"none", "du", "se"};
+
+/* mx_status -> PETSc error, with what a user needs to act on it. */
+static PetscErrorCode MatXtractCheckStatus(Mat A, mx_status s, const char *what)
+{
+  PetscFunctionBegin;
+  PetscCheck(s != MX_ERR_OVERFLOW, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract: %s: the local block (%" PetscInt_FMT " x %" PetscInt_FMT ") has more rows, columns or nonzeros than 32-bit format indices hold; use more MPI ranks or -mat_type aij", what, A->rmap->n, A->cmap->n);
+  PetscCheck(s != MX_ERR_MEM, PetscObjectComm((PetscObject)A), PETSC_ERR_MEM, "matxtract: %s: out of host memory", what);
+  PetscCheck(s == MX_OK, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "matxtract: %s: invalid argument (crux must satisfy 0 <= tau_r <= tau_c <= 1)", what);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatXtractCheckDevice(Mat A, int err, const char *what)
+{
+  PetscFunctionBegin;
+  PetscCheck(!err, PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: %s failed on the GPU: %s", what, mx_device_last_error());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* CSR view of the AIJ arrays; 64-bit PetscInt indices are copied to 32-bit (checked). */
+static PetscErrorCode MatXtractGetCSR(Mat A, mx_csr *csr)
+{
+  Mat_MatXtract  *x = (Mat_MatXtract *)A->spptr;
+  const PetscInt *ia, *ja;
+  PetscInt        n;
+  PetscBool       done;
+  const PetscScalar *aa;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matxtract: MatGetRowIJ failed");
+  PetscCall(MatSeqAIJGetArrayRead(A, &aa));
+  PetscCheck(n <= INT32_MAX && A->cmap->n <= INT32_MAX && ia[n] <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "matxtract: the local block has %" PetscInt_FMT " columns and %" PetscInt_FMT " nonzeros; the format holds at most 2^31-1 of each; use more MPI ranks or -mat_type aij", A->cmap->n, ia[n]);
+  csr->nrows = (int32_t)n;
+  csr->ncols = (int32_t)A->cmap->n;
+  csr->val   = (const double *)aa;
+#if defined(PETSC_USE_64BIT_INDICES)
+  PetscCall(PetscFree(x->rowptr32));
+  PetscCall(PetscFree(x->colidx32));
+  PetscCall(PetscMalloc2(n + 1, &x->rowptr32, ia[n], &x->colidx32));
+  for (PetscInt i = 0; i <= n; i++) x->rowptr32[i] = (int32_t)ia[i];
+  for (PetscInt k = 0; k < ia[n]; k++) x->colidx32[k] = (int32_t)ja[k];
+  csr->rowptr = x->rowptr32;
+  csr->colidx = x->colidx32;
+#else
+  (void)x;
+  csr->rowptr = ia;
+  csr->colidx = ja;
+#endif
+  PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscBool MatXtractWantDevice(Mat_MatXtract *x)
+{
+  if (x->device_choice == MATXTRACT_DEVICE_CPU) return PETSC_FALSE;
+  return mx_device_count() > 0 ? PETSC_TRUE : PETSC_FALSE;
+}
+
+static void *MatXtractStream(void)
+{
+  void *stream = NULL;
+#if defined(MATXTRACT_PETSC_STREAM)
+  PetscDeviceContext dctx;
+  if (PetscDeviceContextGetCurrentContext(&dctx) || PetscDeviceContextGetStreamHandle(dctx, &stream)) stream = NULL;
+#endif
+  return stream;
+}
+
+static PetscErrorCode MatXtractFreeShadow(Mat_MatXtract *x)
+{
+  PetscFunctionBegin;
+  mx_device_free(x->D);
+  mx_device_free(x->Dt);
+  x->D  = NULL;
+  x->Dt = NULL;
+  mx_format_free(&x->F);
+  mx_format_free(&x->Ft);
+  x->built   = PETSC_FALSE;
+  x->built_t = PETSC_FALSE;
+  PetscCall(PetscFree(x->rowptr32));
+  PetscCall(PetscFree(x->colidx32));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Upload F to the GPU when one is in use; otherwise the CPU kernels run. */
+static PetscErrorCode MatXtractUpload(Mat A, const mx_format *F, mx_device **D)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  if (!MatXtractWantDevice(x)) {
+    PetscCheck(x->device_choice != MATXTRACT_DEVICE_GPU, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract: -mat_matxtract_device gpu, but no GPU is usable (%s)", mx_device_count() ? "" : "this build has no CUDA or no device is visible");
+    PetscCall(PetscInfo(A, "matxtract: no GPU in use; MatMult runs the CPU kernels\n"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscLogEventBegin(MATXTRACT_Upload, A, 0, 0, 0));
+  PetscCall(MatXtractCheckDevice(A, mx_device_upload(F, x->cold_kernel, D), "upload"));
+  PetscCall(PetscLogEventEnd(MATXTRACT_Upload, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Build the format from scratch for the current pattern and values. */
+static PetscErrorCode MatXtractBuild(Mat A)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+  mx_csr         csr;
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractFreeShadow(x));
+  PetscCall(PetscLogEventBegin(MATXTRACT_Build, A, 0, 0, 0));
+  PetscCall(MatXtractGetCSR(A, &csr));
+  PetscCall(MatXtractCheckStatus(A, mx_format_build(&csr, x->crux, x->mode, &x->F), "building the format"));
+  PetscCall(PetscLogEventEnd(MATXTRACT_Build, A, 0, 0, 0));
+  PetscCall(PetscInfo(A, "matxtract: built crux (%g,%g): hot %d x %d, hot nnz %d, cold nnz %d, mode %s\n", x->F.crux.tau_c, x->F.crux.tau_r, (int)x->F.hot_nrows, (int)x->F.hot_ncols, (int)x->F.hot_nnz, (int)x->F.cold_nnz, MatXtractHotNames[x->F.mode]));
+  PetscCall(MatXtractUpload(A, &x->F, &x->D));
+  x->built = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Same pattern, new values: refresh through the gather map (host and device). */
+static PetscErrorCode MatXtractRefresh(Mat A)
+{
+  Mat_MatXtract     *x = (Mat_MatXtract *)A->spptr;
+  const PetscScalar *aa;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MATXTRACT_Refresh, A, 0, 0, 0));
+  PetscCall(MatSeqAIJGetArrayRead(A, &aa));
+  mx_format_refresh_values(&x->F, (const double *)aa);
+  if (x->D) PetscCall(MatXtractCheckDevice(A, mx_device_refresh_values(x->D, (const double *)aa, MatXtractStream()), "value refresh"));
+  PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
+  PetscCall(PetscLogEventEnd(MATXTRACT_Refresh, A, 0, 0, 0));
+  x->built_t = PETSC_FALSE; /* the transpose shadow is rebuilt lazily */
+  mx_device_free(x->Dt);
+  x->Dt = NULL;
+  mx_format_free(&x->Ft);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Make the shadow match A: nothing, values only, or a rebuild. */
+PetscErrorCode MatXtractSync_SeqAIJ(Mat A)
+{
+  Mat_MatXtract   *x = (Mat_MatXtract *)A->spptr;
+  PetscObjectState state;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (x->built && state == x->state) PetscFunctionReturn(PETSC_SUCCESS);
+  if (x->built && A->nonzerostate == x->nzstate) PetscCall(MatXtractRefresh(A));
+  else PetscCall(MatXtractBuild(A));
+  x->state   = state;
+  x->nzstate = A->nonzerostate;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A^T of a CSR view, as 32-bit CSR (counting sort by column; rows of A^T in ascending order). */
+static PetscErrorCode MatXtractTransposeCSR(const mx_csr *A, int32_t **rowptr, int32_t **colidx, double **val)
+{
+  const int32_t  m = A->nrows, n = A->ncols, nnz = A->rowptr[A->nrows];
+  int32_t       *tp, *ti, *next;
+  double        *tv;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1((size_t)n + 1, &tp));
+  PetscCall(PetscMalloc2(nnz, &ti, nnz, &tv));
+  PetscCall(PetscMalloc1((size_t)n + 1, &next));
+  for (int32_t k = 0; k < nnz; k++) tp[A->colidx[k] + 1]++;
+  for (int32_t j = 0; j < n; j++) tp[j + 1] += tp[j];
+  for (int32_t j = 0; j <= n; j++) next[j] = tp[j];
+  for (int32_t i = 0; i < m; i++)
+    for (int32_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+      int32_t q = next[A->colidx[k]]++;
+      ti[q]     = i;
+      tv[q]     = A->val[k];
+    }
+  PetscCall(PetscFree(next));
+  *rowptr = tp;
+  *colidx = ti;
+  *val    = tv;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The all-cold format of A^T for MatMultTranspose on the GPU (the device kernels compute A x
+ * only), built lazily at the first transpose product after a change of A. */
+static PetscErrorCode MatXtractSyncTranspose(Mat A)
+{
+  Mat_MatXtract *x    = (Mat_MatXtract *)A->spptr;
+  mx_crux        cold = {0.0, 0.0};
+  mx_csr         csr, csrt;
+  int32_t       *tp, *ti;
+  double        *tv;
+
+  PetscFunctionBegin;
+  if (x->built_t && x->state_t == x->state) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(MATXTRACT_BuildT, A, 0, 0, 0));
+  mx_device_free(x->Dt);
+  x->Dt = NULL;
+  mx_format_free(&x->Ft);
+  PetscCall(MatXtractGetCSR(A, &csr));
+  PetscCall(MatXtractTransposeCSR(&csr, &tp, &ti, &tv));
+  csrt.nrows  = csr.ncols;
+  csrt.ncols  = csr.nrows;
+  csrt.rowptr = tp;
+  csrt.colidx = ti;
+  csrt.val    = tv;
+  PetscCall(MatXtractCheckStatus(A, mx_format_build(&csrt, cold, MX_MODE_AUTO, &x->Ft), "building the transpose"));
+  PetscCall(PetscFree(tp));
+  PetscCall(PetscFree2(ti, tv));
+  PetscCall(PetscLogEventEnd(MATXTRACT_BuildT, A, 0, 0, 0));
+  PetscCall(MatXtractUpload(A, &x->Ft, &x->Dt));
+  x->built_t = PETSC_TRUE;
+  x->state_t = x->state;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = M xx (+ zz), M = A (F, D) or A^T (Ft, Dt). Device vectors go straight to the kernels;
+ * host vectors are staged through D's buffers; without a device the CPU kernels run. */
+static PetscErrorCode MatXtractApply(Mat A, PetscBool transpose, Vec xx, Vec zz, Vec yy)
+{
+  Mat_MatXtract     *x = (Mat_MatXtract *)A->spptr;
+  mx_device         *D = transpose ? x->Dt : x->D;
+  const PetscScalar *xa, *za = NULL;
+  PetscScalar       *ya;
+  PetscMemType       xm, ym, zm = PETSC_MEMTYPE_HOST;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(transpose ? MATXTRACT_MultT : MATXTRACT_Mult, A, xx, yy, 0));
+  if (D) {
+    PetscCall(VecGetArrayReadAndMemType(xx, &xa, &xm));
+    if (zz && zz != yy) PetscCall(VecGetArrayReadAndMemType(zz, &za, &zm));
+    if (zz == yy) PetscCall(VecGetArrayAndMemType(yy, &ya, &ym));
+    else PetscCall(VecGetArrayWriteAndMemType(yy, &ya, &ym));
+    if (zz == yy) {
+      za = ya;
+      zm = ym;
+    }
+    if (PetscMemTypeDevice(xm) && PetscMemTypeDevice(ym) && (!zz || PetscMemTypeDevice(zm))) {
+      PetscCall(MatXtractCheckDevice(A, mx_device_spmv(D, xa, za, ya, MatXtractStream()), "MatMult"));
+      PetscCall(PetscLogGpuFlops(2.0 * (transpose ? x->Ft.nnz : x->F.nnz)));
+    } else {
+      PetscCheck(PetscMemTypeHost(xm) && PetscMemTypeHost(ym) && (!zz || PetscMemTypeHost(zm)), PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract: mixed host and device vectors in one MatMult; use the same -vec_type for all vectors");
+      if (!x->staged_info_done) {
+        PetscCall(PetscInfo(A, "matxtract: host vectors are staged through device buffers (use -vec_type cuda to avoid the copies)\n"));
+        x->staged_info_done = PETSC_TRUE;
+      }
+      PetscCall(MatXtractCheckDevice(A, mx_device_spmv_host(D, xa, za, ya, MatXtractStream()), "MatMult (host vectors)"));
+      PetscCall(PetscLogFlops(2.0 * (transpose ? x->Ft.nnz : x->F.nnz)));
+    }
+    if (zz == yy) PetscCall(VecRestoreArrayAndMemType(yy, &ya));
+    else PetscCall(VecRestoreArrayWriteAndMemType(yy, &ya));
+    if (zz && zz != yy) PetscCall(VecRestoreArrayReadAndMemType(zz, &za));
+    PetscCall(VecRestoreArrayReadAndMemType(xx, &xa));
+  } else {
+    PetscCall(VecGetArrayRead(xx, &xa));
+    if (zz && zz != yy) PetscCall(VecGetArrayRead(zz, &za));
+    if (zz == yy) {
+      PetscCall(VecGetArray(yy, &ya));
+      za = ya;
+    } else PetscCall(VecGetArrayWrite(yy, &ya));
+    if (!transpose && !zz) mx_spmv(&x->F, xa, ya);
+    else if (!transpose) mx_spmv_add(&x->F, xa, za, ya);
+    else if (!zz) mx_spmv_t(&x->F, xa, ya);
+    else mx_spmv_t_add(&x->F, xa, za, ya);
+    PetscCall(PetscLogFlops(2.0 * x->F.nnz));
+    if (zz == yy) PetscCall(VecRestoreArray(yy, &ya));
+    else PetscCall(VecRestoreArrayWrite(yy, &ya));
+    if (zz && zz != yy) PetscCall(VecRestoreArrayRead(zz, &za));
+    PetscCall(VecRestoreArrayRead(xx, &xa));
+  }
+  PetscCall(PetscLogEventEnd(transpose ? MATXTRACT_MultT : MATXTRACT_Mult, A, xx, yy, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMult_SeqAIJMatXtract(Mat A, Vec xx, Vec yy)
+{
+  PetscFunctionBegin;
+  PetscCall(MatXtractSync_SeqAIJ(A));
+  PetscCall(MatXtractApply(A, PETSC_FALSE, xx, NULL, yy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultAdd_SeqAIJMatXtract(Mat A, Vec xx, Vec zz, Vec yy)
+{
+  PetscFunctionBegin;
+  PetscCall(MatXtractSync_SeqAIJ(A));
+  PetscCall(MatXtractApply(A, PETSC_FALSE, xx, zz, yy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTranspose_SeqAIJMatXtract(Mat A, Vec xx, Vec yy)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractSync_SeqAIJ(A));
+  if (x->D) PetscCall(MatXtractSyncTranspose(A));
+  PetscCall(MatXtractApply(A, x->D ? PETSC_TRUE : PETSC_FALSE, xx, NULL, yy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTransposeAdd_SeqAIJMatXtract(Mat A, Vec xx, Vec zz, Vec yy)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractSync_SeqAIJ(A));
+  if (x->D) PetscCall(MatXtractSyncTranspose(A));
+  PetscCall(MatXtractApply(A, x->D ? PETSC_TRUE : PETSC_FALSE, xx, zz, yy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatXtractInstallOps(Mat A);
+
+static PetscErrorCode MatAssemblyEnd_SeqAIJMatXtract(Mat A, MatAssemblyType mode)
+{
+  Mat_MatXtract   *x = (Mat_MatXtract *)A->spptr;
+  PetscObjectState state;
+
+  PetscFunctionBegin;
+  PetscCall((*x->base.assemblyend)(A, mode));
+  PetscCall(MatXtractInstallOps(A)); /* AIJ's assembly may reinstall its own (e.g. inode) ops */
+  if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatXtractSync_SeqAIJ(A));
+  /* MatAssemblyEnd() increases the object state once after this returns: the shadow already
+   * holds the values of that state. */
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  x->state = state + 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatXtractCopySettings(Mat_MatXtract *from, Mat_MatXtract *to)
+{
+  PetscFunctionBegin;
+  to->crux          = from->crux;
+  to->crux_source   = from->crux_source;
+  to->mode          = from->mode;
+  to->device_choice = from->device_choice;
+  to->cold_kernel   = from->cold_kernel;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDuplicate_SeqAIJMatXtract(Mat A, MatDuplicateOption op, Mat *B)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall((*x->base.duplicate)(A, op, B));
+  /* AIJ's duplicate set the type (our create ran) and copied the arrays; settings follow, the
+   * shadow is built lazily at B's first product. */
+  if ((*B)->spptr) PetscCall(MatXtractCopySettings(x, (Mat_MatXtract *)(*B)->spptr));
+  else PetscCall(MatConvert_SeqAIJ_SeqAIJMatXtract(*B, MATSEQAIJMATXTRACT, MAT_INPLACE_MATRIX, B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatXtractViewInfo(Mat A, PetscViewer viewer)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+  MatXtractInfo  info;
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractGetInfo(A, &info));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: crux (tau_c, tau_r) = (%g, %g) from %s\n", (double)info.tau_c, (double)info.tau_r, MatXtractSourceNames[info.crux_source]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: hot region %" PetscInt_FMT " rows x %" PetscInt_FMT " cols, hot nnz %" PetscInt_FMT " (%.1f%%), cold nnz %" PetscInt_FMT ", hot mode %s (requested %s)\n", info.hot_rows, info.hot_cols, info.hot_nnz,
+                                   x->F.nnz ? 100.0 * (double)info.hot_nnz / (double)x->F.nnz : 0.0, info.cold_nnz, info.hot_mode, MatXtractModeNames[x->mode]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: format %zu bytes vs CSR %zu bytes (%.3fx)\n", info.format_bytes, info.csr_bytes, info.csr_bytes ? (double)info.format_bytes / (double)info.csr_bytes : 1.0));
+  if (info.on_device) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the GPU, %zu device bytes, cold kernel %s\n", info.device_bytes, MatXtractColdNames[mx_device_cold_kernel(x->D)]));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the CPU (%s)\n", x->device_choice == MATXTRACT_DEVICE_CPU ? "-mat_matxtract_device cpu" : "no usable GPU"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_SeqAIJMatXtract(Mat A, PetscViewer viewer)
+{
+  Mat_MatXtract    *x = (Mat_MatXtract *)A->spptr;
+  PetscBool         ascii;
+  PetscViewerFormat format;
+
+  PetscFunctionBegin;
+  PetscCall((*x->base.view)(A, viewer));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  if (!ascii || !A->assembled) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(MatXtractViewInfo(A, viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetFromOptions_SeqAIJMatXtract(Mat A, PetscOptionItems *PetscOptionsObject)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+  PetscReal      crux[2] = {x->crux.tau_c, x->crux.tau_r};
+  PetscInt       ncrux = 2, mode = (PetscInt)x->mode, device = (PetscInt)x->device_choice, cold = (PetscInt)x->cold_kernel;
+  PetscBool      set_crux, set_mode, set_device, set_cold;
+
+  PetscFunctionBegin;
+  PetscCall((*x->base.setfromoptions)(A, PetscOptionsObject));
+  PetscOptionsHeadBegin(PetscOptionsObject, "MatXtract options (hot/cold SpMV format)");
+  PetscCall(PetscOptionsRealArray("-mat_matxtract_crux", "Crux tau_c,tau_r (0 <= tau_r <= tau_c <= 1); default 0,0 = all cold, since no predictor is built in yet", "MatXtractSetCrux", crux, &ncrux, &set_crux));
+  PetscCall(PetscOptionsEList("-mat_matxtract_mode", "Hot region format: auto (smaller of DU/SE by exact byte cost), du (dense unfolding), se (sparse encoding)", "", MatXtractModeNames, 3, MatXtractModeNames[mode], &mode, &set_mode));
+  PetscCall(PetscOptionsEList("-mat_matxtract_device", "Where MatMult runs: auto (GPU when one is visible), cpu, gpu", "", MatXtractDeviceNames, 3, MatXtractDeviceNames[device], &device, &set_device));
+  PetscCall(PetscOptionsEList("-mat_matxtract_cold", "Cold-region GPU kernel: auto, segment (paper Alg. 2), merge (merge path)", "", MatXtractColdNames, 3, MatXtractColdNames[cold], &cold, &set_cold));
+  PetscOptionsHeadEnd();
+  if (set_crux) {
+    PetscCheck(ncrux == 2, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "-mat_matxtract_crux takes two numbers tau_c,tau_r; got %" PetscInt_FMT, ncrux);
+    PetscCall(MatXtractSetCrux(A, crux[0], crux[1]));
+    x->crux_source = MATXTRACT_CRUX_OPTION;
+  }
+  if (set_mode || set_device || set_cold) {
+    x->mode          = (mx_mode_request)mode;
+    x->device_choice = (MatXtractDeviceChoice)device;
+    x->cold_kernel   = (mx_cold_kernel)cold;
+    x->built         = PETSC_FALSE; /* rebuilt at the next assembly or product */
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatXtractSetCrux_SeqAIJ(Mat A, PetscReal tau_c, PetscReal tau_r)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCheck(tau_c >= 0 && tau_c <= 1 && tau_r >= 0 && tau_r <= tau_c, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "matxtract: crux (%g, %g) is invalid: need 0 <= tau_r <= tau_c <= 1", (double)tau_c, (double)tau_r);
+  x->crux.tau_c   = tau_c;
+  x->crux.tau_r   = tau_r;
+  x->crux_source  = MATXTRACT_CRUX_USER;
+  x->built        = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatXtractGetInfo_SeqAIJ(Mat A, MatXtractInfo *info)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  if (A->assembled) PetscCall(MatXtractSync_SeqAIJ(A));
+  info->tau_c        = x->built ? x->F.crux.tau_c : x->crux.tau_c;
+  info->tau_r        = x->built ? x->F.crux.tau_r : x->crux.tau_r;
+  info->crux_source  = x->crux_source;
+  info->hot_rows     = x->F.hot_nrows;
+  info->hot_cols     = x->F.hot_ncols;
+  info->hot_nnz      = x->F.hot_nnz;
+  info->cold_nnz     = x->F.cold_nnz;
+  info->hot_mode     = MatXtractHotNames[x->F.mode];
+  info->format_bytes = x->built ? mx_format_bytes(&x->F) : 0;
+  info->csr_bytes    = mx_csr_bytes(x->F.nrows, x->F.nnz);
+  info->device_bytes = x->D ? mx_device_bytes(x->D) : 0;
+  info->on_device    = x->D ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatXtractComposeAll(Mat A, PetscBool on)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaijmatxtract_seqaij_C", on ? MatConvert_SeqAIJMatXtract_SeqAIJ : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatXtractSetCrux_C", on ? MatXtractSetCrux_SeqAIJ : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatXtractGetInfo_C", on ? MatXtractGetInfo_SeqAIJ : NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_SeqAIJMatXtract(Mat A)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+  PetscErrorCode (*base_destroy)(Mat) = x->base.destroy;
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractFreeShadow(x));
+  PetscCall(MatXtractComposeAll(A, PETSC_FALSE));
+  PetscCall(PetscFree(A->spptr));
+  PetscCall((*base_destroy)(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatXtractInstallOps(Mat A)
+{
+  PetscFunctionBegin;
+  A->ops->mult             = MatMult_SeqAIJMatXtract;
+  A->ops->multadd          = MatMultAdd_SeqAIJMatXtract;
+  A->ops->multtranspose    = MatMultTranspose_SeqAIJMatXtract;
+  A->ops->multtransposeadd = MatMultTransposeAdd_SeqAIJMatXtract;
+  A->ops->assemblyend      = MatAssemblyEnd_SeqAIJMatXtract;
+  A->ops->destroy          = MatDestroy_SeqAIJMatXtract;
+  A->ops->duplicate        = MatDuplicate_SeqAIJMatXtract;
+  A->ops->view             = MatView_SeqAIJMatXtract;
+  A->ops->setfromoptions   = MatSetFromOptions_SeqAIJMatXtract;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatConvert_SeqAIJ_SeqAIJMatXtract(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat            B = *newmat;
+  Mat_MatXtract *x;
+
+  PetscFunctionBegin;
+#if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
+  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract needs PetscScalar = real double (the tensor-core path is FP64); this PETSc is configured with another scalar type: use -mat_type aij");
+#endif
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+  if (B->spptr) PetscFunctionReturn(PETSC_SUCCESS); /* already ours (duplicate of a matxtract) */
+
+  PetscCall(PetscNew(&x));
+  B->spptr                 = x;
+  x->base.assemblyend      = B->ops->assemblyend;
+  x->base.destroy          = B->ops->destroy;
+  x->base.duplicate        = B->ops->duplicate;
+  x->base.view             = B->ops->view;
+  x->base.setfromoptions   = B->ops->setfromoptions;
+  x->base.mult             = B->ops->mult;
+  x->base.multadd          = B->ops->multadd;
+  x->base.multtranspose    = B->ops->multtranspose;
+  x->base.multtransposeadd = B->ops->multtransposeadd;
+  x->crux_source           = MATXTRACT_CRUX_DEFAULT;
+  x->mode                  = MX_MODE_AUTO;
+  x->device_choice         = MATXTRACT_DEVICE_AUTO;
+  x->cold_kernel           = MX_COLD_AUTO;
+  PetscCall(MatXtractInstallOps(B));
+  PetscCall(MatXtractComposeAll(B, PETSC_TRUE));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJMATXTRACT));
+  if (B->assembled) PetscCall(MatXtractSync_SeqAIJ(B));
+  *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatConvert_SeqAIJMatXtract_SeqAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat            B = *newmat;
+  Mat_MatXtract *x;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+  x = (Mat_MatXtract *)B->spptr;
+  PetscCall(MatXtractFreeShadow(x));
+  PetscCall(MatXtractComposeAll(B, PETSC_FALSE));
+  B->ops->assemblyend    = x->base.assemblyend;
+  B->ops->destroy        = x->base.destroy;
+  B->ops->duplicate      = x->base.duplicate;
+  B->ops->view           = x->base.view;
+  B->ops->setfromoptions   = x->base.setfromoptions;
+  B->ops->mult             = x->base.mult;
+  B->ops->multadd          = x->base.multadd;
+  B->ops->multtranspose    = x->base.multtranspose;
+  B->ops->multtransposeadd = x->base.multtransposeadd;
+  PetscCall(PetscFree(B->spptr));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJ));
+  *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCreate_SeqAIJMatXtract(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSetType(A, MATSEQAIJ));
+  PetscCall(MatConvert_SeqAIJ_SeqAIJMatXtract(A, MATSEQAIJMATXTRACT, MAT_INPLACE_MATRIX, &A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
