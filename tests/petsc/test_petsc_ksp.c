@@ -45,7 +45,7 @@ static PetscErrorCode Solve(Mat A, const Case *c, PetscReal *hist, PetscInt *nhi
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&ones));
-  PetscFunctionReturn(PETSC_SUCCESS);
+  PetscFunctionReturn(0);
 }
 
 int main(int argc, char **argv)

@@ -43,7 +43,7 @@ static PetscErrorCode CheckClose(Vec a, Vec b, const char *what, const char *nam
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s on %s: |ref| %g, |diff| %g\n", what, name, (double)na, (double)nd));
   }
   PetscCall(VecDestroy(&d));
-  PetscFunctionReturn(PETSC_SUCCESS);
+  PetscFunctionReturn(0);
 }
 
 static PetscErrorCode Expect(PetscBool ok, const char *what, const char *name)
@@ -54,7 +54,7 @@ static PetscErrorCode Expect(PetscBool ok, const char *what, const char *name)
     nfail++;
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s on %s\n", what, name));
   }
-  PetscFunctionReturn(PETSC_SUCCESS);
+  PetscFunctionReturn(0);
 }
 
 /* Random m x n AIJ: per-row lengths from `kind` (uniform, power law, one dense row, one dense
@@ -89,7 +89,7 @@ static PetscErrorCode RandomAIJ(PetscInt m, PetscInt n, PetscInt avg, int kind, 
   PetscCall(PetscFree2(cols, vals));
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(PETSC_SUCCESS);
+  PetscFunctionReturn(0);
 }
 
 static PetscErrorCode RandomVec(Vec v, uint64_t seed)
@@ -103,7 +103,7 @@ static PetscErrorCode RandomVec(Vec v, uint64_t seed)
   PetscCall(VecGetArray(v, &a));
   for (PetscInt i = 0; i < n; i++) a[i] = 2.0 * rng_unit(&s) - 1.0;
   PetscCall(VecRestoreArray(v, &a));
-  PetscFunctionReturn(PETSC_SUCCESS);
+  PetscFunctionReturn(0);
 }
 
 /* The four products of B (ours) against A (AIJ), x and z fresh random each call. */
@@ -163,7 +163,7 @@ static PetscErrorCode CheckProducts(Mat A, Mat B, const char *name, uint64_t see
   PetscCall(VecDestroy(&zt));
   PetscCall(VecDestroy(&yta));
   PetscCall(VecDestroy(&ytb));
-  PetscFunctionReturn(PETSC_SUCCESS);
+  PetscFunctionReturn(0);
 }
 
 /* B = A converted to matxtract with the given crux and mode. */
@@ -175,7 +175,7 @@ static PetscErrorCode ToMatXtract(Mat A, Crux c, const char *mode, Mat *B)
   PetscCall(MatSetFromOptions(*B));
   PetscCall(MatXtractSetCrux(*B, c.tc, c.tr));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_mode"));
-  PetscFunctionReturn(PETSC_SUCCESS);
+  PetscFunctionReturn(0);
 }
 
 /* Value changes without assembly (scale, shift, AXPY, zero, copy) and with it (same pattern, then a
@@ -255,7 +255,7 @@ static PetscErrorCode CheckValueChanges(Mat A, Mat B, const char *name, uint64_t
   PetscCall(CheckProducts(A, D, "MatZeroEntries", seed + 80));
   PetscCall(MatDestroy(&C));
   PetscCall(MatDestroy(&D));
-  PetscFunctionReturn(PETSC_SUCCESS);
+  PetscFunctionReturn(0);
 }
 
 /* Everything on one AIJ matrix A (not modified): every crux and mode. */
@@ -275,7 +275,7 @@ static PetscErrorCode CheckMatrix(Mat A0, const char *name, uint64_t seed)
       PetscCall(MatDestroy(&A));
     }
   }
-  PetscFunctionReturn(PETSC_SUCCESS);
+  PetscFunctionReturn(0);
 }
 
 /* Info, view, hot path activity, options, convert back, and the clear errors. */
@@ -334,7 +334,7 @@ static PetscErrorCode CheckInterface(void)
   PetscCall(Expect((PetscBool)(ierr == PETSC_ERR_ARG_OUTOFRANGE), "tau_r > tau_c is refused", "interface"));
   PetscCall(MatDestroy(&B));
   PetscCall(MatDestroy(&A));
-  PetscFunctionReturn(PETSC_SUCCESS);
+  PetscFunctionReturn(0);
 }
 
 int main(int argc, char **argv)
