@@ -1,0 +1,571 @@
+static char help[] = "PageRank of a directed graph with PETSc, by power iteration or by a KSP solve.\n\
+The column-stochastic transition matrix P (P_ij = 1/outdeg(j) for an edge j->i) is built in AIJ\n\
+(MatGetRowSum, MatDiagonalScale, MatTranspose) and then converted to the type given by -mat_type\n\
+(aij, aijcusparse, matxtract): every MatMult of the iteration runs on P in that type.\n\
+Dangling nodes (no out-edges) send their rank to the personalization vector v.\n\n\
+Input (at most one of -f and -gen; with neither, an embedded R-MAT graph of 4096 nodes is used):\n\
+  -f <file>                         adjacency matrix: Matrix Market (.mtx) or PETSc binary (any other name)\n\
+  -gen <spec>                       generated adjacency, e.g. kron:16:16 (-gen help lists the generators)\n\
+  -pagerank_transpose               the input's rows are edge targets (default: row = source, A_ij = edge i->j)\n\
+  -pagerank_weighted                stored values are nonnegative edge weights (default: every stored entry is\n\
+                                    an edge of weight 1, so P_ij = 1/outdeg(j))\n\
+Method:\n\
+  -pagerank_method <power|ksp>      power: x <- alpha P x + (alpha d'x + 1 - alpha) v (default)\n\
+                                    ksp: solve (I - alpha (P + v d')) x = (1 - alpha) v with -ksp_type/-pc_type\n\
+                                    (default gmres, pc none; jacobi works), then x <- x / sum(x)\n\
+  -pagerank_alpha <0.85>            damping factor, 0 <= alpha < 1\n\
+  -pagerank_tol <1e-10>             power: stop when ||x_k+1 - x_k||_1 < tol; ksp: relative tolerance (-ksp_rtol wins)\n\
+  -pagerank_max_it <1000>           iteration limit\n\
+  -pagerank_personalization <uniform|node:K|FILE>  teleport vector v (FILE: PETSc binary Vec, nonnegative)\n\
+Output:\n\
+  -pagerank_top <10>                print the k best nodes as 'rank node score' (nodes are 0-based row indices)\n\
+  -pagerank_save <file>             write x as a PETSc binary Vec\n\
+  -pagerank_compare <file>          compare x with a saved Vec; error if ||x - x_file||_1 > -pagerank_compare_tol\n\
+  -pagerank_compare_tol <1e-10>\n\
+Every timing line starts with 'time:'.\n\n";
+
+#include <petscksp.h>
+#include <petsctime.h>
+#include <matxtract.h>
+
+#if PETSC_VERSION_LT(3, 19, 0)
+  #define PETSC_SUCCESS 0
+#endif
+#if PETSC_VERSION_GE(3, 24, 0)
+  #define PR_OPFN(f) ((PetscErrorCodeFn *)(f))
+#else
+  #define PR_OPFN(f) ((void (*)(void))(f))
+#endif
+
+typedef enum {
+  PR_POWER,
+  PR_KSP
+} PRMethod;
+static const char *const PRMethods[] = {"power", "ksp", "PRMethod", "PR_", NULL};
+
+/* The embedded default graph: R-MAT (Graph500 parameters a,b,c = 0.57,0.19,0.19), scale 12 (4096
+ * nodes), edge factor 16, fixed seed, node labels randomly permuted, self-loops and duplicates dropped. */
+#define PR_RMAT_SCALE      12
+#define PR_RMAT_EDGEFACTOR 16
+#define PR_RMAT_SEED       0x5eed2026ULL
+
+static uint64_t SplitMix64(uint64_t *s)
+{
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+  z          = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z          = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+static double Uniform01(uint64_t *s)
+{
+  return (double)(SplitMix64(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Every rank draws the same edge sequence and keeps the edges whose source row it owns: the graph does not
+ * depend on the number of ranks. */
+static PetscErrorCode CreateEmbeddedGraph(MPI_Comm comm, Mat *A)
+{
+  const PetscInt n = (PetscInt)1 << PR_RMAT_SCALE, nsamples = n * PR_RMAT_EDGEFACTOR;
+  const double   a = 0.57, b = 0.19, c = 0.19;
+  uint64_t       state = PR_RMAT_SEED;
+  PetscInt      *perm, *src, *dst, *dnz, *onz, rstart, rend, nloc = 0, e, i, j;
+  PetscLayout    map;
+  PetscScalar    one = 1.0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLayoutCreate(comm, &map));
+  PetscCall(PetscLayoutSetSize(map, n));
+  PetscCall(PetscLayoutSetBlockSize(map, 1));
+  PetscCall(PetscLayoutSetUp(map));
+  PetscCall(PetscLayoutGetRange(map, &rstart, &rend));
+  PetscCall(PetscMalloc3(n, &perm, nsamples, &src, nsamples, &dst));
+  for (i = 0; i < n; i++) perm[i] = i;
+  for (i = n - 1; i > 0; i--) { /* Fisher-Yates */
+    PetscInt k = (PetscInt)(SplitMix64(&state) % (uint64_t)(i + 1)), t = perm[i];
+    perm[i]    = perm[k];
+    perm[k]    = t;
+  }
+  for (e = 0; e < nsamples; e++) {
+    PetscInt s = 0, t = 0, level;
+    for (level = 0; level < PR_RMAT_SCALE; level++) {
+      double   r   = Uniform01(&state);
+      PetscInt bit = (PetscInt)1 << level;
+      if (r < a) continue;
+      else if (r < a + b) t |= bit;
+      else if (r < a + b + c) s |= bit;
+      else {
+        s |= bit;
+        t |= bit;
+      }
+    }
+    s = perm[s];
+    t = perm[t];
+    if (s == t || s < rstart || s >= rend) continue;
+    src[nloc] = s;
+    dst[nloc] = t;
+    nloc++;
+  }
+  /* preallocation (an upper bound: duplicates are counted) */
+  PetscCall(PetscCalloc2(rend - rstart, &dnz, rend - rstart, &onz));
+  for (e = 0; e < nloc; e++) {
+    if (dst[e] >= rstart && dst[e] < rend) dnz[src[e] - rstart]++;
+    else onz[src[e] - rstart]++;
+  }
+  for (i = 0; i < rend - rstart; i++) {
+    dnz[i] = PetscMin(dnz[i], rend - rstart);
+    onz[i] = PetscMin(onz[i], n - (rend - rstart));
+  }
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, rend - rstart, rend - rstart, n, n));
+  PetscCall(MatSetType(*A, MATAIJ));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 0, dnz));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 0, dnz, 0, onz));
+  for (e = 0; e < nloc; e++) {
+    i = src[e];
+    j = dst[e];
+    PetscCall(MatSetValues(*A, 1, &i, 1, &j, &one, INSERT_VALUES)); /* a duplicate edge inserts 1 again */
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscFree2(dnz, onz));
+  PetscCall(PetscFree3(perm, src, dst));
+  PetscCall(PetscLayoutDestroy(&map));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Values of the AIJ adjacency: 1 for every stored entry, or (weighted) checked to be nonnegative. */
+static PetscErrorCode PrepareEdgeValues(Mat A, PetscBool weighted)
+{
+  Mat         blocks[2];
+  PetscInt    nb = 1, b, k, nrows;
+  PetscBool   isseq;
+  PetscScalar *v;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJ, &isseq));
+  if (isseq) blocks[0] = A;
+  else {
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &blocks[0], &blocks[1], NULL));
+    nb = 2;
+  }
+  for (b = 0; b < nb; b++) {
+    const PetscInt *ia, *ja;
+    PetscBool       done;
+    PetscInt        nz;
+
+    PetscCall(MatGetRowIJ(blocks[b], 0, PETSC_FALSE, PETSC_FALSE, &nrows, &ia, &ja, &done));
+    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot access the rows of the adjacency matrix");
+    nz = ia[nrows];
+    PetscCall(MatRestoreRowIJ(blocks[b], 0, PETSC_FALSE, PETSC_FALSE, &nrows, &ia, &ja, &done));
+    PetscCall(MatSeqAIJGetArray(blocks[b], &v));
+    for (k = 0; k < nz; k++) {
+      if (weighted) {
+        PetscCheck(PetscRealPart(v[k]) >= 0.0 && !PetscIsInfOrNanScalar(v[k]), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_weighted needs nonnegative finite edge weights; found %g", (double)PetscRealPart(v[k]));
+      } else v[k] = 1.0;
+    }
+    PetscCall(MatSeqAIJRestoreArray(blocks[b], &v));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The concrete type that -mat_type names ("matxtract" -> "seqaijmatxtract" on one rank); NULL name = keep AIJ. */
+static PetscErrorCode ConvertToRequestedType(Mat *P, char type[], size_t len)
+{
+  char      opt[256];
+  PetscBool set;
+  Mat       T;
+  MatType   concrete;
+  PetscInt  m, n, M, N;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_type", opt, sizeof(opt), &set));
+  if (set) {
+    PetscCall(MatGetLocalSize(*P, &m, &n));
+    PetscCall(MatGetSize(*P, &M, &N));
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)*P), &T));
+    PetscCall(MatSetSizes(T, m, n, M, N));
+    PetscCall(MatSetType(T, opt)); /* resolves a root name such as aij or matxtract; errors for unknown types */
+    PetscCall(MatGetType(T, &concrete));
+    PetscCall(PetscStrncpy(type, concrete, len));
+    PetscCall(MatDestroy(&T));
+    PetscCall(MatConvert(*P, type, MAT_INPLACE_MATRIX, P));
+  }
+  PetscCall(MatSetFromOptions(*P)); /* type-specific options, e.g. -mat_matxtract_crux */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SetPersonalization(Vec v, const char spec[])
+{
+  PetscBool   isuniform, isnode;
+  PetscInt    N, node, lo, hi;
+  PetscReal   vmin, sum;
+  PetscViewer viewer;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetSize(v, &N));
+  PetscCall(PetscStrcmp(spec, "uniform", &isuniform));
+  PetscCall(PetscStrncmp(spec, "node:", 5, &isnode));
+  if (isuniform) {
+    PetscCall(VecSet(v, 1.0 / (PetscReal)N));
+  } else if (isnode) {
+    char *end;
+    long  k = strtol(spec + 5, &end, 10);
+    PetscCheck(end != spec + 5 && *end == '\0' && k >= 0 && k < N, PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_personalization %s: need node:K with 0 <= K < %" PetscInt_FMT, spec, N);
+    node = (PetscInt)k;
+    PetscCall(VecSet(v, 0.0));
+    PetscCall(VecGetOwnershipRange(v, &lo, &hi));
+    if (node >= lo && node < hi) PetscCall(VecSetValue(v, node, 1.0, INSERT_VALUES));
+    PetscCall(VecAssemblyBegin(v));
+    PetscCall(VecAssemblyEnd(v));
+  } else {
+    PetscCall(PetscViewerBinaryOpen(PetscObjectComm((PetscObject)v), spec, FILE_MODE_READ, &viewer));
+    PetscCall(VecLoad(v, viewer));
+    PetscCall(PetscViewerDestroy(&viewer));
+    PetscCall(VecMin(v, NULL, &vmin));
+    PetscCheck(vmin >= 0.0, PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_personalization %s: the vector has a negative entry (%g)", spec, (double)vmin);
+    PetscCall(VecNorm(v, NORM_1, &sum));
+    PetscCheck(sum > 0.0, PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_personalization %s: the vector is zero", spec);
+    PetscCall(VecScale(v, 1.0 / sum));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The Google matrix as a shell: M x = x - alpha (P x + v (d'x)), d = dangling indicator. */
+typedef struct {
+  Mat       P;
+  Vec       dang, v, work;
+  PetscReal alpha;
+} GoogleCtx;
+
+static PetscErrorCode GoogleMult(Mat M, Vec x, Vec y)
+{
+  GoogleCtx  *ctx;
+  PetscScalar dx;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatShellGetContext(M, &ctx));
+  PetscCall(MatMult(ctx->P, x, y));
+  PetscCall(VecDot(x, ctx->dang, &dx));
+  PetscCall(VecAXPY(y, dx, ctx->v));
+  PetscCall(VecAYPX(y, -ctx->alpha, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode GoogleGetDiagonal(Mat M, Vec d)
+{
+  GoogleCtx *ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatShellGetContext(M, &ctx));
+  PetscCall(MatGetDiagonal(ctx->P, d));
+  PetscCall(VecPointwiseMult(ctx->work, ctx->v, ctx->dang));
+  PetscCall(VecAXPY(d, 1.0, ctx->work));
+  PetscCall(VecScale(d, -ctx->alpha));
+  PetscCall(VecShift(d, 1.0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = G x = alpha (P x + v d'x) + (1 - alpha) v: one step of the power method (x >= 0, sum(x) = 1). */
+static PetscErrorCode GoogleStep(Mat P, Vec dang, Vec v, PetscReal alpha, Vec x, Vec y)
+{
+  PetscScalar dx;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatMult(P, x, y));
+  PetscCall(VecDot(x, dang, &dx));
+  PetscCall(VecAXPBY(y, alpha * dx + (1.0 - alpha), alpha, v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+typedef struct {
+  PetscInt  node;
+  PetscReal score;
+} RankEntry;
+
+/* Descending score; scores equal to 1e-10 relative (rounding noise between Mat types) are ordered by node. */
+static int CompareRank(const void *pa, const void *pb)
+{
+  const RankEntry *a = (const RankEntry *)pa, *b = (const RankEntry *)pb;
+  PetscReal        tol = 1e-10 * PetscMax(PetscAbsReal(a->score), PetscAbsReal(b->score));
+  if (PetscAbsReal(a->score - b->score) > tol) return a->score > b->score ? -1 : 1;
+  return (a->node > b->node) - (a->node < b->node);
+}
+
+static PetscErrorCode PrintTop(Vec x, PetscInt k)
+{
+  Vec                x0;
+  VecScatter         sc;
+  PetscMPIInt        rank;
+  const PetscScalar *a;
+  RankEntry         *r;
+  PetscInt           n, i;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPI_Comm_rank(PetscObjectComm((PetscObject)x), &rank));
+  PetscCall(VecScatterCreateToZero(x, &sc, &x0));
+  PetscCall(VecScatterBegin(sc, x, x0, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(sc, x, x0, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetSize(x, &n));
+  k = PetscMin(k, n);
+  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)x), "top %" PetscInt_FMT " (rank node score; nodes 0-based):\n", k));
+  if (rank == 0 && k > 0) {
+    PetscCall(PetscMalloc1(n, &r));
+    PetscCall(VecGetArrayRead(x0, &a));
+    for (i = 0; i < n; i++) {
+      r[i].node  = i;
+      r[i].score = PetscRealPart(a[i]);
+    }
+    PetscCall(VecRestoreArrayRead(x0, &a));
+    qsort(r, (size_t)n, sizeof(RankEntry), CompareRank);
+    for (i = 0; i < k; i++) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%4" PetscInt_FMT " %8" PetscInt_FMT " %.8e\n", i + 1, r[i].node, (double)r[i].score));
+    PetscCall(PetscFree(r));
+  }
+  PetscCall(VecScatterDestroy(&sc));
+  PetscCall(VecDestroy(&x0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Now(MPI_Comm comm, PetscLogDouble *t)
+{
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Barrier(comm));
+  PetscCall(PetscTime(t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Comm         comm;
+  char             file[PETSC_MAX_PATH_LEN] = "", spec[256] = "", pers[PETSC_MAX_PATH_LEN] = "uniform";
+  char             savefile[PETSC_MAX_PATH_LEN] = "", cmpfile[PETSC_MAX_PATH_LEN] = "", ptype[256] = "";
+  PetscBool        hasfile = PETSC_FALSE, hasgen = PETSC_FALSE, transpose = PETSC_FALSE, weighted = PETSC_FALSE, save = PETSC_FALSE, cmp = PETSC_FALSE, isgenhelp;
+  PRMethod         method = PR_POWER;
+  PetscReal        alpha = 0.85, tol = 1e-10, cmptol = 1e-10, res = 0.0, diff;
+  PetscScalar      sum;
+  PetscInt         max_it = 1000, top = 10, its = 0, M, N, ndangling, i, lo, hi;
+  Mat              A, At, P;
+  Vec              r, dang, v, x, y, ref;
+  MatInfo          info;
+  MatType          mtype;
+  VecType          vtype;
+  PetscLogDouble   t0, t1, t2, t3, t4, t5;
+  PetscBool        converged = PETSC_FALSE;
+  KSP              ksp = NULL;
+  KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
+  const PetscScalar *ra;
+  PetscScalar      *da;
+  PetscMPIInt      size;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  comm = PETSC_COMM_WORLD;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(MatXtractRegister());
+
+  PetscOptionsBegin(comm, NULL, "PageRank input", NULL);
+  PetscCall(PetscOptionsString("-f", "Adjacency matrix file (.mtx or PETSc binary)", NULL, file, file, sizeof(file), &hasfile));
+  PetscCall(PetscOptionsString("-gen", "Generated adjacency (spec; 'help' lists them)", NULL, spec, spec, sizeof(spec), &hasgen));
+  PetscOptionsEnd();
+  PetscOptionsBegin(comm, "pagerank_", "PageRank options", NULL);
+  PetscCall(PetscOptionsBool("-transpose", "Rows of the input are edge targets", NULL, transpose, &transpose, NULL));
+  PetscCall(PetscOptionsBool("-weighted", "Stored values are nonnegative edge weights", NULL, weighted, &weighted, NULL));
+  PetscCall(PetscOptionsEnum("-method", "power or ksp", NULL, PRMethods, (PetscEnum)method, (PetscEnum *)&method, NULL));
+  PetscCall(PetscOptionsReal("-alpha", "Damping factor", NULL, alpha, &alpha, NULL));
+  PetscCall(PetscOptionsReal("-tol", "Tolerance (power: l1 change; ksp: relative residual)", NULL, tol, &tol, NULL));
+  PetscCall(PetscOptionsInt("-max_it", "Iteration limit", NULL, max_it, &max_it, NULL));
+  PetscCall(PetscOptionsString("-personalization", "uniform, node:K or a PETSc binary Vec file", NULL, pers, pers, sizeof(pers), NULL));
+  PetscCall(PetscOptionsInt("-top", "Number of best nodes to print", NULL, top, &top, NULL));
+  PetscCall(PetscOptionsString("-save", "Write the PageRank vector (PETSc binary)", NULL, savefile, savefile, sizeof(savefile), &save));
+  PetscCall(PetscOptionsString("-compare", "Compare with a saved PageRank vector (PETSc binary)", NULL, cmpfile, cmpfile, sizeof(cmpfile), &cmp));
+  PetscCall(PetscOptionsReal("-compare_tol", "Largest l1 difference accepted by -pagerank_compare", NULL, cmptol, &cmptol, NULL));
+  PetscOptionsEnd();
+
+  PetscCall(PetscStrcmp(spec, "help", &isgenhelp));
+  if (hasgen && isgenhelp) {
+    PetscCall(PetscPrintf(comm, "%s\n", MatXtractGenerateHelp()));
+    PetscCall(PetscFinalize());
+    return 0;
+  }
+  PetscCheck(!(hasfile && hasgen), comm, PETSC_ERR_ARG_INCOMP, "Give -f FILE or -gen SPEC, not both");
+  PetscCheck(alpha >= 0.0 && alpha < 1.0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_alpha %g: need 0 <= alpha < 1", (double)alpha);
+  PetscCheck(tol > 0.0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_tol %g: need tol > 0", (double)tol);
+  PetscCheck(max_it >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_max_it %" PetscInt_FMT ": need at least 1", max_it);
+  PetscCheck(top >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_top %" PetscInt_FMT ": need k >= 0", top);
+
+  /* ---- setup 1: the adjacency matrix, in AIJ (its own options prefix keeps -mat_type off it) ---- */
+  PetscCall(Now(comm, &t0));
+  if (hasfile) PetscCall(MatXtractLoad(comm, file, "pagerank_adj_", &A));
+  else if (hasgen) PetscCall(MatXtractGenerate(comm, spec, "pagerank_adj_", &A));
+  else PetscCall(CreateEmbeddedGraph(comm, &A));
+  {
+    PetscBool isaij;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isaij, MATSEQAIJ, MATMPIAIJ, ""));
+    if (!isaij) PetscCall(MatConvert(A, MATAIJ, MAT_INPLACE_MATRIX, &A));
+  }
+  PetscCall(MatGetSize(A, &M, &N));
+  PetscCheck(M == N, comm, PETSC_ERR_ARG_SIZ, "The adjacency matrix must be square; it is %" PetscInt_FMT " x %" PetscInt_FMT, M, N);
+  PetscCheck(N > 0, comm, PETSC_ERR_ARG_SIZ, "The graph has no nodes");
+  PetscCall(Now(comm, &t1));
+
+  /* ---- setup 2: P = (D^-1 A)^T in AIJ, D = out-weights; dangling indicator d ---- */
+  PetscCall(PrepareEdgeValues(A, weighted));
+  if (transpose) {
+    PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, &At));
+    PetscCall(MatDestroy(&A));
+    A = At;
+  }
+  PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
+  PetscCall(MatCreateVecs(A, NULL, &r));
+  PetscCall(MatGetRowSum(A, r));
+  PetscCall(VecGetArray(r, &da));
+  PetscCall(VecGetOwnershipRange(r, &lo, &hi));
+  ndangling = 0;
+  for (i = 0; i < hi - lo; i++) {
+    if (PetscRealPart(da[i]) > 0.0) da[i] = 1.0 / da[i];
+    else {
+      da[i] = 0.0;
+      ndangling++;
+    }
+  }
+  PetscCall(VecRestoreArray(r, &da));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ndangling, 1, MPIU_INT, MPI_SUM, comm));
+  PetscCall(MatDiagonalScale(A, r, NULL));
+  PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, &P));
+  PetscCall(MatDestroy(&A));
+  PetscCall(Now(comm, &t2));
+
+  /* ---- setup 3: P in the requested type ---- */
+  PetscCall(ConvertToRequestedType(&P, ptype, sizeof(ptype)));
+  PetscCall(Now(comm, &t3));
+  PetscCall(MatGetType(P, &mtype));
+
+  /* vectors of P's type (-vec_type cuda works); d in P's column layout, 1 on dangling nodes */
+  PetscCall(MatCreateVecs(P, &x, &y));
+  PetscCall(VecDuplicate(x, &dang));
+  PetscCall(VecDuplicate(x, &v));
+  PetscCall(VecGetType(x, &vtype));
+  PetscCall(VecGetArrayRead(r, &ra));
+  PetscCall(VecGetArrayWrite(dang, &da));
+  for (i = 0; i < hi - lo; i++) da[i] = PetscRealPart(ra[i]) > 0.0 ? 0.0 : 1.0;
+  PetscCall(VecRestoreArrayWrite(dang, &da));
+  PetscCall(VecRestoreArrayRead(r, &ra));
+  PetscCall(VecDestroy(&r));
+  PetscCall(SetPersonalization(v, pers));
+
+  if (hasfile) PetscCall(PetscPrintf(comm, "PageRank of %s%s\n", file, transpose ? " (rows are targets)" : ""));
+  else if (hasgen) PetscCall(PetscPrintf(comm, "PageRank of -gen %s%s\n", spec, transpose ? " (rows are targets)" : ""));
+  else PetscCall(PetscPrintf(comm, "PageRank of the embedded R-MAT graph (scale %d, edge factor %d, fixed seed)\n", PR_RMAT_SCALE, PR_RMAT_EDGEFACTOR));
+  PetscCall(PetscPrintf(comm, "nodes: %" PetscInt_FMT "\n", N));
+  PetscCall(PetscPrintf(comm, "edges: %.0f%s\n", (double)info.nz_used, weighted ? " (weighted)" : ""));
+  PetscCall(PetscPrintf(comm, "dangling nodes: %" PetscInt_FMT "\n", ndangling));
+  PetscCall(PetscPrintf(comm, "method: %s, alpha %g, tol %g, personalization %s\n", PRMethods[method], (double)alpha, (double)tol, pers));
+  PetscCall(PetscPrintf(comm, "matrix type: %s\n", mtype));
+  PetscCall(PetscPrintf(comm, "vector type: %s\n", vtype));
+  PetscCall(PetscPrintf(comm, "processes: %d\n", (int)size));
+
+  /* ---- iterate ---- */
+  PetscCall(Now(comm, &t4));
+  if (method == PR_POWER) {
+    PetscCall(VecCopy(v, x)); /* x0 = v */
+    for (its = 1; its <= max_it; its++) {
+      PetscCall(GoogleStep(P, dang, v, alpha, x, y));
+      PetscCall(VecAXPY(x, -1.0, y));
+      PetscCall(VecNorm(x, NORM_1, &diff));
+      PetscCall(VecSwap(x, y));
+      if (diff < tol) {
+        converged = PETSC_TRUE;
+        break;
+      }
+    }
+    if (!converged) its = max_it;
+  } else {
+    Mat       G;
+    PC        pc;
+    GoogleCtx ctx;
+
+    ctx.P     = P;
+    ctx.dang  = dang;
+    ctx.v     = v;
+    ctx.alpha = alpha;
+    PetscCall(VecDuplicate(x, &ctx.work));
+    PetscCall(MatCreateShell(comm, hi - lo, hi - lo, N, N, &ctx, &G));
+    PetscCall(MatShellSetOperation(G, MATOP_MULT, PR_OPFN(GoogleMult)));
+    PetscCall(MatShellSetOperation(G, MATOP_GET_DIAGONAL, PR_OPFN(GoogleGetDiagonal)));
+    PetscCall(MatShellSetVecType(G, vtype));
+    PetscCall(KSPCreate(comm, &ksp));
+    PetscCall(KSPSetOperators(ksp, G, G));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCNONE));
+    PetscCall(KSPSetTolerances(ksp, tol, PETSC_DEFAULT, PETSC_DEFAULT, max_it));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(VecCopy(v, y));
+    PetscCall(VecScale(y, 1.0 - alpha)); /* b */
+    PetscCall(VecCopy(v, x));            /* initial guess */
+    PetscCall(KSPSetInitialGuessNonzero(ksp, PETSC_TRUE));
+    PetscCall(KSPSolve(ksp, y, x));
+    PetscCall(KSPGetIterationNumber(ksp, &its));
+    PetscCall(KSPGetConvergedReason(ksp, &reason));
+    converged = reason > 0 ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(VecSum(x, &sum));
+    PetscCheck(PetscRealPart(sum) > 0.0, comm, PETSC_ERR_NOT_CONVERGED, "The KSP solution sums to %g; cannot normalise (reason %s)", (double)PetscRealPart(sum), KSPConvergedReasons[reason]);
+    PetscCall(VecScale(x, 1.0 / sum));
+    PetscCall(MatDestroy(&G));
+    PetscCall(VecDestroy(&ctx.work));
+  }
+  PetscCall(Now(comm, &t5));
+
+  /* residual of the final x, same definition for both methods: ||G x - x||_1, G x = one power step */
+  PetscCall(GoogleStep(P, dang, v, alpha, x, y));
+  PetscCall(VecAXPY(y, -1.0, x));
+  PetscCall(VecNorm(y, NORM_1, &res));
+  PetscCall(VecSum(x, &sum));
+
+  PetscCall(PetscPrintf(comm, "iterations: %" PetscInt_FMT "\n", its));
+  if (ksp) {
+    KSPType   kt;
+    PC        pc;
+    PCType    pt;
+    PetscCall(KSPGetType(ksp, &kt));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCGetType(pc, &pt));
+    PetscCall(PetscPrintf(comm, "ksp: %s, pc: %s, converged reason: %s\n", kt, pt, KSPConvergedReasons[reason]));
+  }
+  PetscCall(PetscPrintf(comm, "converged: %s\n", converged ? "yes" : "no"));
+  PetscCall(PetscPrintf(comm, "residual ||G x - x||_1: %.2e\n", (double)res));
+  PetscCall(PetscPrintf(comm, "sum of x: %.10f\n", (double)PetscRealPart(sum)));
+  PetscCall(PetscPrintf(comm, "time: setup, read/generate the graph: %.6f s\n", t1 - t0));
+  PetscCall(PetscPrintf(comm, "time: setup, build P in AIJ: %.6f s\n", t2 - t1));
+  PetscCall(PetscPrintf(comm, "time: setup, convert P to %s: %.6f s\n", mtype, t3 - t2));
+  PetscCall(PetscPrintf(comm, "time: setup total: %.6f s\n", t3 - t0));
+  PetscCall(PetscPrintf(comm, "time: iterations: %.6f s\n", t5 - t4));
+  PetscCall(PetscPrintf(comm, "time: per iteration: %.3e s\n", its > 0 ? (t5 - t4) / its : 0.0));
+  PetscCall(PetscPrintf(comm, "time: total: %.6f s\n", (t3 - t0) + (t5 - t4)));
+  PetscCall(PrintTop(x, top));
+
+  if (save) {
+    PetscViewer viewer;
+    PetscCall(PetscViewerBinaryOpen(comm, savefile, FILE_MODE_WRITE, &viewer));
+    PetscCall(VecView(x, viewer));
+    PetscCall(PetscViewerDestroy(&viewer));
+  }
+  if (cmp) {
+    PetscViewer viewer;
+    PetscCall(VecDuplicate(x, &ref));
+    PetscCall(PetscViewerBinaryOpen(comm, cmpfile, FILE_MODE_READ, &viewer));
+    PetscCall(VecLoad(ref, viewer));
+    PetscCall(PetscViewerDestroy(&viewer));
+    PetscCall(VecAXPY(ref, -1.0, x));
+    PetscCall(VecNorm(ref, NORM_1, &diff));
+    PetscCall(PetscPrintf(comm, "compare: ||x - x(%s)||_1 = %.3e (tol %.1e)\n", cmpfile, (double)diff, (double)cmptol));
+    PetscCheck(diff <= cmptol, comm, PETSC_ERR_PLIB, "-pagerank_compare: ||x - x(%s)||_1 = %g exceeds %g", cmpfile, (double)diff, (double)cmptol);
+    PetscCall(VecDestroy(&ref));
+  }
+
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&dang));
+  PetscCall(VecDestroy(&v));
+  PetscCall(MatDestroy(&P));
+  PetscCall(PetscFinalize());
+  return 0;
+}
