@@ -1,0 +1,144 @@
+/* mx_cold_merge.cu - cold kernel B: merge-path SpMV (Merrill & Garland), y = C x + z, no atomics. */
+#include <limits.h>
+#include "mx_device_impl.h"
+#include "mx_kernel_common.cuh"
+
+/* Merge path of A = row end offsets (a[i] = rowptr[r0+1+i], i < a_len) and B = nonzero indices
+ * b0, b0+1, ...: the split point on diagonal `diag`, as (rows consumed, nonzeros consumed). A row
+ * end is consumed after every nonzero before it. */
+__device__ __forceinline__ int2 merge_search(int diag, const int *a, int a_len, int b0, int b_len) {
+  int lo = max(diag - b_len, 0), hi = min(diag, a_len);
+  while (lo < hi) {
+    const int p = (lo + hi) >> 1;
+    if (a[p] <= b0 + diag - p - 1) lo = p + 1;
+    else hi = p;
+  }
+  return make_int2(lo, diag - lo);
+}
+
+/* Inclusive segmented scan over the block of (key, val) pairs whose keys never decrease with the
+ * thread index: val becomes the sum of val over the preceding threads with the same key and
+ * itself. Warp Kogge-Stone steps, then the warps' tails in warp order: fixed addition order. */
+__device__ __forceinline__ double block_segmented_scan(int key, double val, int *s_wkey_last,
+                                                       int *s_wkey_first, double *s_wval) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    const int k2 = __shfl_up_sync(MX_FULL_MASK, key, off);
+    const double v2 = __shfl_up_sync(MX_FULL_MASK, val, off);
+    if (lane >= off && k2 == key) val = v2 + val;
+  }
+  if (lane == 31) { s_wkey_last[warp] = key; s_wval[warp] = val; }
+  if (lane == 0) s_wkey_first[warp] = key;
+  __syncthreads();
+  if (key == s_wkey_first[warp]) { /* my segment reaches back to the start of my warp */
+    double acc = 0.0;
+    for (int w = warp - 1; w >= 0 && s_wkey_last[w] == key; --w) {
+      acc = s_wval[w] + acc;
+      if (s_wkey_first[w] != key) break;
+    }
+    val = acc + val;
+  }
+  return val;
+}
+
+struct merge_state {
+  int r;      /* tile-local rows consumed */
+  double run; /* running sum of the row in progress */
+};
+
+/* Walk this thread's ITEMS merge items from (r, n): a nonzero adds its product, a row end emits
+ * the running sum (when EMIT) and restarts it. Returns where it stopped and the open sum. */
+template <bool EMIT>
+__device__ __forceinline__ merge_state merge_consume(int r, int n, int tile_items, int r0, int n0, double run,
+                                                     const int *s_rowend, const double *s_prod,
+                                                     const double *z, double *y) {
+#pragma unroll
+  for (int it = 0; it < MX_MERGE_ITEMS; ++it) {
+    if (r + n < tile_items) {
+      if (n0 + n < s_rowend[r]) {
+        run += s_prod[n];
+        ++n;
+      } else {
+        if (EMIT) {
+          const int row = r0 + r;
+          y[row] = z ? run + z[row] : run;
+        }
+        run = 0.0;
+        ++r;
+      }
+    }
+  }
+  return merge_state{r, run};
+}
+
+/* Ownership: tile t (one block) consumes merge items [t*TILE, (t+1)*TILE) of the merge of row ends
+ * and nonzeros; thread i of the tile consumes ITEMS consecutive ones. The thread that consumes the
+ * END of row r writes y[r], once: its sum = carry-in from the preceding threads of the tile (a
+ * fixed-order segmented scan) + its own products + z[r]. What a tile accumulates for the row still
+ * open at its end goes to carry_row/val[t]; mx_merge_fixup adds those, in tile order, after this
+ * kernel. Every y[r] has one writer per kernel, so no atomics; every sum has a fixed order. */
+__global__ void __launch_bounds__(MX_MERGE_THREADS, MX_MERGE_MIN_BLOCKS)
+mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col, const double *__restrict__ val,
+                     const int2 *__restrict__ coord, const double *__restrict__ x, const double *z, double *y,
+                     int *__restrict__ carry_row, double *__restrict__ carry_val) {
+  __shared__ double s_prod[MX_MERGE_TILE];
+  __shared__ int s_rowend[MX_MERGE_TILE + 1];
+  __shared__ int s_wkey_last[MX_MERGE_THREADS / 32], s_wkey_first[MX_MERGE_THREADS / 32];
+  __shared__ double s_wval[MX_MERGE_THREADS / 32];
+  __shared__ double s_incl[MX_MERGE_THREADS];
+
+  const int2 c0 = coord[blockIdx.x], c1 = coord[blockIdx.x + 1];
+  const int r0 = c0.x, n0 = c0.y, tile_rows = c1.x - r0, tile_nnz = c1.y - n0;
+  const int tile_items = tile_rows + tile_nnz;
+
+  /* stage the tile: coalesced products and row ends */
+  mx_stage_products<MX_MERGE_THREADS, MX_MERGE_ITEMS>(col, val, x, n0, n0 + tile_nnz, s_prod);
+  for (int i = threadIdx.x; i < tile_rows; i += MX_MERGE_THREADS) s_rowend[i] = rowptr[r0 + 1 + i];
+  if (threadIdx.x == 0) s_rowend[tile_rows] = INT_MAX; /* past the tile's last row end: nonzeros only */
+  __syncthreads();
+
+  const int diag = min((int)threadIdx.x * MX_MERGE_ITEMS, tile_items);
+  const int2 start = merge_search(diag, s_rowend, tile_rows, n0, tile_nnz);
+  const merge_state part = merge_consume<false>(start.x, start.y, tile_items, r0, n0, 0.0, s_rowend, s_prod, z, y);
+  const int key = r0 + part.r;
+  const double incl = block_segmented_scan(key, part.run, s_wkey_last, s_wkey_first, s_wval);
+  s_incl[threadIdx.x] = incl;
+  __syncthreads();
+  /* the previous thread's inclusive sum belongs to the row this thread starts in */
+  const double carry_in = threadIdx.x > 0 ? s_incl[threadIdx.x - 1] : 0.0;
+  merge_consume<true>(start.x, start.y, tile_items, r0, n0, carry_in, s_rowend, s_prod, z, y);
+  if (threadIdx.x == MX_MERGE_THREADS - 1) {
+    carry_row[blockIdx.x] = key;
+    carry_val[blockIdx.x] = incl;
+  }
+}
+
+/* Ownership: thread t looks at tile t's carry; only the first tile of a run of tiles carrying into
+ * the same row acts: it sums the run's carries in tile order and adds them to y[row] (written by
+ * the merge kernel, which has finished). One writer per row, fixed order: no atomics. */
+__global__ void __launch_bounds__(MX_FIXUP_THREADS)
+mx_merge_fixup_kernel(int ntiles, int nrows, const int *__restrict__ carry_row,
+                      const double *__restrict__ carry_val, double *y) {
+  const int t = blockIdx.x * MX_FIXUP_THREADS + threadIdx.x;
+  if (t >= ntiles) return;
+  const int row = carry_row[t];
+  if (row >= nrows || (t > 0 && carry_row[t - 1] == row)) return;
+  double acc = carry_val[t];
+  for (int u = t + 1; u < ntiles && carry_row[u] == row; ++u) acc += carry_val[u];
+  y[row] += acc;
+}
+
+int mx_cold_merge_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
+  if (D->nrows == 0) return 0;
+  mx_cold_merge_kernel<<<D->merge_ntiles, MX_MERGE_THREADS, 0, s>>>(D->cold_rowptr, D->cold_col, D->cold_val,
+                                                                     D->merge_coord, x, z, y, D->carry_row,
+                                                                     D->carry_val);
+  MX_LAUNCH_CHECK("mx_cold_merge_kernel launch");
+  if (D->merge_ntiles > 1) {
+    const int nb = (D->merge_ntiles + MX_FIXUP_THREADS - 1) / MX_FIXUP_THREADS;
+    mx_merge_fixup_kernel<<<nb, MX_FIXUP_THREADS, 0, s>>>(D->merge_ntiles, D->nrows, D->carry_row, D->carry_val, y);
+    MX_LAUNCH_CHECK("mx_merge_fixup_kernel launch");
+  }
+  return 0;
+}

@@ -1,0 +1,84 @@
+/* mx_cold_segment.cu - cold kernel A (paper Alg. 2): y = C x + z over fixed nonzero segments. */
+#include "mx_device_impl.h"
+#include "mx_kernel_common.cuh"
+
+/* Phase 2: rows [ra, rb) lie wholly inside the segment; a lane group of g lanes (a power of two
+ * near the block's mean row length) sums each row from shared memory, then y[r] = sum + z[r]. */
+__device__ __forceinline__ void seg_rows_from_shared(const int *__restrict__ rowptr, int ra, int rb, int s0,
+                                                     const double *prod, const double *z,
+                                                     double *y) {
+  const int nr = rb - ra;
+  if (nr <= 0) return; /* block-uniform */
+  const int mean = (rowptr[rb] - rowptr[ra]) / nr;
+  int g = 1;
+  while (g < MX_SEG_MAX_GROUP && 2 * g <= mean) g *= 2;
+  const int lane_g = threadIdx.x & (g - 1), group = threadIdx.x / g, ngroups = MX_SEG_THREADS / g;
+  for (int base = ra; base < rb; base += ngroups) { /* same trip count for every lane */
+    const int r = base + group;
+    double sum = 0.0;
+    if (r < rb) {
+      const int end = rowptr[r + 1] - s0;
+      for (int k = rowptr[r] - s0 + lane_g; k < end; k += g) sum += prod[k];
+    }
+    sum = mx_group_sum(sum, g);
+    if (r < rb && lane_g == 0) y[r] = z ? sum + z[r] : sum;
+  }
+}
+
+/* Phase 3: row r starts in the segment and ends beyond it (only the block's last row can). The
+ * whole block sums it: its in-segment part from shared memory, the rest from global memory with
+ * four independent accumulators, then a fixed-order block sum. */
+__device__ __forceinline__ void seg_crossing_row(const int *__restrict__ rowptr, const int *__restrict__ col,
+                                                 const double *__restrict__ val, const double *__restrict__ x,
+                                                 int r, int s0, int s1, const double *prod,
+                                                 const double *z, double *y,
+                                                 double *red) {
+  const int beg = rowptr[r], end = rowptr[r + 1];
+  const int T = MX_SEG_THREADS;
+  double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+  for (int k = beg + threadIdx.x; k < s1; k += T) a0 += prod[k - s0];
+  int k = s1 + threadIdx.x;
+  for (; k + 3 * T < end; k += 4 * T) {
+    const int c0 = mx_ld_stream(col + k), c1 = mx_ld_stream(col + k + T);
+    const int c2 = mx_ld_stream(col + k + 2 * T), c3 = mx_ld_stream(col + k + 3 * T);
+    const double v0 = mx_ld_stream(val + k), v1 = mx_ld_stream(val + k + T);
+    const double v2 = mx_ld_stream(val + k + 2 * T), v3 = mx_ld_stream(val + k + 3 * T);
+    a0 += v0 * mx_ld_x(x, c0);
+    a1 += v1 * mx_ld_x(x, c1);
+    a2 += v2 * mx_ld_x(x, c2);
+    a3 += v3 * mx_ld_x(x, c3);
+  }
+  for (; k < end; k += T) a0 += mx_ld_stream(val + k) * mx_ld_x(x, mx_ld_stream(col + k));
+  const double s = mx_block_sum((a0 + a1) + (a2 + a3), red);
+  if (threadIdx.x == 0) y[r] = z ? s + z[r] : s;
+}
+
+/* Ownership: block b multiplies the nonzeros of segment b = [b*SEG, (b+1)*SEG) and OWNS the rows
+ * whose first cold nonzero lies in that segment (rows row_start[b] .. row_start[b+1]-1; empty rows
+ * go with the segment holding their rowptr, trailing ones with the last block). Every row has one
+ * owner, which alone writes y[r] (reading past its segment from global memory when the row
+ * continues), so no atomics and no inter-block order are needed; each sum is taken in a fixed
+ * order, so y is bitwise reproducible. z may alias y: each y[r] is read then written by its owner. */
+__global__ void __launch_bounds__(MX_SEG_THREADS)
+mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *__restrict__ col,
+                       const double *__restrict__ val, const int *__restrict__ row_start,
+                       const double *__restrict__ x, const double *z, double *y) {
+  __shared__ double prod[MX_SEG_NNZ];
+  __shared__ double red[MX_SEG_THREADS / 32];
+  const int s0 = blockIdx.x * MX_SEG_NNZ;
+  const int s1 = min(s0 + MX_SEG_NNZ, cold_nnz);
+  mx_stage_products<MX_SEG_THREADS, MX_SEG_PER_THREAD>(col, val, x, s0, s1, prod); /* Alg. 2 */
+  __syncthreads();
+  const int ra = row_start[blockIdx.x], rb = row_start[blockIdx.x + 1];
+  const bool crossing = rb > ra && rowptr[rb] > s1;
+  seg_rows_from_shared(rowptr, ra, crossing ? rb - 1 : rb, s0, prod, z, y);
+  if (crossing) seg_crossing_row(rowptr, col, val, x, rb - 1, s0, s1, prod, z, y, red);
+}
+
+int mx_cold_segment_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
+  if (D->nrows == 0) return 0;
+  mx_cold_segment_kernel<<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(D->cold_nnz, D->cold_rowptr, D->cold_col,
+                                                                   D->cold_val, D->seg_row_start, x, z, y);
+  MX_LAUNCH_CHECK("mx_cold_segment_kernel launch");
+  return 0;
+}

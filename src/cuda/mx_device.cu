@@ -1,0 +1,293 @@
+/* mx_device.cu - the C API of mx_device.h: upload with its launch plans, SpMV, value refresh.
+ *
+ * y = A x (+ z): the cold kernel writes every row of y (= C x + z), then the hot kernel adds H x into
+ * the hot rows, all on the caller's stream; nothing is allocated, copied or synchronised per call.
+ *
+ * MX_COLD_AUTO rule (row-length skew of the COLD CSR, computed at upload):
+ *   merge  if the longest cold row is longer than MX_AUTO_MAX_ROW_SEGS segments (MX_SEG_NNZ nonzeros),
+ *          because kernel A then sums that row with a single block reading past its segment, or
+ *          if the coefficient of variation of cold row lengths exceeds MX_AUTO_CV;
+ *   segment otherwise.
+ * The thresholds and the measurements behind them: tuning/results/<gpu>/kernels-*.md. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+#include "mx_device_impl.h"
+
+/* ---- errors ---------------------------------------------------------------------------------------- */
+
+static thread_local char mx_last_error[512];
+
+int mx_fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(mx_last_error, sizeof mx_last_error, fmt, ap);
+  va_end(ap);
+  return 1;
+}
+
+int mx_cuda_check(cudaError_t e, const char *what) {
+  if (e == cudaSuccess) return 0;
+  return mx_fail("%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+extern "C" const char *mx_device_last_error(void) { return mx_last_error; }
+
+extern "C" int mx_device_count(void) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError(); /* clear: "no driver" is an answer, not an error */
+    return 0;
+  }
+  return n > 0 ? 1 : 0;
+}
+
+/* ---- allocation helpers ----------------------------------------------------------------------------- */
+
+template <typename T>
+static int dev_alloc(mx_device *D, T **p, size_t count, const char *what) {
+  *p = nullptr;
+  if (count == 0) return 0;
+  const size_t bytes = count * sizeof(T);
+  if (mx_cuda_check(cudaMalloc((void **)p, bytes), what)) return 1;
+  D->bytes += bytes;
+  return 0;
+}
+
+template <typename T>
+static int dev_upload(mx_device *D, T **p, const T *host, size_t count, const char *what) {
+  if (dev_alloc(D, p, count, what)) return 1;
+  if (count == 0) return 0;
+  if (!host) return mx_fail("%s: host array is NULL for %zu entries", what, count);
+  return mx_cuda_check(cudaMemcpy(*p, host, count * sizeof(T), cudaMemcpyHostToDevice), what);
+}
+
+extern "C" void mx_device_free(mx_device *D) {
+  if (!D) return;
+  void *ptrs[] = {D->cold_rowptr, D->cold_col,    D->cold_src,    D->cold_val,  D->seg_row_start, D->merge_coord,
+                  D->carry_row,   D->carry_val,   D->hot_row,     D->du_chunkptr, D->du_col,      D->du_valptr,
+                  D->se_ptr,      D->se_col,      D->hot_src,     D->du_bitmap, D->du_val,        D->se_val,
+                  D->hot_work,    D->hot_split,   D->hot_partials, D->val_in,   D->x_stage,       D->y_stage,
+                  D->z_stage};
+  for (void *p : ptrs)
+    if (p) cudaFree(p);
+  free(D);
+}
+
+/* ---- launch plans (host, from the host format) -------------------------------------------------------- */
+
+/* Segment plan: row_start[b] = first row whose rowptr >= b*SEG (nrows if none); row_start[nb] = nrows. */
+static std::vector<int> plan_segments(const mx_format *F, int *nblocks) {
+  const int nb = F->cold_nnz > 0 ? (int)(((int64_t)F->cold_nnz + MX_SEG_NNZ - 1) / MX_SEG_NNZ) : 1;
+  std::vector<int> rs(nb + 1);
+  int r = 0;
+  for (int b = 0; b < nb; ++b) {
+    const int64_t s0 = (int64_t)b * MX_SEG_NNZ;
+    while (r < F->nrows && F->cold_rowptr[r] < s0) ++r;
+    rs[b] = r;
+  }
+  rs[nb] = F->nrows;
+  *nblocks = nb;
+  return rs;
+}
+
+/* Merge plan: the merge-path coordinate (rows, nonzeros) at each tile start, and the end. */
+static std::vector<int2> plan_merge(const mx_format *F, int *ntiles) {
+  const int64_t items = (int64_t)F->nrows + F->cold_nnz;
+  const int nt = (int)((items + MX_MERGE_TILE - 1) / MX_MERGE_TILE);
+  std::vector<int2> c(nt + 1);
+  const int32_t *a = F->cold_rowptr + 1; /* row end offsets */
+  for (int t = 0; t <= nt; ++t) {
+    const int64_t diag = std::min<int64_t>((int64_t)t * MX_MERGE_TILE, items);
+    int64_t lo = std::max<int64_t>(diag - F->cold_nnz, 0), hi = std::min<int64_t>(diag, F->nrows);
+    while (lo < hi) {
+      const int64_t p = (lo + hi) / 2;
+      if (a[p] <= diag - p - 1) lo = p + 1;
+      else hi = p;
+    }
+    c[t] = make_int2((int)lo, (int)(diag - lo));
+  }
+  *ntiles = nt;
+  return c;
+}
+
+/* Hot plan: one work item per chunk, chunks longer than `piece` units split into pieces. */
+static void plan_hot(const int32_t *chunkptr, int nchunks, int unit_div, int piece, std::vector<mx_hot_work> &work,
+                     std::vector<mx_hot_split> &split, int *nslots) {
+  int slots = 0;
+  for (int q = 0; q < nchunks; ++q) {
+    const int len = (chunkptr[q + 1] - chunkptr[q]) / unit_div;
+    if (len <= piece) {
+      work.push_back({q, 0, len, -1});
+      continue;
+    }
+    const int np = (len + piece - 1) / piece;
+    split.push_back({q, slots, np, 0});
+    for (int p = 0; p < np; ++p) work.push_back({q, p * piece, std::min(len, (p + 1) * piece), slots + p});
+    slots += np;
+  }
+  *nslots = slots;
+}
+
+/* Row-length skew of the cold CSR -> the cold kernel (see the rule at the top of this file). */
+static mx_cold_kernel resolve_cold(const mx_format *F, mx_cold_kernel req) {
+  if (req == MX_COLD_SEGMENT || req == MX_COLD_MERGE) return req;
+  if (F->nrows == 0 || F->cold_nnz == 0) return MX_COLD_SEGMENT;
+  int64_t maxlen = 0;
+  double sum2 = 0.0;
+  const double mean = (double)F->cold_nnz / F->nrows;
+  for (int r = 0; r < F->nrows; ++r) {
+    const int64_t l = F->cold_rowptr[r + 1] - F->cold_rowptr[r];
+    maxlen = l > maxlen ? l : maxlen;
+    sum2 += ((double)l - mean) * ((double)l - mean);
+  }
+  const double cv = sqrt(sum2 / F->nrows) / mean;
+  if (maxlen > (int64_t)MX_AUTO_MAX_ROW_SEGS * MX_SEG_NNZ || cv > MX_AUTO_CV) return MX_COLD_MERGE;
+  return MX_COLD_SEGMENT;
+}
+
+/* ---- upload ---------------------------------------------------------------------------------------------- */
+
+static int upload(const mx_format *F, mx_device *D) {
+  D->nrows = F->nrows;
+  D->ncols = F->ncols;
+  D->nnz = F->nnz;
+  D->cold_nnz = F->cold_nnz;
+  if (dev_upload(D, &D->cold_rowptr, F->cold_rowptr, F->cold_rowptr ? (size_t)F->nrows + 1 : 0, "upload cold_rowptr") ||
+      dev_upload(D, &D->cold_col, F->cold_col, F->cold_nnz, "upload cold_col") ||
+      dev_upload(D, &D->cold_val, F->cold_val, F->cold_nnz, "upload cold_val") ||
+      dev_upload(D, &D->cold_src, F->cold_src, F->cold_nnz, "upload cold_src"))
+    return 1;
+
+  if (D->cold == MX_COLD_SEGMENT) {
+    std::vector<int> rs = plan_segments(F, &D->seg_nblocks);
+    if (dev_upload(D, &D->seg_row_start, rs.data(), rs.size(), "upload segment plan")) return 1;
+  } else {
+    std::vector<int2> c = plan_merge(F, &D->merge_ntiles);
+    if (dev_upload(D, &D->merge_coord, c.data(), c.size(), "upload merge plan") ||
+        dev_alloc(D, &D->carry_row, D->merge_ntiles, "alloc merge carry rows") ||
+        dev_alloc(D, &D->carry_val, D->merge_ntiles, "alloc merge carry values"))
+      return 1;
+  }
+
+  D->mode = F->hot_nnz > 0 ? F->mode : MX_HOT_NONE;
+  D->nchunks = F->nchunks;
+  D->hot_nnz = F->hot_nnz;
+  if (D->mode != MX_HOT_NONE) {
+    std::vector<mx_hot_work> work;
+    std::vector<mx_hot_split> split;
+    if (dev_upload(D, &D->hot_row, F->hot_row, (size_t)F->nchunks * MX_CHUNK_ROWS, "upload hot_row")) return 1;
+    if (D->mode == MX_HOT_DU) {
+      D->du_nblocks = F->du_nblocks;
+      D->hot_nvals = F->hot_nnz;
+      if (dev_upload(D, &D->du_chunkptr, F->du_chunkptr, (size_t)F->nchunks + 1, "upload du_chunkptr") ||
+          dev_upload(D, &D->du_bitmap, F->du_bitmap, F->du_nblocks, "upload du_bitmap") ||
+          dev_upload(D, &D->du_col, F->du_col, (size_t)F->du_nblocks * MX_BLOCK_COLS, "upload du_col") ||
+          dev_upload(D, &D->du_valptr, F->du_valptr, (size_t)F->du_nblocks + 1, "upload du_valptr") ||
+          dev_upload(D, &D->du_val, F->du_val, F->hot_nnz, "upload du_val"))
+        return 1;
+      plan_hot(F->du_chunkptr, F->nchunks, 1, MX_DU_BLOCKS_PER_WARP, work, split, &D->hot_nslots);
+    } else if (D->mode == MX_HOT_SE) {
+      D->se_nslots = F->se_nslots;
+      D->hot_nvals = F->se_nslots;
+      if (dev_upload(D, &D->se_ptr, F->se_ptr, (size_t)F->nchunks + 1, "upload se_ptr") ||
+          dev_upload(D, &D->se_col, F->se_col, F->se_nslots, "upload se_col") ||
+          dev_upload(D, &D->se_val, F->se_val, F->se_nslots, "upload se_val"))
+        return 1;
+      plan_hot(F->se_ptr, F->nchunks, MX_CHUNK_ROWS, MX_SE_COLS_PER_WARP, work, split, &D->hot_nslots);
+    } else {
+      return mx_fail("mx_device_upload: unknown hot mode %d", (int)D->mode);
+    }
+    if (dev_upload(D, &D->hot_src, F->hot_src, D->hot_nvals, "upload hot_src")) return 1;
+    D->hot_nwork = (int)work.size();
+    D->hot_nsplit = (int)split.size();
+    if (dev_upload(D, &D->hot_work, work.data(), work.size(), "upload hot work plan") ||
+        dev_upload(D, &D->hot_split, split.data(), split.size(), "upload hot split plan") ||
+        dev_alloc(D, &D->hot_partials, (size_t)D->hot_nslots * MX_CHUNK_ROWS, "alloc hot partials"))
+      return 1;
+  }
+
+  if (dev_alloc(D, &D->val_in, F->nnz, "alloc value staging") ||
+      dev_alloc(D, &D->x_stage, F->ncols, "alloc x staging") ||
+      dev_alloc(D, &D->y_stage, F->nrows, "alloc y staging") ||
+      dev_alloc(D, &D->z_stage, F->nrows, "alloc z staging"))
+    return 1;
+  return 0;
+}
+
+extern "C" int mx_device_upload(const mx_format *F, mx_cold_kernel cold, mx_device **Dout) {
+  if (!Dout) return mx_fail("mx_device_upload: output pointer is NULL");
+  *Dout = nullptr;
+  if (!F) return mx_fail("mx_device_upload: format is NULL");
+  if (F->nrows < 0 || F->ncols < 0 || F->nnz < 0 || F->cold_nnz < 0 || F->hot_nnz < 0 || F->nchunks < 0)
+    return mx_fail("mx_device_upload: negative size in the format");
+  if (F->nrows > 0 && !F->cold_rowptr) return mx_fail("mx_device_upload: cold_rowptr is NULL");
+  if (cold != MX_COLD_AUTO && cold != MX_COLD_SEGMENT && cold != MX_COLD_MERGE)
+    return mx_fail("mx_device_upload: unknown cold kernel %d", (int)cold);
+  if ((int64_t)F->nrows + F->cold_nnz > INT32_MAX - MX_MERGE_TILE)
+    return mx_fail("mx_device_upload: rows + cold nonzeros (%lld) exceed the 32-bit merge path",
+                   (long long)F->nrows + F->cold_nnz);
+  if (mx_device_count() == 0) return mx_fail("mx_device_upload: no CUDA device is visible");
+  mx_device *D = (mx_device *)calloc(1, sizeof *D);
+  if (!D) return mx_fail("mx_device_upload: out of host memory");
+  D->cold = resolve_cold(F, cold);
+  if (upload(F, D)) {
+    mx_device_free(D);
+    return 1;
+  }
+  *Dout = D;
+  return 0;
+}
+
+extern "C" size_t mx_device_bytes(const mx_device *D) { return D ? D->bytes : 0; }
+
+extern "C" mx_cold_kernel mx_device_cold_kernel(const mx_device *D) { return D ? D->cold : MX_COLD_AUTO; }
+
+/* ---- SpMV ------------------------------------------------------------------------------------------------- */
+
+extern "C" int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, void *stream) {
+  if (!D) return mx_fail("mx_device_spmv: device format is NULL");
+  if (D->nrows == 0) return 0;
+  if (!y) return mx_fail("mx_device_spmv: y is NULL");
+  if (!x && D->ncols > 0 && D->nnz > 0) return mx_fail("mx_device_spmv: x is NULL");
+  cudaStream_t s = (cudaStream_t)stream;
+  const int rc = D->cold == MX_COLD_MERGE ? mx_cold_merge_launch(D, x, z, y, s) : mx_cold_segment_launch(D, x, z, y, s);
+  if (rc) return 1;
+  if (D->mode == MX_HOT_DU) return mx_hot_du_launch(D, x, y, s);
+  if (D->mode == MX_HOT_SE) return mx_hot_se_launch(D, x, y, s);
+  return 0;
+}
+
+extern "C" int mx_device_spmv_host(mx_device *D, const double *x, const double *z, double *y, void *stream) {
+  if (!D) return mx_fail("mx_device_spmv_host: device format is NULL");
+  if (D->nrows == 0) return 0;
+  if (!y) return mx_fail("mx_device_spmv_host: y is NULL");
+  if (!x && D->ncols > 0) return mx_fail("mx_device_spmv_host: x is NULL");
+  cudaStream_t s = (cudaStream_t)stream;
+  if (D->ncols > 0)
+    MX_CUDA_TRY(cudaMemcpyAsync(D->x_stage, x, sizeof(double) * D->ncols, cudaMemcpyHostToDevice, s));
+  if (z) MX_CUDA_TRY(cudaMemcpyAsync(D->z_stage, z, sizeof(double) * D->nrows, cudaMemcpyHostToDevice, s));
+  if (mx_device_spmv(D, D->x_stage, z ? D->z_stage : nullptr, D->y_stage, stream)) return 1;
+  MX_CUDA_TRY(cudaMemcpyAsync(y, D->y_stage, sizeof(double) * D->nrows, cudaMemcpyDeviceToHost, s));
+  MX_CUDA_TRY(cudaStreamSynchronize(s));
+  return 0;
+}
+
+/* ---- values only ------------------------------------------------------------------------------------------ */
+
+extern "C" int mx_device_refresh_values(mx_device *D, const double *val, void *stream) {
+  if (!D) return mx_fail("mx_device_refresh_values: device format is NULL");
+  if (D->nnz == 0) return 0;
+  if (!val) return mx_fail("mx_device_refresh_values: val is NULL");
+  cudaStream_t s = (cudaStream_t)stream;
+  MX_CUDA_TRY(cudaMemcpyAsync(D->val_in, val, sizeof(double) * D->nnz, cudaMemcpyHostToDevice, s));
+  if (mx_gather_launch(D->cold_val, D->cold_src, D->val_in, D->cold_nnz, s)) return 1;
+  if (D->mode == MX_HOT_DU && mx_gather_launch(D->du_val, D->hot_src, D->val_in, D->hot_nvals, s)) return 1;
+  if (D->mode == MX_HOT_SE && mx_gather_launch(D->se_val, D->hot_src, D->val_in, D->hot_nvals, s)) return 1;
+  /* val may be pinned memory the caller reuses at once: finish the copy before returning */
+  MX_CUDA_TRY(cudaStreamSynchronize(s));
+  return 0;
+}

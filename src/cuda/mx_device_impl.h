@@ -1,0 +1,79 @@
+/* mx_device_impl.h - the device-side struct behind mx_device and the kernel launchers.
+ * Internal to src/cuda: each kernel family lives in its own .cu with one host launcher. */
+#ifndef MX_DEVICE_IMPL_H
+#define MX_DEVICE_IMPL_H
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include "mx_device.h"
+#include "mx_tuning.h"
+
+/* One hot work item = one warp: TC blocks (DU) or slot columns (SE) [begin, end) of chunk `chunk`.
+ * slot < 0: the warp owns the whole chunk and adds into y directly; slot >= 0: it writes 8
+ * partials at partials[slot*8 .. slot*8+7], summed in slot order by the split pass. */
+struct mx_hot_work {
+  int chunk, begin, end, slot;
+};
+/* A chunk split over npieces warps whose partials occupy slots first_slot .. first_slot+npieces-1. */
+struct mx_hot_split {
+  int chunk, first_slot, npieces, pad;
+};
+
+struct mx_device {
+  int nrows, ncols, nnz;
+  mx_cold_kernel cold; /* resolved: SEGMENT or MERGE */
+
+  /* cold CSR */
+  int cold_nnz;
+  int *cold_rowptr, *cold_col, *cold_src;
+  double *cold_val;
+  /* segment plan: block b owns rows seg_row_start[b] .. seg_row_start[b+1]-1 */
+  int seg_nblocks;
+  int *seg_row_start;
+  /* merge plan: tile t starts at merge_coord[t] = (row, nnz) on the merge path */
+  int merge_ntiles;
+  int2 *merge_coord;
+  int *carry_row;
+  double *carry_val;
+
+  /* hot */
+  mx_hot_mode mode;
+  int nchunks, hot_nnz, du_nblocks, se_nslots, hot_nvals;
+  int *hot_row, *du_chunkptr, *du_col, *du_valptr, *se_ptr, *se_col, *hot_src;
+  uint32_t *du_bitmap;
+  double *du_val, *se_val;
+  int hot_nwork, hot_nsplit, hot_nslots;
+  mx_hot_work *hot_work;
+  mx_hot_split *hot_split;
+  double *hot_partials;
+
+  /* staging for refresh and the host-vector entry point */
+  double *val_in, *x_stage, *y_stage, *z_stage;
+
+  size_t bytes;
+};
+
+/* Record a message for mx_device_last_error; returns 1 so callers can `return mx_fail(...)`. */
+int mx_fail(const char *fmt, ...);
+/* Check a CUDA status; on error records "what: cudaGetErrorString" and returns 1. */
+int mx_cuda_check(cudaError_t e, const char *what);
+#define MX_CUDA_TRY(call)                                   \
+  do {                                                      \
+    if (mx_cuda_check((call), #call)) return 1;             \
+  } while (0)
+#define MX_LAUNCH_CHECK(name)                               \
+  do {                                                      \
+    if (mx_cuda_check(cudaGetLastError(), name)) return 1;  \
+  } while (0)
+
+/* Launchers (0 or 1 with the error recorded). Cold ones write every row of y (= cold x + z). */
+int mx_cold_segment_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s);
+int mx_cold_merge_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s);
+/* Hot ones add into y at hot_row[]. */
+int mx_hot_du_launch(const mx_device *D, const double *x, double *y, cudaStream_t s);
+int mx_hot_se_launch(const mx_device *D, const double *x, double *y, cudaStream_t s);
+int mx_hot_split_launch(const mx_device *D, double *y, cudaStream_t s);
+/* dst[i] = src[i] >= 0 ? val[src[i]] : 0 for i < n */
+int mx_gather_launch(double *dst, const int *src, const double *val, int n, cudaStream_t s);
+
+#endif

@@ -1,0 +1,44 @@
+/* mx_device_none.c - mx_device.h for builds without CUDA: no device, every call fails clearly. */
+#include "mx_device.h"
+
+static const char mx_no_cuda[] = "matxtract was built without CUDA";
+
+int mx_device_count(void) { return 0; }
+const char *mx_device_last_error(void) { return mx_no_cuda; }
+int mx_device_upload(const mx_format *F, mx_cold_kernel cold, mx_device **D) {
+  (void)F;
+  (void)cold;
+  if (D) *D = 0;
+  return 1;
+}
+int mx_device_refresh_values(mx_device *D, const double *val, void *stream) {
+  (void)D;
+  (void)val;
+  (void)stream;
+  return 1;
+}
+void mx_device_free(mx_device *D) { (void)D; }
+size_t mx_device_bytes(const mx_device *D) {
+  (void)D;
+  return 0;
+}
+mx_cold_kernel mx_device_cold_kernel(const mx_device *D) {
+  (void)D;
+  return MX_COLD_AUTO;
+}
+int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, void *stream) {
+  (void)D;
+  (void)x;
+  (void)z;
+  (void)y;
+  (void)stream;
+  return 1;
+}
+int mx_device_spmv_host(mx_device *D, const double *x, const double *z, double *y, void *stream) {
+  (void)D;
+  (void)x;
+  (void)z;
+  (void)y;
+  (void)stream;
+  return 1;
+}

@@ -1,0 +1,169 @@
+/* mx_hot.cu - hot kernels: y[hot_row] += H x, DU on the FP64 tensor cores, SE on CUDA cores. */
+#include "mx_device_impl.h"
+#include "mx_kernel_common.cuh"
+
+/* ---- DU: 8x4 bitmap blocks -> mma.m8n8k4 ------------------------------------------------------ */
+
+/* Fragments of one DU block for this lane. A (8x4, row-major): lane holds A[lane>>2][lane&3],
+ * i.e. bitmap bit (lane>>2)*4 + (lane&3) == lane; present -> its value sits at rank popc(lower
+ * bits) among the block's packed values, absent -> 0. B (4x8): lane holds B[lane&3][lane>>2] =
+ * x[du_col[4*blk + (lane&3)]], the same for every column n (padding column -1 -> 0). */
+__device__ __forceinline__ void du_fragments(uint32_t bitmap, int valptr, int colidx, const double *__restrict__ du_val,
+                                             const double *__restrict__ x, int lane, double &a, double &b) {
+  const uint32_t below = bitmap & ((1u << lane) - 1u);
+  a = (bitmap >> lane) & 1u ? mx_ld_stream(du_val + valptr + __popc(below)) : 0.0;
+  b = colidx >= 0 ? mx_ld_x(x, colidx) : 0.0;
+}
+
+/* Result of an 8-row chunk: lane 4r holds D[r][0] = sum over its blocks of row r. A whole-chunk
+ * item adds into y at hot_row (padding -1 skipped); a piece writes its partial slot instead. */
+__device__ __forceinline__ void hot_store(const mx_hot_work &w, int r, double v, const int *__restrict__ hot_row,
+                                          double *y, double *__restrict__ partials) {
+  if (w.slot >= 0) {
+    partials[w.slot * MX_CHUNK_ROWS + r] = v;
+  } else {
+    const int row = hot_row[w.chunk * MX_CHUNK_ROWS + r];
+    if (row >= 0) y[row] += v;
+  }
+}
+
+/* Ownership: warp w processes work item w (all TC blocks of a chunk, or a contiguous piece of a
+ * long chunk). Each hot row is in exactly one chunk, and a chunk is either one item (its warp alone
+ * adds into y[hot_row]) or split (pieces write private partial slots; mx_hot_split_kernel adds them
+ * in piece order afterwards): no atomics. The mma chain runs in block order: reproducible.
+ * Metadata (bitmap, value offset) of 32 blocks is loaded coalesced, one block per lane, and
+ * broadcast by shuffles; 4 blocks' fragments are loaded before their 4 mma. */
+__global__ void __launch_bounds__(MX_HOT_WARPS_PER_BLOCK * 32)
+mx_hot_du_kernel(int nwork, const mx_hot_work *__restrict__ work, const int *__restrict__ hot_row,
+                 const uint32_t *__restrict__ bitmap, const int *__restrict__ du_col,
+                 const int *__restrict__ valptr, const double *__restrict__ du_val,
+                 const double *__restrict__ x, double *y, double *__restrict__ partials) {
+  const int lane = threadIdx.x & 31;
+  const int wid = blockIdx.x * MX_HOT_WARPS_PER_BLOCK + (threadIdx.x >> 5);
+  if (wid >= nwork) return; /* warp-uniform */
+  const mx_hot_work w = work[wid];
+  double d0 = 0.0, d1 = 0.0;
+  for (int base = w.begin; base < w.end; base += 32) {
+    const int n = min(32, w.end - base);
+    const uint32_t my_bm = lane < n ? mx_ld_stream(bitmap + base + lane) : 0u;
+    const int my_vp = lane < n ? mx_ld_stream(valptr + base + lane) : 0;
+    const int *cols = du_col + 4 * base + (lane & 3);
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+      double a[4], b[4];
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+        du_fragments(__shfl_sync(MX_FULL_MASK, my_bm, j + u), __shfl_sync(MX_FULL_MASK, my_vp, j + u),
+                     mx_ld_stream(cols + 4 * (j + u)), du_val, x, lane, a[u], b[u]);
+#pragma unroll
+      for (int u = 0; u < 4; ++u) mx_mma_m8n8k4(d0, d1, a[u], b[u]);
+    }
+    for (; j < n; ++j) {
+      double a, b;
+      du_fragments(__shfl_sync(MX_FULL_MASK, my_bm, j), __shfl_sync(MX_FULL_MASK, my_vp, j),
+                   mx_ld_stream(cols + 4 * j), du_val, x, lane, a, b);
+      mx_mma_m8n8k4(d0, d1, a, b);
+    }
+  }
+  if ((lane & 3) == 0) hot_store(w, lane >> 2, d0, hot_row, y, partials);
+}
+
+/* ---- SE: ELL per chunk, slot (k, r) at se_ptr[q] + 8k + r ------------------------------------- */
+
+/* Ownership: warp w processes work item w = slot columns [begin, end) of one chunk; lane l reads
+ * slot 8k + l of each group of 4 columns (coalesced), so lane l always meets row l & 7. Lanes of
+ * one row are summed by a fixed butterfly (xor 8, 16). Same single-writer rule as DU: no atomics.
+ * CUDA cores, not mma: every SE row has its own columns, so there is no shared B operand. */
+__global__ void __launch_bounds__(MX_HOT_WARPS_PER_BLOCK * 32)
+mx_hot_se_kernel(int nwork, const mx_hot_work *__restrict__ work, const int *__restrict__ hot_row,
+                 const int *__restrict__ se_ptr, const int *__restrict__ se_col,
+                 const double *__restrict__ se_val, const double *__restrict__ x, double *y,
+                 double *__restrict__ partials) {
+  const int lane = threadIdx.x & 31;
+  const int wid = blockIdx.x * MX_HOT_WARPS_PER_BLOCK + (threadIdx.x >> 5);
+  if (wid >= nwork) return;
+  const mx_hot_work w = work[wid];
+  const int base = se_ptr[w.chunk];
+  const int s_end = base + w.end * MX_CHUNK_ROWS;
+  double acc0 = 0.0, acc1 = 0.0;
+  int s = base + w.begin * MX_CHUNK_ROWS + lane;
+  for (; s + 32 < s_end; s += 64) { /* two independent loads in flight */
+    const int c0 = mx_ld_stream(se_col + s), c1 = mx_ld_stream(se_col + s + 32);
+    const double v0 = mx_ld_stream(se_val + s), v1 = mx_ld_stream(se_val + s + 32);
+    if (c0 >= 0) acc0 += v0 * mx_ld_x(x, c0);
+    if (c1 >= 0) acc1 += v1 * mx_ld_x(x, c1);
+  }
+  if (s < s_end) {
+    const int c0 = mx_ld_stream(se_col + s);
+    if (c0 >= 0) acc0 += mx_ld_stream(se_val + s) * mx_ld_x(x, c0);
+  }
+  double v = acc0 + acc1;
+  v += __shfl_xor_sync(MX_FULL_MASK, v, 8);
+  v += __shfl_xor_sync(MX_FULL_MASK, v, 16);
+  if (lane < MX_CHUNK_ROWS) hot_store(w, lane, v, hot_row, y, partials);
+}
+
+/* ---- second pass for split chunks --------------------------------------------------------------- */
+
+/* Ownership: thread (s, r) owns row r of split chunk s: sums that chunk's partial slots in piece
+ * order and adds into y[hot_row]. The pieces' kernel has finished (same stream): no atomics. */
+__global__ void __launch_bounds__(256)
+mx_hot_split_kernel(int nsplit, const mx_hot_split *__restrict__ split, const int *__restrict__ hot_row,
+                    const double *__restrict__ partials, double *y) {
+  const int i = blockIdx.x * 256 + threadIdx.x;
+  if (i >= nsplit * MX_CHUNK_ROWS) return;
+  const mx_hot_split sp = split[i / MX_CHUNK_ROWS];
+  const int r = i % MX_CHUNK_ROWS;
+  const int row = hot_row[sp.chunk * MX_CHUNK_ROWS + r];
+  if (row < 0) return;
+  double acc = 0.0;
+  for (int p = 0; p < sp.npieces; ++p) acc += partials[(sp.first_slot + p) * MX_CHUNK_ROWS + r];
+  y[row] += acc;
+}
+
+/* ---- launchers ----------------------------------------------------------------------------------- */
+
+static int hot_grid(int nwork) { return (nwork + MX_HOT_WARPS_PER_BLOCK - 1) / MX_HOT_WARPS_PER_BLOCK; }
+
+int mx_hot_du_launch(const mx_device *D, const double *x, double *y, cudaStream_t s) {
+  if (D->hot_nwork == 0) return 0;
+  mx_hot_du_kernel<<<hot_grid(D->hot_nwork), MX_HOT_WARPS_PER_BLOCK * 32, 0, s>>>(
+      D->hot_nwork, D->hot_work, D->hot_row, D->du_bitmap, D->du_col, D->du_valptr, D->du_val, x, y, D->hot_partials);
+  MX_LAUNCH_CHECK("mx_hot_du_kernel launch");
+  return mx_hot_split_launch(D, y, s);
+}
+
+int mx_hot_se_launch(const mx_device *D, const double *x, double *y, cudaStream_t s) {
+  if (D->hot_nwork == 0) return 0;
+  mx_hot_se_kernel<<<hot_grid(D->hot_nwork), MX_HOT_WARPS_PER_BLOCK * 32, 0, s>>>(
+      D->hot_nwork, D->hot_work, D->hot_row, D->se_ptr, D->se_col, D->se_val, x, y, D->hot_partials);
+  MX_LAUNCH_CHECK("mx_hot_se_kernel launch");
+  return mx_hot_split_launch(D, y, s);
+}
+
+int mx_hot_split_launch(const mx_device *D, double *y, cudaStream_t s) {
+  if (D->hot_nsplit == 0) return 0;
+  const int n = D->hot_nsplit * MX_CHUNK_ROWS;
+  mx_hot_split_kernel<<<(n + 255) / 256, 256, 0, s>>>(D->hot_nsplit, D->hot_split, D->hot_row, D->hot_partials, y);
+  MX_LAUNCH_CHECK("mx_hot_split_kernel launch");
+  return 0;
+}
+
+/* ---- value refresh --------------------------------------------------------------------------------- */
+
+/* Ownership: thread i writes dst[i] only. */
+__global__ void __launch_bounds__(MX_GATHER_THREADS)
+mx_gather_kernel(double *__restrict__ dst, const int *__restrict__ src, const double *__restrict__ val, int n) {
+  const int i = blockIdx.x * MX_GATHER_THREADS + threadIdx.x;
+  if (i < n) {
+    const int k = src[i];
+    dst[i] = k >= 0 ? val[k] : 0.0;
+  }
+}
+
+int mx_gather_launch(double *dst, const int *src, const double *val, int n, cudaStream_t s) {
+  if (n == 0) return 0;
+  mx_gather_kernel<<<(n + MX_GATHER_THREADS - 1) / MX_GATHER_THREADS, MX_GATHER_THREADS, 0, s>>>(dst, src, val, n);
+  MX_LAUNCH_CHECK("mx_gather_kernel launch");
+  return 0;
+}

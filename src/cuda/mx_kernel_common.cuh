@@ -1,0 +1,64 @@
+/* mx_kernel_common.cuh - small device functions shared by the kernels (loads, warp sums, mma). */
+#ifndef MX_KERNEL_COMMON_CUH
+#define MX_KERNEL_COMMON_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#define MX_FULL_MASK 0xffffffffu
+
+/* Matrix arrays are read once per SpMV: stream them (evict-first) so x keeps its place in L2. */
+__device__ __forceinline__ int mx_ld_stream(const int *p) { return __ldcs(p); }
+__device__ __forceinline__ double mx_ld_stream(const double *p) { return __ldcs(p); }
+__device__ __forceinline__ uint32_t mx_ld_stream(const uint32_t *p) { return __ldcs(p); }
+/* x is gathered: read-only path, default caching. */
+__device__ __forceinline__ double mx_ld_x(const double *x, int c) { return __ldg(x + c); }
+
+/* prod[i] = val[s0+i] * x[col[s0+i]] for i < s1-s0 <= THREADS*PER: thread t handles i = j*THREADS+t
+ * (coalesced loads, conflict-free shared stores; paper Alg. 2 lines 4-8). All loads of a thread are
+ * issued before its first multiply, so PER gathers of x are in flight at once. */
+template <int THREADS, int PER>
+__device__ __forceinline__ void mx_stage_products(const int *__restrict__ col, const double *__restrict__ val,
+                                                  const double *__restrict__ x, int s0, int s1, double *prod) {
+  int c[PER];
+  double v[PER];
+#pragma unroll
+  for (int i = 0; i < PER; ++i) {
+    const int g = s0 + i * THREADS + (int)threadIdx.x;
+    c[i] = g < s1 ? mx_ld_stream(col + g) : -1;
+    v[i] = g < s1 ? mx_ld_stream(val + g) : 0.0;
+  }
+#pragma unroll
+  for (int i = 0; i < PER; ++i)
+    if (c[i] >= 0) prod[i * THREADS + threadIdx.x] = v[i] * mx_ld_x(x, c[i]);
+}
+
+/* Sum over aligned lane groups of size g (power of two <= 32) by a fixed butterfly: every lane of
+ * the group ends with the same bits, independent of timing. All 32 lanes must call it. */
+__device__ __forceinline__ double mx_group_sum(double v, int g) {
+  for (int off = g >> 1; off > 0; off >>= 1) v += __shfl_xor_sync(MX_FULL_MASK, v, off);
+  return v;
+}
+
+/* Block-wide sum in a fixed order (warp butterflies, then warp 0 adds the warp sums in order).
+ * red must hold blockDim.x/32 doubles. Result valid in thread 0. All threads must call it. */
+__device__ __forceinline__ double mx_block_sum(double v, double *red) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  v = mx_group_sum(v, 32);
+  if (lane == 0) red[warp] = v;
+  __syncthreads();
+  double s = 0.0;
+  if (threadIdx.x == 0)
+    for (int w = 0; w < nw; ++w) s += red[w];
+  return s;
+}
+
+/* D(8x8) += A(8x4) * B(4x8) in FP64 on the tensor cores. Fragments (PTX ISA, m8n8k4 .f64):
+ * a: A[lane>>2][lane&3]; b: B[lane&3][lane>>2]; d0,d1: D[lane>>2][2*(lane&3)+{0,1}]. */
+__device__ __forceinline__ void mx_mma_m8n8k4(double &d0, double &d1, double a, double b) {
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+               : "+d"(d0), "+d"(d1)
+               : "d"(a), "d"(b));
+}
+
+#endif
