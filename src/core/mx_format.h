@@ -9,7 +9,10 @@
  * Hot rows are sorted by descending hot-row length (ties by row index) and cut into chunks of
  * MX_CHUNK_ROWS = 8 rows (the m dimension of the FP64 mma.m8n8k4). The last chunk is padded with
  * rows whose hot_row entry is -1. Inside a chunk only columns holding a nonzero are kept (first
- * cascade). The second cascade stores every chunk either as
+ * cascade), ordered by column index; a column that holds duplicate entries (same row, same column)
+ * is kept as many times as its largest number of copies in one row, so DU columns of a chunk may
+ * repeat a column index and every (row, block column) cell holds at most one nonzero. The second
+ * cascade stores every chunk either as
  *   DU (dense unfolding): 8x4 blocks, each a 32-bit bitmap (bit r*4+c <=> row r, block column c),
  *      4 original column indices (-1 = padding column) and the packed nonzeros in bit order, or
  *   SE (sparse encoding): ELL per chunk, width = longest row of the chunk, slot (k, r) of chunk q
@@ -101,7 +104,8 @@ void mx_format_refresh_values(mx_format *F, const double *val);
 /* Free all arrays of F and zero it. Safe on a zeroed struct. */
 void mx_format_free(mx_format *F);
 
-/* Check the structural invariants listed above; returns MX_OK or MX_ERR_ARG. */
+/* Check the structural invariants listed above; returns MX_OK or MX_ERR_ARG (MX_ERR_MEM if its
+ * O(nrows + nnz) scratch cannot be allocated). */
 mx_status mx_format_check(const mx_format *F);
 
 /* Bytes held by the format's SpMV arrays (gather map excluded), and by plain CSR of the same block
@@ -109,7 +113,8 @@ mx_status mx_format_check(const mx_format *F);
 size_t mx_format_bytes(const mx_format *F);
 size_t mx_csr_bytes(int32_t nrows, int32_t nnz);
 
-/* Bytes each hot mode would take for this hot region (exact, from the built chunks). */
+/* Bytes each hot mode would take for this hot region (exact, from the built chunks; hot_row counted
+ * in both, gather map excluded; both 0 when there is no hot region). */
 void mx_format_hot_costs(const mx_format *F, size_t *du_bytes, size_t *se_bytes);
 
 /* Expand back to CSR: rowptr (nrows+1), colidx and val (nnz) allocated by the caller. Rows come

@@ -1,0 +1,291 @@
+/* mx_features.c - f = sparsity features of A in O(nnz + nrows + ncols): per-length histograms
+ * (a counting sort) give every order statistic; one pass over the entries gives the positional ones.
+ *
+ * Conventions (n = rows or columns, l_i their lengths, mean = nnz/n):
+ *   std, skew        population moments (1/n); skew = 0 if std = 0
+ *   pratio           max / max(min, 1): an empty row/column would make max/min infinite
+ *   top<k>           k-th largest length / mean; 0 if n < k or mean = 0
+ *   hot<R>           (fewest rows, longest first, whose lengths sum to >= R% of nnz) / n; 0 if nnz = 0
+ *   cv               std / mean; gini from the ascending order; both 0 if nnz = 0
+ *   p<P>             nearest-rank percentile: the ceil(P*n/100)-th smallest length (raw count)
+ *   empty, single    fraction of rows/columns with 0, with exactly 1 entry
+ *   aspect           nrows / ncols
+ *   diag, upper      fraction of entries with j = i, with j > i
+ *   band_max/mean    max and mean |i - j| over entries, / max(nrows, ncols)
+ *   row_span         mean over nonempty rows of (max col - min col + 1) / ncols
+ *   row_long32       fraction of nnz in rows longer than 32 (a warp)
+ *   row_adjdiff      mean |l_i - l_{i+1}| / mean row length (original order)
+ *   ell8_fill        nnz / sum over 8-row groups of 8 * (longest row): ELL fill of the original order;
+ *   ell8_sorted_fill the same with rows sorted by length, descending
+ *   chunk8_density   nnz / (8 * sum over 8-row groups of distinct columns): the density after the
+ *                    first cascade at crux (1,1) without sorting (duplicates can make it exceed 1);
+ *   chunk8_sorted_density the same with rows sorted by length (descending, ties by index)
+ * Every feature of an empty dimension (n = 0) is 0. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mx_core_internal.h"
+#include "mx_features.h"
+
+#define NTOP 10
+#define NHOT 9
+static const int32_t top_k[NTOP] = {1, 2, 3, 4, 5, 10, 50, 100, 200, 300};
+
+static const char *const feature_names[MX_NFEATURES] = {
+    "nrows", "ncols", "nnz",
+    "row_mean", "row_std", "row_min", "row_max", "row_pratio",
+    "col_mean", "col_std", "col_min", "col_max", "col_pratio",
+    "row_top1", "row_top2", "row_top3", "row_top4", "row_top5",
+    "row_top10", "row_top50", "row_top100", "row_top200", "row_top300",
+    "col_top1", "col_top2", "col_top3", "col_top4", "col_top5",
+    "col_top10", "col_top50", "col_top100", "col_top200", "col_top300",
+    "row_hot10", "row_hot20", "row_hot30", "row_hot40", "row_hot50", "row_hot60", "row_hot70", "row_hot80", "row_hot90",
+    "col_hot10", "col_hot20", "col_hot30", "col_hot40", "col_hot50", "col_hot60", "col_hot70", "col_hot80", "col_hot90",
+    "density",
+    "row_cv", "col_cv", "row_gini", "col_gini",
+    "row_empty_frac", "col_empty_frac", "row_single_frac", "col_single_frac",
+    "row_p50", "row_p90", "row_p99", "col_p50", "col_p90", "col_p99",
+    "row_skew", "col_skew",
+    "aspect", "diag_frac", "upper_frac", "band_max", "band_mean", "row_span", "row_long32_frac", "row_adjdiff",
+    "ell8_fill", "ell8_sorted_fill", "chunk8_density", "chunk8_sorted_density"};
+
+/* Positions of the feature groups in f->v (checked against the name table by the tests). */
+enum {
+  F_NROWS = 0, F_NCOLS, F_NNZ,
+  F_ROW_STATS = 3, F_COL_STATS = 8,   /* mean, std, min, max, pratio */
+  F_ROW_TOP = 13, F_COL_TOP = 23,     /* NTOP each */
+  F_ROW_HOT = 33, F_COL_HOT = 42,     /* NHOT each */
+  F_DENSITY = 51, F_ROW_CV, F_COL_CV, F_ROW_GINI, F_COL_GINI, F_ROW_EMPTY, F_COL_EMPTY, F_ROW_SINGLE,
+  F_COL_SINGLE, F_ROW_P50, F_ROW_P90, F_ROW_P99, F_COL_P50, F_COL_P90, F_COL_P99, F_ROW_SKEW, F_COL_SKEW,
+  F_ASPECT, F_DIAG, F_UPPER, F_BAND_MAX, F_BAND_MEAN, F_ROW_SPAN, F_ROW_LONG32, F_ROW_ADJDIFF,
+  F_ELL8, F_ELL8_SORTED, F_CHUNK8, F_CHUNK8_SORTED, F_END
+};
+_Static_assert(F_END == MX_NFEATURES, "feature positions must fill MX_NFEATURES exactly");
+_Static_assert(sizeof(feature_names) / sizeof(feature_names[0]) == MX_NFEATURES, "one name per feature");
+
+const char *mx_feature_name(int i) { return (i >= 0 && i < MX_NFEATURES) ? feature_names[i] : NULL; }
+
+int mx_feature_index(const char *name) {
+  if (!name) return -1;
+  for (int i = 0; i < MX_NFEATURES; i++)
+    if (strcmp(feature_names[i], name) == 0) return i;
+  return -1;
+}
+
+/* Order statistics of one dimension's lengths, all from hist[l] = #{i : l_i = l}, l = 0..maxl. */
+typedef struct {
+  double mean, std, min, max, pratio, top[NTOP], hot[NHOT], cv, gini, empty, single, p50, p90, p99, skew, ell8;
+} len_stats;
+
+/* mean, std, skew, cv of the lengths. */
+static void moments(const int64_t *hist, int32_t maxl, int32_t n, int32_t nnz, len_stats *s) {
+  s->mean = (double)nnz / n;
+  double m2 = 0.0, m3 = 0.0;
+  for (int32_t l = 0; l <= maxl; l++) {
+    const double d = l - s->mean;
+    m2 += hist[l] * d * d;
+    m3 += hist[l] * d * d * d;
+  }
+  s->std = sqrt(m2 / n);
+  s->skew = s->std > 0.0 ? (m3 / n) / (s->std * s->std * s->std) : 0.0;
+  s->cv = s->mean > 0.0 ? s->std / s->mean : 0.0;
+}
+
+/* k-th largest / mean for each k in top_k. */
+static void top_ratios(const int64_t *hist, int32_t maxl, len_stats *s) {
+  int64_t seen = 0; /* lengths > l */
+  int t = 0;
+  for (int32_t l = maxl; l >= 0 && t < NTOP; l--) {
+    seen += hist[l];
+    while (t < NTOP && top_k[t] <= seen) s->top[t++] = s->mean > 0.0 ? l / s->mean : 0.0;
+  }
+  for (; t < NTOP; t++) s->top[t] = 0.0;
+}
+
+/* Gini = 2 sum_i i x_(i) / (n sum x) - (n+1)/n over the ascending order x_(1) <= ... <= x_(n). */
+static double gini(const int64_t *hist, int32_t maxl, int32_t n, int32_t nnz) {
+  if (nnz == 0) return 0.0;
+  double w = 0.0;
+  int64_t before = 0;
+  for (int32_t l = 0; l <= maxl; l++) {
+    const double c = (double)hist[l]; /* ranks before+1 .. before+c */
+    w += (double)l * (c * (double)before + c * (c + 1.0) / 2.0);
+    before += hist[l];
+  }
+  return 2.0 * w / ((double)n * nnz) - ((double)n + 1.0) / n;
+}
+
+/* The ceil(P*n/100)-th smallest length (nearest rank, at least the first). */
+static double percentile(const int64_t *hist, int32_t maxl, int32_t n, int p) {
+  int64_t rank = ((int64_t)p * n + 99) / 100, seen = 0;
+  if (rank < 1) rank = 1;
+  for (int32_t l = 0; l <= maxl; l++)
+    if ((seen += hist[l]) >= rank) return l;
+  return maxl;
+}
+
+/* nnz / sum over groups of 8 of the descending order of 8 * (first length of the group). */
+static double ell8_sorted_fill(const int64_t *hist, int32_t maxl, int32_t nnz) {
+  int64_t pos = 0, cells = 0;
+  for (int32_t l = maxl; l >= 0; l--) { /* positions pos..pos+c-1; group starts are multiples of 8 */
+    const int64_t c = hist[l], starts = (pos + c + 7) / 8 - (pos + 7) / 8;
+    cells += 8 * starts * l;
+    pos += c;
+  }
+  return cells > 0 ? (double)nnz / cells : 0.0;
+}
+
+/* hot[R/10-1] = (fewest lengths, longest first, with 100*sum >= R*nnz) / n, exact in integers. */
+static void hot_fractions(const int64_t *hist, int32_t maxl, int32_t n, int32_t nnz, len_stats *s) {
+  int64_t cum = 0, items = 0, left = maxl >= 0 ? hist[maxl] : 0;
+  int32_t l = maxl;
+  for (int r = 0; r < NHOT; r++) {
+    const int64_t goal = (int64_t)(r + 1) * 10 * nnz; /* reached when 100*cum >= goal */
+    while (100 * cum < goal) {
+      while (left == 0) left = hist[--l]; /* l > 0 here: the lengths sum to nnz >= goal/100 */
+      const int64_t need = (goal - 100 * cum + 100 * (int64_t)l - 1) / (100 * (int64_t)l);
+      const int64_t take = need < left ? need : left;
+      cum += take * l;
+      items += take;
+      left -= take;
+    }
+    s->hot[r] = nnz > 0 ? (double)items / n : 0.0;
+  }
+}
+
+/* All order statistics of lengths len[0..n-1] (sum = nnz). */
+static mx_status length_stats(const int32_t *len, int32_t n, int32_t nnz, len_stats *s) {
+  memset(s, 0, sizeof(*s));
+  if (n == 0) return MX_OK;
+  int32_t maxl = 0, minl = INT32_MAX;
+  for (int32_t i = 0; i < n; i++) {
+    if (len[i] > maxl) maxl = len[i];
+    if (len[i] < minl) minl = len[i];
+  }
+  int64_t *hist = calloc((size_t)maxl + 1, sizeof(int64_t));
+  if (!hist) return MX_ERR_MEM;
+  for (int32_t i = 0; i < n; i++) hist[len[i]]++;
+  moments(hist, maxl, n, nnz, s);
+  s->min = minl;
+  s->max = maxl;
+  s->pratio = (double)maxl / (minl > 1 ? minl : 1);
+  top_ratios(hist, maxl, s);
+  hot_fractions(hist, maxl, n, nnz, s);
+  s->gini = gini(hist, maxl, n, nnz);
+  s->empty = (double)hist[0] / n;
+  s->single = maxl >= 1 ? (double)hist[1] / n : 0.0;
+  s->p50 = percentile(hist, maxl, n, 50);
+  s->p90 = percentile(hist, maxl, n, 90);
+  s->p99 = percentile(hist, maxl, n, 99);
+  s->ell8 = ell8_sorted_fill(hist, maxl, nnz);
+  free(hist);
+  return MX_OK;
+}
+
+/* nnz / (8 * sum over groups of 8 rows, in the order perm (NULL = 0..m-1), of distinct columns). */
+static double chunk8_density(const mx_csr *A, const int32_t *perm, int32_t *mark) {
+  const int32_t m = A->nrows, *Ap = A->rowptr, *Aj = A->colidx;
+  int64_t distinct = 0;
+  for (int32_t j = 0; j < A->ncols; j++) mark[j] = -1;
+  for (int32_t t = 0; t < m; t++) {
+    const int32_t i = perm ? perm[t] : t, g = t / MX_CHUNK_ROWS;
+    for (int32_t k = Ap[i]; k < Ap[i + 1]; k++)
+      if (mark[Aj[k]] != g) mark[Aj[k]] = g, distinct++;
+  }
+  return distinct > 0 ? (double)Ap[m] / (8.0 * distinct) : 0.0;
+}
+
+/* Positional features from one pass over the entries and the row lengths. */
+static void positional(const mx_csr *A, const int32_t *rowlen, mx_features *f) {
+  const int32_t m = A->nrows, n = A->ncols, nnz = A->rowptr[m], *Ap = A->rowptr, *Aj = A->colidx;
+  int64_t diag = 0, upper = 0, bmax = 0, long32 = 0, adj = 0, cells = 0, nonempty = 0;
+  double bsum = 0.0, span = 0.0;
+  for (int32_t i = 0; i < m; i++) {
+    int32_t jmin = INT32_MAX, jmax = -1;
+    for (int32_t k = Ap[i]; k < Ap[i + 1]; k++) {
+      const int32_t j = Aj[k];
+      const int64_t d = j > i ? (int64_t)j - i : (int64_t)i - j;
+      diag += j == i;
+      upper += j > i;
+      bsum += (double)d;
+      if (d > bmax) bmax = d;
+      if (j < jmin) jmin = j;
+      if (j > jmax) jmax = j;
+    }
+    if (jmax >= 0) nonempty++, span += (double)(jmax - jmin + 1) / n;
+    if (rowlen[i] > 32) long32 += rowlen[i];
+    if (i + 1 < m) adj += llabs((int64_t)rowlen[i] - rowlen[i + 1]);
+    if (i % MX_CHUNK_ROWS == 0) { /* longest row of the group starting at i */
+      int32_t w = 0;
+      for (int32_t r = i; r < m && r < i + MX_CHUNK_ROWS; r++)
+        if (rowlen[r] > w) w = rowlen[r];
+      cells += (int64_t)MX_CHUNK_ROWS * w;
+    }
+  }
+  const double big = (double)(m > n ? m : n), mean = m > 0 ? (double)nnz / m : 0.0;
+  f->v[F_ASPECT] = n > 0 ? (double)m / n : 0.0;
+  f->v[F_DIAG] = nnz > 0 ? (double)diag / nnz : 0.0;
+  f->v[F_UPPER] = nnz > 0 ? (double)upper / nnz : 0.0;
+  f->v[F_BAND_MAX] = nnz > 0 ? (double)bmax / big : 0.0;
+  f->v[F_BAND_MEAN] = nnz > 0 ? bsum / nnz / big : 0.0;
+  f->v[F_ROW_SPAN] = nonempty > 0 ? span / nonempty : 0.0;
+  f->v[F_ROW_LONG32] = nnz > 0 ? (double)long32 / nnz : 0.0;
+  f->v[F_ROW_ADJDIFF] = (m > 1 && mean > 0.0) ? (double)adj / (m - 1) / mean : 0.0;
+  f->v[F_ELL8] = cells > 0 ? (double)nnz / cells : 0.0;
+}
+
+/* Write one dimension's statistics at their positions. */
+static void put_stats(const len_stats *s, int stats, int top, int hot, int cv, int gi, int em, int si, int p50,
+                      int skew, mx_features *f) {
+  const double st[5] = {s->mean, s->std, s->min, s->max, s->pratio};
+  for (int t = 0; t < 5; t++) f->v[stats + t] = st[t];
+  for (int t = 0; t < NTOP; t++) f->v[top + t] = s->top[t];
+  for (int t = 0; t < NHOT; t++) f->v[hot + t] = s->hot[t];
+  f->v[cv] = s->cv;
+  f->v[gi] = s->gini;
+  f->v[em] = s->empty;
+  f->v[si] = s->single;
+  f->v[p50] = s->p50;
+  f->v[p50 + 1] = s->p90;
+  f->v[p50 + 2] = s->p99;
+  f->v[skew] = s->skew;
+}
+
+mx_status mx_features_compute(const mx_csr *A, mx_features *f) {
+  if (!f) return MX_ERR_ARG;
+  memset(f, 0, sizeof(*f));
+  mx_status st = mx_csr_validate(A);
+  if (st != MX_OK) return st;
+  const int32_t m = A->nrows, n = A->ncols, nnz = A->rowptr[m];
+  int32_t *rowlen = malloc(((size_t)m + 1) * sizeof(int32_t)), *collen = calloc((size_t)n + 1, sizeof(int32_t));
+  int32_t *perm = malloc(((size_t)m + 1) * sizeof(int32_t)), *mark = malloc(((size_t)n + 1) * sizeof(int32_t));
+  len_stats rs, cs;
+  st = (rowlen && collen && perm && mark) ? MX_OK : MX_ERR_MEM;
+  if (st == MX_OK) {
+    for (int32_t i = 0; i < m; i++) rowlen[i] = A->rowptr[i + 1] - A->rowptr[i];
+    for (int32_t k = 0; k < nnz; k++) collen[A->colidx[k]]++;
+    st = length_stats(rowlen, m, nnz, &rs);
+  }
+  if (st == MX_OK) st = length_stats(collen, n, nnz, &cs);
+  if (st == MX_OK) st = mx_sort_desc_by_length(m, rowlen, perm);
+  if (st == MX_OK) {
+    f->v[F_NROWS] = m;
+    f->v[F_NCOLS] = n;
+    f->v[F_NNZ] = nnz;
+    f->v[F_DENSITY] = (m > 0 && n > 0) ? (double)nnz / ((double)m * n) : 0.0;
+    put_stats(&rs, F_ROW_STATS, F_ROW_TOP, F_ROW_HOT, F_ROW_CV, F_ROW_GINI, F_ROW_EMPTY, F_ROW_SINGLE, F_ROW_P50,
+              F_ROW_SKEW, f);
+    put_stats(&cs, F_COL_STATS, F_COL_TOP, F_COL_HOT, F_COL_CV, F_COL_GINI, F_COL_EMPTY, F_COL_SINGLE, F_COL_P50,
+              F_COL_SKEW, f);
+    positional(A, rowlen, f);
+    f->v[F_ELL8_SORTED] = rs.ell8;
+    f->v[F_CHUNK8] = chunk8_density(A, NULL, mark);
+    f->v[F_CHUNK8_SORTED] = chunk8_density(A, perm, mark);
+  }
+  free(rowlen);
+  free(collen);
+  free(perm);
+  free(mark);
+  return st;
+}

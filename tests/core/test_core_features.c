@@ -1,0 +1,148 @@
+/* test_core_features.c - features: exact values on a hand-worked 4x5 matrix, an empty and an
+ * all-zero matrix, the name table, and order statistics against a qsort reference on a power-law
+ * matrix. */
+#include "core/mx_features.h"
+#include "test_util.h"
+
+static double fv(const mx_features *f, const char *name) {
+  const int i = mx_feature_index(name);
+  CHECK(i >= 0, "no feature named %s", name);
+  return i >= 0 ? f->v[i] : NAN;
+}
+
+/* f[name] equals want to 1e-12 relative; an expression, so several can share one line. */
+static int near(const mx_features *f, const char *name, double want, int line) {
+  const double got = fv(f, name);
+  const int ok = fabs(got - want) <= 1e-12 * (1.0 + fabs(want));
+  if (!ok) fprintf(stderr, "line %d: %s = %.17g, want %.17g\n", line, name, got, want), t_failures++;
+  return ok;
+}
+#define NEAR(f, name, want) near(f, name, (double)(want), __LINE__)
+
+static void names(void) {
+  for (int i = 0; i < MX_NFEATURES; i++) {
+    CHECK(mx_feature_name(i) != NULL && mx_feature_index(mx_feature_name(i)) == i, "name %d", i);
+    for (int j = 0; j < i; j++) CHECK(strcmp(mx_feature_name(i), mx_feature_name(j)) != 0, "names %d %d equal", i, j);
+  }
+  CHECK(mx_feature_name(-1) == NULL && mx_feature_name(MX_NFEATURES) == NULL, "name out of range");
+  CHECK(mx_feature_index("nope") == -1 && mx_feature_index(NULL) == -1, "unknown name");
+  CHECK(mx_feature_index("row_top300") >= 0 && mx_feature_index("col_hot90") >= 0 && mx_feature_index("density") >= 0,
+        "table 2 names");
+}
+
+/* rows: {0,1,2}, {0}, {}, {0,3,4,1}; row lengths 3 1 0 4, column lengths 3 2 1 1 1. */
+static void hand(void) {
+  const int32_t p[] = {0, 3, 4, 4, 8}, j[] = {0, 1, 2, 0, 0, 3, 4, 1};
+  const double v[] = {1, 1, 1, 1, 1, 1, 1, 1};
+  const mx_csr A = {4, 5, p, j, v};
+  mx_features f;
+  CHECK(mx_features_compute(&A, &f) == MX_OK, "compute");
+  NEAR(&f, "nrows", 4), NEAR(&f, "ncols", 5), NEAR(&f, "nnz", 8);
+  NEAR(&f, "row_mean", 2), NEAR(&f, "row_std", sqrt(2.5)), NEAR(&f, "row_min", 0), NEAR(&f, "row_max", 4);
+  NEAR(&f, "row_pratio", 4); /* min 0 -> max / max(min, 1) */
+  NEAR(&f, "col_mean", 1.6), NEAR(&f, "col_std", 0.8), NEAR(&f, "col_min", 1), NEAR(&f, "col_max", 3);
+  NEAR(&f, "col_pratio", 3);
+  NEAR(&f, "row_top1", 2), NEAR(&f, "row_top2", 1.5), NEAR(&f, "row_top3", 0.5), NEAR(&f, "row_top4", 0);
+  NEAR(&f, "row_top5", 0), NEAR(&f, "row_top300", 0);
+  NEAR(&f, "col_top1", 1.875), NEAR(&f, "col_top2", 1.25), NEAR(&f, "col_top3", 0.625), NEAR(&f, "col_top5", 0.625);
+  NEAR(&f, "col_top10", 0);
+  const double rh[9] = {0.25, 0.25, 0.25, 0.25, 0.25, 0.5, 0.5, 0.5, 0.75};
+  const double ch[9] = {0.2, 0.2, 0.2, 0.4, 0.4, 0.4, 0.6, 0.8, 1.0};
+  for (int r = 0; r < 9; r++) {
+    char name[32];
+    snprintf(name, sizeof name, "row_hot%d", 10 * (r + 1));
+    NEAR(&f, name, rh[r]);
+    snprintf(name, sizeof name, "col_hot%d", 10 * (r + 1));
+    NEAR(&f, name, ch[r]);
+  }
+  NEAR(&f, "density", 0.4), NEAR(&f, "row_cv", sqrt(2.5) / 2), NEAR(&f, "col_cv", 0.5);
+  NEAR(&f, "row_gini", 0.4375), NEAR(&f, "col_gini", 0.25);
+  NEAR(&f, "row_empty_frac", 0.25), NEAR(&f, "col_empty_frac", 0), NEAR(&f, "row_single_frac", 0.25);
+  NEAR(&f, "col_single_frac", 0.6);
+  NEAR(&f, "row_p50", 1), NEAR(&f, "row_p90", 4), NEAR(&f, "row_p99", 4);
+  NEAR(&f, "col_p50", 1), NEAR(&f, "col_p90", 3), NEAR(&f, "col_p99", 3);
+  NEAR(&f, "row_skew", 0), NEAR(&f, "col_skew", 0.432 / 0.512);
+  NEAR(&f, "aspect", 0.8), NEAR(&f, "diag_frac", 0.25), NEAR(&f, "upper_frac", 0.375);
+  NEAR(&f, "band_max", 0.6), NEAR(&f, "band_mean", 0.25), NEAR(&f, "row_span", 0.6);
+  NEAR(&f, "row_long32_frac", 0), NEAR(&f, "row_adjdiff", 7.0 / 6.0);
+  NEAR(&f, "ell8_fill", 0.25), NEAR(&f, "ell8_sorted_fill", 0.25);
+  NEAR(&f, "chunk8_density", 0.2), NEAR(&f, "chunk8_sorted_density", 0.2);
+}
+
+static void empty(void) {
+  const int32_t p0[] = {0}, p3[] = {0, 0, 0, 0};
+  const mx_csr Z = {0, 0, p0, NULL, NULL}, E = {3, 3, p3, NULL, NULL};
+  mx_features f;
+  CHECK(mx_features_compute(&Z, &f) == MX_OK, "0x0");
+  for (int i = 0; i < MX_NFEATURES; i++) CHECK(f.v[i] == 0.0, "0x0: %s = %g", mx_feature_name(i), f.v[i]);
+  CHECK(mx_features_compute(&E, &f) == MX_OK, "3x3 empty");
+  NEAR(&f, "nrows", 3), NEAR(&f, "row_empty_frac", 1), NEAR(&f, "col_empty_frac", 1), NEAR(&f, "row_pratio", 0);
+  NEAR(&f, "row_hot90", 0), NEAR(&f, "row_top1", 0), NEAR(&f, "row_gini", 0), NEAR(&f, "density", 0);
+  for (int i = 0; i < MX_NFEATURES; i++) CHECK(isfinite(f.v[i]), "3x3 empty: %s not finite", mx_feature_name(i));
+  const int32_t pb[] = {0, 2, 3};
+  const int32_t jb[] = {0, 5, 1};
+  const mx_csr B = {2, 3, pb, jb, NULL};
+  CHECK(mx_features_compute(&B, &f) == MX_ERR_ARG, "bad column accepted");
+  CHECK(mx_features_compute(&Z, NULL) == MX_ERR_ARG, "NULL f accepted");
+}
+
+static int cmp_desc(const void *a, const void *b) {
+  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x < y) - (x > y);
+}
+
+/* TopK, HotR, Gini, percentiles of one dimension against a sort-based reference. */
+static void ref_dim(const mx_features *f, const char *pre, int32_t *len, int32_t n, int32_t nnz) {
+  qsort(len, (size_t)n, sizeof(int32_t), cmp_desc);
+  const double mean = (double)nnz / n;
+  const int ks[10] = {1, 2, 3, 4, 5, 10, 50, 100, 200, 300};
+  char name[32];
+  for (int t = 0; t < 10; t++) {
+    snprintf(name, sizeof name, "%s_top%d", pre, ks[t]);
+    NEAR(f, name, ks[t] <= n ? len[ks[t] - 1] / mean : 0.0);
+  }
+  for (int r = 1; r <= 9; r++) {
+    long cum = 0, i = 0;
+    while (100.0 * cum < 10.0 * r * nnz) cum += len[i++];
+    snprintf(name, sizeof name, "%s_hot%d", pre, 10 * r);
+    NEAR(f, name, (double)i / n);
+  }
+  double g = 0.0; /* ascending rank i+1 holds len[n-1-i] */
+  for (int32_t i = 0; i < n; i++) g += (double)(i + 1) * len[n - 1 - i];
+  snprintf(name, sizeof name, "%s_gini", pre);
+  CHECK(fabs(fv(f, name) - (2.0 * g / ((double)n * nnz) - (n + 1.0) / n)) < 1e-9, "%s", name);
+  const int ps[3] = {50, 90, 99};
+  for (int t = 0; t < 3; t++) {
+    long rank = ((long)ps[t] * n + 99) / 100;
+    snprintf(name, sizeof name, "%s_p%d", pre, ps[t]);
+    NEAR(f, name, len[n - rank]);
+  }
+  double ell = 0.0;
+  for (int32_t i = 0; i < n; i += 8) ell += 8.0 * len[i];
+  if (pre[0] == 'r') NEAR(f, "ell8_sorted_fill", nnz / ell);
+}
+
+static void reference(void) {
+  t_spec s = {3001, 2999, 40000, 3, 2.5, 5, 0, 2, 1, 0.02, 4242};
+  t_csr A = t_random(&s);
+  const mx_csr V = t_view(&A);
+  mx_features f;
+  CHECK(mx_features_compute(&V, &f) == MX_OK, "compute");
+  int32_t *rl = malloc((size_t)A.nrows * sizeof(int32_t)), *cl = calloc((size_t)A.ncols, sizeof(int32_t));
+  for (int32_t i = 0; i < A.nrows; i++) rl[i] = A.rowptr[i + 1] - A.rowptr[i];
+  for (int32_t k = 0; k < A.nnz; k++) cl[A.colidx[k]]++;
+  ref_dim(&f, "row", rl, A.nrows, A.nnz);
+  ref_dim(&f, "col", cl, A.ncols, A.nnz);
+  NEAR(&f, "nnz", A.nnz);
+  free(rl);
+  free(cl);
+  t_csr_free(&A);
+}
+
+int main(void) {
+  names();
+  hand();
+  empty();
+  reference();
+  return t_report("test_core_features");
+}
