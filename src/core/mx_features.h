@@ -10,7 +10,9 @@ extern "C" {
 #endif
 
 /* The feature vector is a fixed array; mx_feature_name(i) gives the stable name of entry i (the
- * column name used by tuning/ and by the embedded model). MX_NFEATURES is the length. */
+ * column name used by tuning/ and by the embedded model). MX_NFEATURES is the length. The exact
+ * definition of every entry (e.g. pratio = max / max(min, 1), nearest-rank percentiles, what an
+ * empty dimension gives) is the comment at the top of mx_features.c. */
 #define MX_NFEATURES 80
 
 typedef struct {
