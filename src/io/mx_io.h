@@ -30,10 +30,29 @@ int mx_mtx_read(const char *path, mx_io_csr *A, char *err, size_t errlen);
 /* Matrix Market writer (coordinate real general). */
 int mx_mtx_write(const char *path, const mx_io_csr *A, char *err, size_t errlen);
 
+/* mx_mtx_read with flags. By default a value that is not a finite number (nan, inf, 1e999) is an
+ * error; MX_MTX_ALLOW_NONFINITE accepts nan/inf/infinity (any case, with sign) as IEEE values. */
+#define MX_MTX_ALLOW_NONFINITE 1u
+int mx_mtx_read_flags(const char *path, unsigned flags, mx_io_csr *A, char *err, size_t errlen);
+
+/* 0 if A satisfies the invariants above (rowptr[0] = 0, nondecreasing, rowptr[nrows] = nnz,
+ * 0 <= colidx < ncols, strictly increasing within a row); otherwise 1 and a message. */
+int mx_io_csr_check(const mx_io_csr *A, char *err, size_t errlen);
+
+/* PETSc binary matrix file as written by MatView on a binary viewer (32-bit PetscInt build), no
+ * PETSc needed: big-endian int32 MAT_FILE_CLASSID (1211216), rows, cols, nnz; then int32 row lengths
+ * (rows of them); int32 0-based column indices (nnz); big-endian IEEE doubles (nnz). nnz must fit in
+ * int32. The reader accepts exactly this layout (it sorts and merges rows if they are not sorted). */
+#define MX_PETSC_MAT_FILE_CLASSID 1211216
+int mx_petsc_write(const char *path, const mx_io_csr *A, char *err, size_t errlen);
+int mx_petsc_read(const char *path, mx_io_csr *A, char *err, size_t errlen);
+
 /* Generators: spec strings such as "kron:18:16", "rgg:16", "lap2d:1000", "lap2d9:N", "lap3d:N",
  * "lap3d27:N", "band:N:W", "rand:N:PERROW", "chunglu:N:AVGDEG:EXP", "chunglu-dir:N:AVGDEG:EXP",
  * "blockdense:N:NB:BS", "bipartite:M:N:PERROW", "convdiff2d:N", "convdiff3d:N". seed 0 = the
- * spec's documented default seed. mx_gen_help() returns the multi-line help text. */
+ * spec's documented default seed (MX_GEN_DEFAULT_SEED for every family). mx_gen_help() returns the
+ * multi-line help text (families, sizes, values, seeds). */
+#define MX_GEN_DEFAULT_SEED 20240601u
 int mx_gen(const char *spec, uint64_t seed, mx_io_csr *A, char *err, size_t errlen);
 const char *mx_gen_help(void);
 

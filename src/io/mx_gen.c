@@ -1,0 +1,245 @@
+/* mx_gen.c - matrices from spec strings ("family:field:field[:v]"): parse, check, dispatch, help.
+ * The families live in mx_gen_graph.c (kron, rgg, chunglu), mx_gen_grid.c (stencils) and
+ * mx_gen_rand.c (band, rand, bipartite, blockdense). Same spec + same seed -> identical arrays. */
+#include "io/mx_io_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char mx_gen_help_text[] =
+  "Generator specs (family:fields; sizes are positive integers, n = rows):\n"
+  "  kron:SCALE:EF[:v]           Graph500 Kronecker/R-MAT (A=0.57 B=C=0.19 D=0.05), n = 2^SCALE, EF*n edges drawn,\n"
+  "                              vertices relabelled by a seeded random permutation, self-loops and duplicates\n"
+  "                              removed, made symmetric (undirected, like SuiteSparse kron_g500-logn*);\n"
+  "                              nnz a bit under 2*EF*n. SCALE 1..30.\n"
+  "  rgg:LOG2N[:v]               random geometric graph, n = 2^LOG2N points uniform in the unit square, edge when\n"
+  "                              distance < 0.55*sqrt(ln(n)/n) (like rgg_n_2_*_s0); vertices numbered by grid cell\n"
+  "                              (row-major cells of side >= radius), so the matrix is near-banded; nnz ~ 0.95*n*ln(n).\n"
+  "  chunglu:N:AVGDEG:EXP[:v]    symmetric power-law Chung-Lu graph: N*AVGDEG/2 edges whose ends are drawn with\n"
+  "                              probability ~ (i+1)^(-1/(EXP-1)) (degree tail exponent EXP > 1, e.g. 2.1..3),\n"
+  "                              vertices randomly relabelled, self-loops and duplicates removed; nnz <= N*AVGDEG.\n"
+  "  chunglu-dir:N:AVGDEG:EXP[:v] directed version: N*AVGDEG edges, rows and columns drawn from the same law with\n"
+  "                              independent relabellings (out-hubs are not in-hubs); nnz <= N*AVGDEG.\n"
+  "  lap2d:N                     5-point Laplacian on an N x N grid (4, -1), Dirichlet, SPD; n = N^2.\n"
+  "  lap2d9:N                    9-point Laplacian on an N x N grid (8, -1), SPD; n = N^2.\n"
+  "  lap3d:N                     7-point Laplacian on an N^3 grid (6, -1), SPD; n = N^3.\n"
+  "  lap3d27:N                   27-point Laplacian on an N^3 grid (26, -1), SPD; n = N^3.\n"
+  "  convdiff2d:N                upwind convection-diffusion, N x N grid, nonsymmetric M-matrix, weakly diagonally\n"
+  "                              dominant: centre 5.5, west -2, south -1.5, east -1, north -1 (h*b = (1, 0.5)).\n"
+  "  convdiff3d:N                3D version, N^3 grid: centre 7.75, -x -2, -y -1.5, -z -1.25, +x +y +z -1.\n"
+  "  band:N:W                    banded, all |i-j| <= W (W >= 0, W < N).\n"
+  "  rand:N:PERROW               N x N, exactly PERROW distinct uniform random columns per row.\n"
+  "  bipartite:M:N:PERROW        rectangular M x N, exactly PERROW distinct uniform random columns per row.\n"
+  "  blockdense:N:NB:BS          N x N background (diagonal + 4 uniform random columns per row) plus NB dense\n"
+  "                              BS x BS blocks at uniform random positions (overlaps merged).\n"
+  "Values: stencils use the stencil values above. band, rand, bipartite, blockdense: uniform in [-1,1).\n"
+  "Graph families (kron, rgg, chunglu, chunglu-dir): 1.0 per edge; with the suffix ':v', a random value in\n"
+  "(0,1] per edge, a hash of (seed, edge), equal for (i,j) and (j,i) in the symmetric families.\n"
+  "Seeds: seed 0 means the default seed 20240601 (MX_GEN_DEFAULT_SEED), the same for every family; each\n"
+  "family draws from its own stream of xoshiro256** seeded by splitmix64(seed, family). Limits: rows and\n"
+  "columns <= 2^31-1, nnz <= 2^34.\n";
+
+const char *mx_gen_help(void) { return mx_gen_help_text; }
+
+int mx_gen_err(const mx_gen_ctx *g, const char *fmt, ...)
+{
+  if (g->err && g->errlen) {
+    int n = snprintf(g->err, g->errlen, "spec '%s': ", g->spec);
+    if (n >= 0 && (size_t)n < g->errlen) {
+      va_list ap;
+      va_start(ap, fmt);
+      vsnprintf(g->err + n, g->errlen - (size_t)n, fmt, ap);
+      va_end(ap);
+    }
+  }
+  return 1;
+}
+
+void mx_gen_fill_uniform(const mx_gen_ctx *g, uint64_t stream, double *val, int64_t nnz)
+{
+  mx_rng r;
+  mx_rng_seed(&r, g->seed, ((uint64_t)MX_STREAM_VALUES << 32) ^ stream);
+  for (int64_t k = 0; k < nnz; k++) val[k] = 2.0 * mx_rng_unif(&r) - 1.0;
+}
+
+int mx_gen_finish(mx_io_csr *A, int32_t nrows, int32_t ncols, int64_t *rowptr, int32_t *col, int64_t nnz)
+{
+  int32_t *c2 = realloc(col, (size_t)(nnz ? nnz : 1) * sizeof(int32_t));
+  if (c2) col = c2;
+  double *val = mx_io_malloc((size_t)nnz, sizeof(double));
+  if (!val) {
+    free(rowptr);
+    free(col);
+    return 1;
+  }
+  A->nrows = nrows;
+  A->ncols = ncols;
+  A->nnz = nnz;
+  A->rowptr = rowptr;
+  A->colidx = col;
+  A->val = val;
+  return 0;
+}
+
+/* ---- spec fields ------------------------------------------------------------------------------- */
+#define MX_GEN_MAXF 8
+
+typedef struct {
+  char *f[MX_GEN_MAXF]; /* f[0] = family */
+  int nf;
+} mx_fields;
+
+/* integer field f (named name) in [lo, hi] */
+static int get_int(const mx_gen_ctx *g, const mx_fields *F, int i, const char *name, int64_t lo, int64_t hi, int64_t *out)
+{
+  const char *s = F->f[i];
+  if (!*s) return mx_gen_err(g, "%s (field %d) is empty", name, i);
+  int64_t v = 0;
+  for (const char *p = s; *p; p++) {
+    unsigned d = (unsigned)(*p - '0');
+    if (d > 9)
+      return mx_gen_err(g, "%s (field %d) '%.40s' is %s", name, i, s, s[0] == '-' ? "negative" : "not an integer");
+    if (v > (INT64_MAX - d) / 10) return mx_gen_err(g, "%s (field %d) '%.40s' is too large", name, i, s);
+    v = v * 10 + d;
+  }
+  if (v < lo) return mx_gen_err(g, "%s (field %d) = %lld must be >= %lld", name, i, (long long)v, (long long)lo);
+  if (v > hi) return mx_gen_err(g, "%s (field %d) = %lld must be <= %lld", name, i, (long long)v, (long long)hi);
+  *out = v;
+  return 0;
+}
+
+/* real field: finite, > lo */
+static int get_real(const mx_gen_ctx *g, const mx_fields *F, int i, const char *name, double lo, double *out)
+{
+  const char *s = F->f[i];
+  if (!*s) return mx_gen_err(g, "%s (field %d) is empty", name, i);
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (*end || end == s || s[0] == ' ' || !isfinite(v) || errno == ERANGE)
+    return mx_gen_err(g, "%s (field %d) '%.40s' is not a finite number", name, i, s);
+  if (!(v > lo)) return mx_gen_err(g, "%s (field %d) = %g must be > %g", name, i, v, lo);
+  *out = v;
+  return 0;
+}
+
+/* number of numeric fields (after the family name), whether ":v" is accepted, and field names */
+typedef struct {
+  const char *name;
+  int nnum, graph;
+  const char *usage;
+} mx_family;
+
+static const mx_family mx_families[] = {
+  {"kron", 2, 1, "kron:SCALE:EF[:v]"},
+  {"rgg", 1, 1, "rgg:LOG2N[:v]"},
+  {"chunglu", 3, 1, "chunglu:N:AVGDEG:EXP[:v]"},
+  {"chunglu-dir", 3, 1, "chunglu-dir:N:AVGDEG:EXP[:v]"},
+  {"lap2d", 1, 0, "lap2d:N"},
+  {"lap2d9", 1, 0, "lap2d9:N"},
+  {"lap3d", 1, 0, "lap3d:N"},
+  {"lap3d27", 1, 0, "lap3d27:N"},
+  {"convdiff2d", 1, 0, "convdiff2d:N"},
+  {"convdiff3d", 1, 0, "convdiff3d:N"},
+  {"band", 2, 0, "band:N:W"},
+  {"rand", 2, 0, "rand:N:PERROW"},
+  {"bipartite", 3, 0, "bipartite:M:N:PERROW"},
+  {"blockdense", 3, 0, "blockdense:N:NB:BS"},
+};
+
+static int dispatch(const mx_gen_ctx *g, const mx_family *fam, const mx_fields *F, mx_io_csr *A)
+{
+  const char *name = fam->name;
+  int64_t a = 0, b = 0, c = 0;
+  double x = 0, y = 0;
+  if (!strcmp(name, "kron")) {
+    if (get_int(g, F, 1, "SCALE", 1, 30, &a) || get_int(g, F, 2, "EF", 1, INT64_MAX, &b)) return 1;
+    if (b > MX_GEN_MAX_NNZ / 2 >> a) return mx_gen_err(g, "2*EF*2^SCALE nonzeros exceed the limit 2^34");
+    return mx_gen_kron(g, (int)a, b, A);
+  }
+  if (!strcmp(name, "rgg")) {
+    if (get_int(g, F, 1, "LOG2N", 1, 30, &a)) return 1;
+    if (a > 28) return mx_gen_err(g, "LOG2N = %lld: about 0.95*n*ln(n) nonzeros exceed the limit 2^34", (long long)a);
+    return mx_gen_rgg(g, (int)a, A);
+  }
+  if (!strcmp(name, "chunglu") || !strcmp(name, "chunglu-dir")) {
+    if (get_int(g, F, 1, "N", 1, INT32_MAX, &a) || get_real(g, F, 2, "AVGDEG", 0.0, &x) ||
+        get_real(g, F, 3, "EXP", 1.0, &y))
+      return 1;
+    if (x > (double)a) return mx_gen_err(g, "AVGDEG = %g must be <= N = %lld", x, (long long)a);
+    if (x * (double)a > (double)MX_GEN_MAX_NNZ) return mx_gen_err(g, "N*AVGDEG nonzeros exceed the limit 2^34");
+    return mx_gen_chunglu(g, (int32_t)a, x, y, name[7] == '-', A);
+  }
+  if (!strncmp(name, "lap", 3) || !strncmp(name, "convdiff", 8)) {
+    int three = strchr(name, '3') != NULL;
+    if (get_int(g, F, 1, "N", 1, three ? 1290 : 46340, &a)) return 1; /* N^d <= 2^31-1 */
+    return mx_gen_stencil(g, name, a, A);
+  }
+  if (!strcmp(name, "band")) {
+    if (get_int(g, F, 1, "N", 1, INT32_MAX, &a) || get_int(g, F, 2, "W", 0, a - 1, &b)) return 1;
+    if ((double)a * (double)(2 * b + 1) > (double)MX_GEN_MAX_NNZ) return mx_gen_err(g, "N*(2W+1) nonzeros exceed the limit 2^34");
+    return mx_gen_band(g, (int32_t)a, b, A);
+  }
+  if (!strcmp(name, "rand")) {
+    if (get_int(g, F, 1, "N", 1, INT32_MAX, &a) || get_int(g, F, 2, "PERROW", 1, a, &b)) return 1;
+    if ((double)a * (double)b > (double)MX_GEN_MAX_NNZ) return mx_gen_err(g, "N*PERROW nonzeros exceed the limit 2^34");
+    return mx_gen_randrows(g, (int32_t)a, (int32_t)a, b, MX_STREAM_RAND, A);
+  }
+  if (!strcmp(name, "bipartite")) {
+    if (get_int(g, F, 1, "M", 1, INT32_MAX, &a) || get_int(g, F, 2, "N", 1, INT32_MAX, &b) ||
+        get_int(g, F, 3, "PERROW", 1, b, &c))
+      return 1;
+    if ((double)a * (double)c > (double)MX_GEN_MAX_NNZ) return mx_gen_err(g, "M*PERROW nonzeros exceed the limit 2^34");
+    return mx_gen_randrows(g, (int32_t)a, (int32_t)b, c, MX_STREAM_BIPARTITE, A);
+  }
+  if (!strcmp(name, "blockdense")) {
+    if (get_int(g, F, 1, "N", 1, INT32_MAX, &a) || get_int(g, F, 2, "NB", 1, INT32_MAX, &b) ||
+        get_int(g, F, 3, "BS", 1, a, &c))
+      return 1;
+    if ((double)b * (double)c * (double)c + 5.0 * (double)a > (double)MX_GEN_MAX_NNZ)
+      return mx_gen_err(g, "NB*BS^2 + 5N nonzeros exceed the limit 2^34");
+    return mx_gen_blockdense(g, (int32_t)a, b, c, A);
+  }
+  return mx_gen_err(g, "internal: family '%s' has no generator", name);
+}
+
+int mx_gen(const char *spec, uint64_t seed, mx_io_csr *A, char *err, size_t errlen)
+{
+  mx_gen_ctx g = {spec ? spec : "(null)", seed ? seed : MX_GEN_DEFAULT_SEED, 0, err, errlen};
+  if (!A) return mx_gen_err(&g, "NULL output matrix");
+  memset(A, 0, sizeof(*A));
+  if (!spec || !*spec) return mx_gen_err(&g, "empty spec (try kron:18:16, lap2d:1000, ...)");
+  size_t len = strlen(spec);
+  if (len > 200) {
+    g.spec = "(too long)";
+    return mx_gen_err(&g, "spec longer than 200 characters");
+  }
+  char buf[201];
+  memcpy(buf, spec, len + 1);
+  mx_fields F = {{0}, 0};
+  for (char *p = buf;;) {
+    if (F.nf == MX_GEN_MAXF) return mx_gen_err(&g, "too many ':' fields");
+    F.f[F.nf++] = p;
+    char *q = strchr(p, ':');
+    if (!q) break;
+    *q = 0;
+    p = q + 1;
+  }
+  const mx_family *fam = NULL;
+  for (size_t i = 0; i < sizeof(mx_families) / sizeof(mx_families[0]); i++)
+    if (!strcmp(F.f[0], mx_families[i].name)) fam = &mx_families[i];
+  if (!fam) return mx_gen_err(&g, "unknown family '%.40s' (see mx_gen_help: kron, rgg, chunglu, chunglu-dir, lap2d, lap2d9, lap3d, lap3d27, convdiff2d, convdiff3d, band, rand, bipartite, blockdense)", F.f[0]);
+  int nnum = F.nf - 1;
+  if (fam->graph && nnum == fam->nnum + 1) {
+    if (strcmp(F.f[F.nf - 1], "v"))
+      return mx_gen_err(&g, "last field '%.40s' is not 'v' (usage %s)", F.f[F.nf - 1], fam->usage);
+    g.values = 1;
+    nnum--;
+  }
+  if (nnum != fam->nnum)
+    return mx_gen_err(&g, "%s expects %d numeric field%s, got %d (usage %s)", fam->name, fam->nnum,
+                      fam->nnum == 1 ? "" : "s", nnum, fam->usage);
+  return dispatch(&g, fam, &F, A);
+}

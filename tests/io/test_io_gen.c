@@ -1,0 +1,270 @@
+/* test_io_gen.c - generators: for every family the size, nnz (exact where known, a range otherwise),
+ * CSR invariants (sorted, no duplicate columns), symmetry where promised, values, determinism
+ * (same seed -> identical arrays, other seed -> different), and refused specs. */
+#include "io/mx_io.h"
+#include "mx_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double entry(const mx_io_csr *A, int32_t i, int32_t j)
+{
+  int64_t lo = A->rowptr[i], hi = A->rowptr[i + 1];
+  while (lo < hi) { /* rows are sorted */
+    int64_t mid = (lo + hi) / 2;
+    if (A->colidx[mid] < j) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < A->rowptr[i + 1] && A->colidx[lo] == j ? A->val[lo] : NAN;
+}
+
+/* 1: symmetric pattern and values, 2: symmetric pattern only, 0: not */
+static int symmetry(const mx_io_csr *A)
+{
+  if (A->nrows != A->ncols) return 0;
+  int vals = 1;
+  for (int32_t i = 0; i < A->nrows; i++)
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+      double t = entry(A, A->colidx[k], i);
+      if (isnan(t)) return 0;
+      if (t != A->val[k]) vals = 0;
+    }
+  return vals ? 1 : 2;
+}
+
+static int64_t diag_count(const mx_io_csr *A)
+{
+  int64_t d = 0;
+  for (int32_t i = 0; i < A->nrows && i < A->ncols; i++) d += !isnan(entry(A, i, i));
+  return d;
+}
+
+static int same_csr(const mx_io_csr *A, const mx_io_csr *B)
+{
+  return A->nrows == B->nrows && A->ncols == B->ncols && A->nnz == B->nnz &&
+         !memcmp(A->rowptr, B->rowptr, ((size_t)A->nrows + 1) * sizeof(int64_t)) &&
+         !memcmp(A->colidx, B->colidx, (size_t)A->nnz * sizeof(int32_t)) &&
+         !memcmp(A->val, B->val, (size_t)A->nnz * sizeof(double));
+}
+
+enum { V_ONE, V_UNIT, V_PM1, V_STENCIL };
+typedef struct {
+  const char *spec;
+  int32_t m, n;
+  int64_t nnz_lo, nnz_hi; /* inclusive */
+  int sym;                /* 1 symmetric (values too), 0 not promised, -1 promised nonsymmetric */
+  int values;             /* V_* */
+  int random;             /* depends on the seed */
+  int nodiag;             /* graph families: no self-loops */
+} gen_case;
+
+#define L2(N) (5 * (int64_t)(N) * (N) - 4 * (int64_t)(N))
+#define L3(N) (7 * (int64_t)(N) * (N) * (N) - 6 * (int64_t)(N) * (N))
+static const gen_case cases[] = {
+  /* kron:12:8: 4096 vertices, 32768 edges drawn -> < 65536 nnz; duplicates cost roughly a quarter */
+  {"kron:12:8", 4096, 4096, 30000, 65536, 1, V_ONE, 1, 1},
+  {"kron:12:8:v", 4096, 4096, 30000, 65536, 1, V_UNIT, 1, 1},
+  /* rgg:14: average degree ~ pi*0.55^2*ln(n) = 9.26 -> ~151,700 nnz (+-10%) */
+  {"rgg:14", 16384, 16384, 136000, 167000, 1, V_ONE, 1, 1},
+  {"rgg:14:v", 16384, 16384, 136000, 167000, 1, V_UNIT, 1, 1},
+  {"chunglu:20000:8:2.5", 20000, 20000, 100000, 160000, 1, V_ONE, 1, 1},
+  {"chunglu:20000:8:2.5:v", 20000, 20000, 100000, 160000, 1, V_UNIT, 1, 1},
+  {"chunglu-dir:20000:8:2.2", 20000, 20000, 100000, 160000, 0, V_ONE, 1, 1},
+  {"chunglu-dir:20000:8:2.2:v", 20000, 20000, 100000, 160000, 0, V_UNIT, 1, 1},
+  {"lap2d:37", 1369, 1369, L2(37), L2(37), 1, V_STENCIL, 0, 0},
+  {"lap2d9:37", 1369, 1369, 35 * 35 * 9 + 4 * 35 * 6 + 4 * 4, 35 * 35 * 9 + 4 * 35 * 6 + 4 * 4, 1, V_STENCIL, 0, 0},
+  {"lap3d:13", 2197, 2197, L3(13), L3(13), 1, V_STENCIL, 0, 0},
+  {"lap3d27:9", 729, 729, 25 * 25 * 25, 25 * 25 * 25, 1, V_STENCIL, 0, 0}, /* (3N-2)^3 */
+  {"convdiff2d:37", 1369, 1369, L2(37), L2(37), -1, V_STENCIL, 0, 0},
+  {"convdiff3d:13", 2197, 2197, L3(13), L3(13), -1, V_STENCIL, 0, 0},
+  {"band:1000:5", 1000, 1000, 1000 * 11 - 30, 1000 * 11 - 30, 0, V_PM1, 1, 0},
+  {"band:7:0", 7, 7, 7, 7, 0, V_PM1, 1, 0},
+  {"rand:5000:9", 5000, 5000, 45000, 45000, 0, V_PM1, 1, 0},
+  {"rand:50:40", 50, 50, 2000, 2000, 0, V_PM1, 1, 0}, /* dense rows: selection sampling */
+  {"bipartite:3000:700:6", 3000, 700, 18000, 18000, 0, V_PM1, 1, 0},
+  {"bipartite:10:100000:3", 10, 100000, 30, 30, 0, V_PM1, 1, 0},
+  /* 5000 rows: 5 background + blocks 20*16*16 = 5120 (overlaps merged) */
+  {"blockdense:5000:20:16", 5000, 5000, 24000, 30120, 0, V_PM1, 1, 0},
+};
+
+static void check_values(const gen_case *c, const mx_io_csr *A)
+{
+  int ok = 1;
+  for (int64_t k = 0; k < A->nnz && ok; k++) {
+    double v = A->val[k];
+    if (c->values == V_ONE) ok = v == 1.0;
+    else if (c->values == V_UNIT) ok = v > 0.0 && v <= 1.0;
+    else if (c->values == V_PM1) ok = v >= -1.0 && v < 1.0;
+  }
+  CHECK(ok, "%s: values outside the promised range", c->spec);
+  if (c->values == V_UNIT) { /* really random, not all equal */
+    int differ = 0;
+    for (int64_t k = 1; k < A->nnz; k++) differ |= A->val[k] != A->val[0];
+    CHECK(differ, "%s: ':v' values all equal", c->spec);
+  }
+  if (c->values == V_STENCIL) {
+    /* diagonal = sum of |off-diagonal| in the interior (zero row sum), >= at the boundary; off-diagonals < 0 */
+    int dd = 1, neg = 1, zero_rows = 0;
+    for (int32_t i = 0; i < A->nrows; i++) {
+      double d = 0, off = 0;
+      for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+        if (A->colidx[k] == i) d = A->val[k];
+        else {
+          off += -A->val[k];
+          neg &= A->val[k] < 0;
+        }
+      }
+      dd &= d >= off - 1e-12;
+      zero_rows += fabs(d - off) < 1e-12;
+    }
+    CHECK(dd && neg, "%s: not a diagonally dominant M-matrix", c->spec);
+    CHECK(zero_rows > 0, "%s: no interior row with zero row sum", c->spec);
+  }
+}
+
+static void test_families(void)
+{
+  char err[512];
+  for (size_t t = 0; t < sizeof(cases) / sizeof(cases[0]); t++) {
+    const gen_case *c = &cases[t];
+    mx_io_csr A, B, C;
+    int rc = mx_gen(c->spec, 0, &A, err, sizeof(err));
+    CHECK(rc == 0, "%s: %s", c->spec, err);
+    if (rc) continue;
+    printf("  %-28s %7d x %-7d nnz %lld\n", c->spec, A.nrows, A.ncols, (long long)A.nnz);
+    CHECK(A.nrows == c->m && A.ncols == c->n, "%s: %d x %d, expected %d x %d", c->spec, A.nrows, A.ncols, c->m, c->n);
+    CHECK(A.nnz >= c->nnz_lo && A.nnz <= c->nnz_hi, "%s: nnz %lld outside [%lld, %lld]", c->spec, (long long)A.nnz,
+          (long long)c->nnz_lo, (long long)c->nnz_hi);
+    CHECK(mx_io_csr_check(&A, err, sizeof(err)) == 0, "%s: %s", c->spec, err); /* sorted, no duplicates */
+    if (c->sym == 1) CHECK(symmetry(&A) == 1, "%s: not symmetric (pattern and values)", c->spec);
+    if (c->sym == -1) CHECK(symmetry(&A) != 1, "%s: symmetric but should not be", c->spec);
+    if (c->nodiag) CHECK(diag_count(&A) == 0, "%s: has self-loops", c->spec);
+    if (c->values == V_STENCIL) CHECK(diag_count(&A) == A.nrows, "%s: missing diagonal entries", c->spec);
+    check_values(c, &A);
+    /* determinism: seed 0 is the documented default seed; same seed -> identical arrays */
+    rc = mx_gen(c->spec, MX_GEN_DEFAULT_SEED, &B, err, sizeof(err));
+    CHECK(rc == 0 && same_csr(&A, &B), "%s: seed 0 and MX_GEN_DEFAULT_SEED differ", c->spec);
+    if (!rc) mx_io_csr_free(&B);
+    rc = mx_gen(c->spec, 777, &B, err, sizeof(err));
+    int rc2 = mx_gen(c->spec, 777, &C, err, sizeof(err));
+    CHECK(rc == 0 && rc2 == 0 && same_csr(&B, &C), "%s: seed 777 twice gives different matrices", c->spec);
+    if (c->random) CHECK(!same_csr(&A, &B), "%s: seeds 0 and 777 give the same matrix", c->spec);
+    else CHECK(same_csr(&A, &B), "%s: deterministic family depends on the seed", c->spec);
+    if (!rc) mx_io_csr_free(&B);
+    if (!rc2) mx_io_csr_free(&C);
+    mx_io_csr_free(&A);
+  }
+}
+
+/* the ":v" variants have the same structure as the plain ones */
+static void test_value_suffix(void)
+{
+  const char *pairs[][2] = {{"kron:11:4", "kron:11:4:v"}, {"rgg:12", "rgg:12:v"}, {"chunglu:3000:6:2.3", "chunglu:3000:6:2.3:v"}};
+  char err[512];
+  for (int t = 0; t < 3; t++) {
+    mx_io_csr A, B;
+    int rc = mx_gen(pairs[t][0], 9, &A, err, sizeof(err)) || mx_gen(pairs[t][1], 9, &B, err, sizeof(err));
+    CHECK(rc == 0, "%s", err);
+    if (rc) continue;
+    CHECK(A.nnz == B.nnz && !memcmp(A.rowptr, B.rowptr, ((size_t)A.nrows + 1) * 8) &&
+            !memcmp(A.colidx, B.colidx, (size_t)A.nnz * 4),
+          "%s vs %s: structure differs", pairs[t][0], pairs[t][1]);
+    mx_io_csr_free(&A);
+    mx_io_csr_free(&B);
+  }
+}
+
+/* the stencil values themselves */
+static void test_stencil_values(void)
+{
+  char err[512];
+  mx_io_csr A;
+  CHECK(mx_gen("lap2d:5", 0, &A, err, sizeof(err)) == 0, "%s", err);
+  int32_t c = 2 * 5 + 2; /* centre point (2,2) */
+  CHECK(A.rowptr[c + 1] - A.rowptr[c] == 5 && entry(&A, c, c) == 4 && entry(&A, c, c - 1) == -1 && entry(&A, c, c + 5) == -1,
+        "lap2d centre row");
+  CHECK(A.rowptr[1] - A.rowptr[0] == 3, "lap2d corner row has %lld entries", (long long)(A.rowptr[1] - A.rowptr[0]));
+  mx_io_csr_free(&A);
+  CHECK(mx_gen("lap3d27:3", 0, &A, err, sizeof(err)) == 0, "%s", err);
+  CHECK(A.rowptr[14] - A.rowptr[13] == 27 && entry(&A, 13, 13) == 26 && entry(&A, 13, 0) == -1, "lap3d27 centre row");
+  mx_io_csr_free(&A);
+  CHECK(mx_gen("convdiff2d:5", 0, &A, err, sizeof(err)) == 0, "%s", err);
+  CHECK(entry(&A, c, c) == 5.5 && entry(&A, c, c - 1) == -2 && entry(&A, c, c + 1) == -1 && entry(&A, c, c - 5) == -1.5 &&
+          entry(&A, c, c + 5) == -1,
+        "convdiff2d centre row");
+  mx_io_csr_free(&A);
+  CHECK(mx_gen("convdiff3d:3", 0, &A, err, sizeof(err)) == 0, "%s", err);
+  CHECK(entry(&A, 13, 13) == 7.75 && entry(&A, 13, 4) == -1.25 && entry(&A, 13, 22) == -1 && entry(&A, 13, 12) == -2,
+        "convdiff3d centre row");
+  mx_io_csr_free(&A);
+  CHECK(mx_gen("band:10:2", 0, &A, err, sizeof(err)) == 0, "%s", err);
+  CHECK(A.rowptr[1] == 3 && A.rowptr[6] - A.rowptr[5] == 5 && A.colidx[A.rowptr[5]] == 3, "band rows");
+  mx_io_csr_free(&A);
+}
+
+/* Kronecker degree skew: the R-MAT parameters give a heavy tail (max degree >> average) */
+static void test_kron_skew(void)
+{
+  char err[512];
+  mx_io_csr A;
+  CHECK(mx_gen("kron:14:16", 0, &A, err, sizeof(err)) == 0, "%s", err);
+  int64_t maxd = 0, empty = 0;
+  for (int32_t i = 0; i < A.nrows; i++) {
+    int64_t d = A.rowptr[i + 1] - A.rowptr[i];
+    if (d > maxd) maxd = d;
+    empty += d == 0;
+  }
+  double avg = (double)A.nnz / A.nrows;
+  printf("  kron:14:16 nnz %lld avg %.1f max %lld empty rows %lld\n", (long long)A.nnz, avg, (long long)maxd, (long long)empty);
+  CHECK(maxd > 20 * avg, "kron max degree %lld not heavy-tailed (avg %.1f)", (long long)maxd, avg);
+  CHECK(empty > A.nrows / 20, "kron: too few isolated vertices (%lld), Graph500 has many", (long long)empty);
+  /* relabelled: the hub is not vertex 0 */
+  int64_t d0 = A.rowptr[1] - A.rowptr[0];
+  CHECK(d0 < maxd, "kron: vertex 0 is the hub, relabelling missing");
+  mx_io_csr_free(&A);
+}
+
+static void test_bad_specs(void)
+{
+  const char *bad[] = {"",          "kron",        "kron:18",       "kron:18:16:w",  "kron:18:16:v:v", "kron:0:16",
+                       "kron:31:1", "kron:x:16",   "kron:18:-1",    "kron:30:100",   "kron:18:1.5",    "rgg:0",
+                       "rgg:29",    "rgg:10:16",   "lap2d",         "lap2d:0",       "lap2d:46341",    "lap2d:-5",
+                       "lap2d:1e3", "lap2d:5:v",   "lap3d:1291",    "lap3d27:0",     "lap2d9:a",       "convdiff2d:",
+                       "convdiff3d:2000", "band:10", "band:10:10",  "band:0:0",      "rand:10:0",      "rand:10:11",
+                       "rand:0:1",  "rand:3000000000:1", "chunglu:100:5", "chunglu:100:5:1", "chunglu:100:5:0.5",
+                       "chunglu:100:0:2.5", "chunglu:100:200:2.5", "chunglu:100:5:inf", "chunglu:100:5:2.5:x",
+                       "chunglu-dir:0:5:2.5", "blockdense:100:5", "blockdense:100:0:5", "blockdense:100:5:101",
+                       "bipartite:10:10", "bipartite:10:5:6", "bipartite:0:5:1", "foo:10", "KRON:10:10",
+                       "lap2d:99999999999999999999999999", ":", "::::::::::::", "rand:1000000:1000000"};
+  char err[512];
+  for (size_t t = 0; t < sizeof(bad) / sizeof(bad[0]); t++) {
+    mx_io_csr A;
+    int rc = mx_gen(bad[t], 0, &A, err, sizeof(err));
+    char want[128];
+    snprintf(want, sizeof(want), "spec '%s'", bad[t]);
+    CHECK(rc != 0, "bad spec '%s' accepted", bad[t]);
+    if (rc) CHECK(strstr(err, want) != NULL && !strchr(err, '\n'), "'%s': message '%s' does not name the spec", bad[t], err);
+    else mx_io_csr_free(&A);
+    CHECK(A.rowptr == NULL, "'%s': output not cleared", bad[t]);
+  }
+}
+
+static void test_help(void)
+{
+  const char *h = mx_gen_help();
+  const char *fam[] = {"kron:", "rgg:", "lap2d:", "lap2d9:", "lap3d:", "lap3d27:", "band:", "rand:", "chunglu:",
+                       "chunglu-dir:", "blockdense:", "bipartite:", "convdiff2d:", "convdiff3d:", ":v", "20240601"};
+  for (size_t i = 0; i < sizeof(fam) / sizeof(fam[0]); i++) CHECK(strstr(h, fam[i]) != NULL, "help lacks '%s'", fam[i]);
+}
+
+int main(void)
+{
+  test_families();
+  test_value_suffix();
+  test_stencil_values();
+  test_kron_skew();
+  test_bad_specs();
+  test_help();
+  TEST_DONE("test_io_gen");
+}
