@@ -30,13 +30,18 @@ typedef struct {
 
 typedef enum { MATXTRACT_DEVICE_AUTO = 0, MATXTRACT_DEVICE_CPU = 1, MATXTRACT_DEVICE_GPU = 2 } MatXtractDeviceChoice;
 
+/* What the user chose (options or API); shared by the sequential type and the MPI type, which
+ * hands it to its diagonal block. */
 typedef struct {
-  /* settings */
   mx_crux               crux;
   MatXtractCruxSource   crux_source;
   mx_mode_request       mode;
   MatXtractDeviceChoice device_choice;
   mx_cold_kernel        cold_kernel;
+} MatXtractSettings;
+
+typedef struct {
+  MatXtractSettings set;
 
   /* the shadow and the states it was built for */
   mx_format        F;
@@ -57,12 +62,33 @@ typedef struct {
   MatXtractBaseOps base;
 } Mat_MatXtract;
 
+/* MATMPIAIJMATXTRACT: MPIAIJ whose diagonal block is a MATSEQAIJMATXTRACT with the user's
+ * settings and whose off-diagonal block is one with crux (0,0) (the cold path), so that both run
+ * on the GPU. The blocks are converted after every preallocation and assembly (MPIAIJ may
+ * recreate or compact them). */
+typedef struct {
+  MatXtractSettings set;
+  PetscErrorCode (*preallocation)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[]);
+  PetscErrorCode (*assemblyend)(Mat, MatAssemblyType);
+  PetscErrorCode (*destroy)(Mat);
+  PetscErrorCode (*duplicate)(Mat, MatDuplicateOption, Mat *);
+  PetscErrorCode (*view)(Mat, PetscViewer);
+  PetscErrorCode (*setfromoptions)(Mat, PetscOptionItems *);
+} Mat_MPIAIJMatXtract;
+
+PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatXtractViewInfo_SeqAIJ(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJMatXtract(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJMatXtract_SeqAIJ(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJMatXtract(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIAIJMatXtract(Mat);
 PETSC_INTERN PetscErrorCode MatXtractRegisterEvents(void);
 PETSC_INTERN PetscErrorCode MatXtractSync_SeqAIJ(Mat);
+PETSC_INTERN PetscErrorCode MatXtractSettingsDefault(MatXtractSettings *);
+PETSC_INTERN PetscErrorCode MatXtractSettingsFromOptions(Mat, PetscOptionItems *, MatXtractSettings *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatXtractCheckCrux(Mat, PetscReal, PetscReal);
+PETSC_INTERN const char *const MatXtractModeNames[], *const MatXtractDeviceNames[], *const MatXtractColdNames[], *const MatXtractSourceNames[];
+PETSC_INTERN PetscErrorCode MatXtractSetSettings_SeqAIJ(Mat, const MatXtractSettings *, PetscBool);
 
 PETSC_INTERN PetscLogEvent MATXTRACT_Build, MATXTRACT_Refresh, MATXTRACT_Upload, MATXTRACT_Mult, MATXTRACT_MultT, MATXTRACT_BuildT;
 

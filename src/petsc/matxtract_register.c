@@ -17,13 +17,6 @@ PetscErrorCode MatXtractRegisterEvents(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Until the MPI type lands, more than one rank is refused clearly (not silently run as AIJ). */
-PetscErrorCode MatCreate_MPIAIJMatXtract(Mat A)
-{
-  PetscFunctionBegin;
-  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract does not support more than one MPI rank yet (mpiaijmatxtract is not implemented); run on one rank or use -mat_type aij");
-}
-
 static PetscBool MatXtractRegistered = PETSC_FALSE;
 
 static PetscErrorCode MatXtractFinalize(void)

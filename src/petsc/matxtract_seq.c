@@ -14,10 +14,6 @@
   #define MATXTRACT_PETSC_STREAM 1
 #endif
 
-static const char *const MatXtractModeNames[]   = {"auto", "du", "se", "MatXtractMode", "MX_MODE_", NULL};
-static const char *const MatXtractDeviceNames[] = {"auto", "cpu", "gpu", "MatXtractDevice", "MATXTRACT_DEVICE_", NULL};
-static const char *const MatXtractColdNames[]   = {"auto", "segment", "merge", "MatXtractCold", "MX_COLD_", NULL};
-static const char *const MatXtractSourceNames[] = {"default (no predictor yet: all cold)", "option -mat_matxtract_crux", "MatXtractSetCrux", "predictor"};
 static const char *const MatXtractHotNames[]    = {"none", "du", "se"};
 
 /* mx_status -> PETSc error, with what a user needs to act on it. */
@@ -74,7 +70,7 @@ static PetscErrorCode MatXtractGetCSR(Mat A, mx_csr *csr)
 
 static PetscBool MatXtractWantDevice(Mat_MatXtract *x)
 {
-  if (x->device_choice == MATXTRACT_DEVICE_CPU) return PETSC_FALSE;
+  if (x->set.device_choice == MATXTRACT_DEVICE_CPU) return PETSC_FALSE;
   return mx_device_count() > 0 ? PETSC_TRUE : PETSC_FALSE;
 }
 
@@ -111,12 +107,12 @@ static PetscErrorCode MatXtractUpload(Mat A, const mx_format *F, mx_device **D)
 
   PetscFunctionBegin;
   if (!MatXtractWantDevice(x)) {
-    PetscCheck(x->device_choice != MATXTRACT_DEVICE_GPU, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract: -mat_matxtract_device gpu, but no GPU is usable (%s)", mx_device_count() ? "" : "this build has no CUDA or no device is visible");
+    PetscCheck(x->set.device_choice != MATXTRACT_DEVICE_GPU, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract: -mat_matxtract_device gpu, but no GPU is usable (%s)", mx_device_count() ? "" : "this build has no CUDA or no device is visible");
     PetscCall(PetscInfo(A, "matxtract: no GPU in use; MatMult runs the CPU kernels\n"));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscLogEventBegin(MATXTRACT_Upload, A, 0, 0, 0));
-  PetscCall(MatXtractCheckDevice(A, mx_device_upload(F, x->cold_kernel, D), "upload"));
+  PetscCall(MatXtractCheckDevice(A, mx_device_upload(F, x->set.cold_kernel, D), "upload"));
   PetscCall(PetscLogEventEnd(MATXTRACT_Upload, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -131,7 +127,7 @@ static PetscErrorCode MatXtractBuild(Mat A)
   PetscCall(MatXtractFreeShadow(x));
   PetscCall(PetscLogEventBegin(MATXTRACT_Build, A, 0, 0, 0));
   PetscCall(MatXtractGetCSR(A, &csr));
-  PetscCall(MatXtractCheckStatus(A, mx_format_build(&csr, x->crux, x->mode, &x->F), "building the format"));
+  PetscCall(MatXtractCheckStatus(A, mx_format_build(&csr, x->set.crux, x->set.mode, &x->F), "building the format"));
   PetscCall(PetscLogEventEnd(MATXTRACT_Build, A, 0, 0, 0));
   PetscCall(PetscInfo(A, "matxtract: built crux (%g,%g): hot %d x %d, hot nnz %d, cold nnz %d, mode %s\n", x->F.crux.tau_c, x->F.crux.tau_r, (int)x->F.hot_nrows, (int)x->F.hot_ncols, (int)x->F.hot_nnz, (int)x->F.cold_nnz, MatXtractHotNames[x->F.mode]));
   PetscCall(MatXtractUpload(A, &x->F, &x->D));
@@ -235,55 +231,64 @@ static PetscErrorCode MatXtractSyncTranspose(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = M xx (+ zz), M = A (F, D) or A^T (Ft, Dt). Device vectors go straight to the kernels;
- * host vectors are staged through D's buffers; without a device the CPU kernels run. */
-static PetscErrorCode MatXtractApply(Mat A, PetscBool transpose, Vec xx, Vec zz, Vec yy)
+/* y = M xx (+ zz) on the GPU if all vectors live there; *done tells whether it ran. */
+static PetscErrorCode MatXtractApplyDeviceVectors(Mat A, mx_device *D, PetscLogDouble nnz, Vec xx, Vec zz, Vec yy, PetscBool *done)
 {
-  Mat_MatXtract     *x = (Mat_MatXtract *)A->spptr;
-  mx_device         *D = transpose ? x->Dt : x->D;
   const PetscScalar *xa, *za = NULL;
   PetscScalar       *ya;
-  PetscMemType       xm, ym, zm = PETSC_MEMTYPE_HOST;
+  PetscMemType       xm, ym, zm = PETSC_MEMTYPE_DEVICE;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArrayReadAndMemType(xx, &xa, &xm));
+  if (zz && zz != yy) PetscCall(VecGetArrayReadAndMemType(zz, &za, &zm));
+  if (zz == yy) PetscCall(VecGetArrayAndMemType(yy, &ya, &ym));
+  else PetscCall(VecGetArrayWriteAndMemType(yy, &ya, &ym));
+  if (zz == yy) za = ya;
+  *done = (PetscBool)(PetscMemTypeDevice(xm) && PetscMemTypeDevice(ym) && PetscMemTypeDevice(zm));
+  if (*done) {
+    PetscCall(MatXtractCheckDevice(A, mx_device_spmv(D, xa, za, ya, MatXtractStream()), "MatMult"));
+    PetscCall(PetscLogGpuFlops(2.0 * nnz));
+  }
+  if (zz == yy) PetscCall(VecRestoreArrayAndMemType(yy, &ya));
+  else PetscCall(VecRestoreArrayWriteAndMemType(yy, &ya));
+  if (zz && zz != yy) PetscCall(VecRestoreArrayReadAndMemType(zz, &za));
+  PetscCall(VecRestoreArrayReadAndMemType(xx, &xa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = M xx (+ zz), M = A (F, D) or A^T (Ft, Dt). Device vectors go straight to the GPU kernels;
+ * host vectors are staged through D's device buffers; without a device the CPU kernels run on F
+ * (which computes A^T itself, so Ft is only built for the GPU). */
+static PetscErrorCode MatXtractApply(Mat A, PetscBool transpose, Vec xx, Vec zz, Vec yy)
+{
+  Mat_MatXtract     *x  = (Mat_MatXtract *)A->spptr;
+  mx_device         *D  = transpose ? x->Dt : x->D;
+  PetscLogDouble     nnz = (PetscLogDouble)x->F.nnz;
+  PetscBool          done = PETSC_FALSE;
+  const PetscScalar *xa, *za = NULL;
+  PetscScalar       *ya;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(transpose ? MATXTRACT_MultT : MATXTRACT_Mult, A, xx, yy, 0));
-  if (D) {
-    PetscCall(VecGetArrayReadAndMemType(xx, &xa, &xm));
-    if (zz && zz != yy) PetscCall(VecGetArrayReadAndMemType(zz, &za, &zm));
-    if (zz == yy) PetscCall(VecGetArrayAndMemType(yy, &ya, &ym));
-    else PetscCall(VecGetArrayWriteAndMemType(yy, &ya, &ym));
-    if (zz == yy) {
-      za = ya;
-      zm = ym;
-    }
-    if (PetscMemTypeDevice(xm) && PetscMemTypeDevice(ym) && (!zz || PetscMemTypeDevice(zm))) {
-      PetscCall(MatXtractCheckDevice(A, mx_device_spmv(D, xa, za, ya, MatXtractStream()), "MatMult"));
-      PetscCall(PetscLogGpuFlops(2.0 * (transpose ? x->Ft.nnz : x->F.nnz)));
-    } else {
-      PetscCheck(PetscMemTypeHost(xm) && PetscMemTypeHost(ym) && (!zz || PetscMemTypeHost(zm)), PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract: mixed host and device vectors in one MatMult; use the same -vec_type for all vectors");
-      if (!x->staged_info_done) {
-        PetscCall(PetscInfo(A, "matxtract: host vectors are staged through device buffers (use -vec_type cuda to avoid the copies)\n"));
-        x->staged_info_done = PETSC_TRUE;
-      }
-      PetscCall(MatXtractCheckDevice(A, mx_device_spmv_host(D, xa, za, ya, MatXtractStream()), "MatMult (host vectors)"));
-      PetscCall(PetscLogFlops(2.0 * (transpose ? x->Ft.nnz : x->F.nnz)));
-    }
-    if (zz == yy) PetscCall(VecRestoreArrayAndMemType(yy, &ya));
-    else PetscCall(VecRestoreArrayWriteAndMemType(yy, &ya));
-    if (zz && zz != yy) PetscCall(VecRestoreArrayReadAndMemType(zz, &za));
-    PetscCall(VecRestoreArrayReadAndMemType(xx, &xa));
-  } else {
+  if (D) PetscCall(MatXtractApplyDeviceVectors(A, D, nnz, xx, zz, yy, &done));
+  if (!done) {
     PetscCall(VecGetArrayRead(xx, &xa));
     if (zz && zz != yy) PetscCall(VecGetArrayRead(zz, &za));
-    if (zz == yy) {
-      PetscCall(VecGetArray(yy, &ya));
-      za = ya;
-    } else PetscCall(VecGetArrayWrite(yy, &ya));
-    if (!transpose && !zz) mx_spmv(&x->F, xa, ya);
-    else if (!transpose) mx_spmv_add(&x->F, xa, za, ya);
-    else if (!zz) mx_spmv_t(&x->F, xa, ya);
-    else mx_spmv_t_add(&x->F, xa, za, ya);
-    PetscCall(PetscLogFlops(2.0 * x->F.nnz));
+    if (zz == yy) PetscCall(VecGetArray(yy, &ya));
+    else PetscCall(VecGetArrayWrite(yy, &ya));
+    if (zz == yy) za = ya;
+    if (D) {
+      if (!x->staged_info_done) PetscCall(PetscInfo(A, "matxtract: host vectors are staged through device buffers (-vec_type cuda avoids the copies)\n"));
+      x->staged_info_done = PETSC_TRUE;
+      PetscCall(MatXtractCheckDevice(A, mx_device_spmv_host(D, xa, za, ya, MatXtractStream()), "MatMult (host vectors)"));
+    } else if (!transpose) {
+      if (zz) mx_spmv_add(&x->F, xa, za, ya);
+      else mx_spmv(&x->F, xa, ya);
+    } else {
+      if (zz) mx_spmv_t_add(&x->F, xa, za, ya);
+      else mx_spmv_t(&x->F, xa, ya);
+    }
+    PetscCall(PetscLogFlops(2.0 * nnz));
     if (zz == yy) PetscCall(VecRestoreArray(yy, &ya));
     else PetscCall(VecRestoreArrayWrite(yy, &ya));
     if (zz && zz != yy) PetscCall(VecRestoreArrayRead(zz, &za));
@@ -316,7 +321,7 @@ static PetscErrorCode MatMultTranspose_SeqAIJMatXtract(Mat A, Vec xx, Vec yy)
   PetscFunctionBegin;
   PetscCall(MatXtractSync_SeqAIJ(A));
   if (x->D) PetscCall(MatXtractSyncTranspose(A));
-  PetscCall(MatXtractApply(A, x->D ? PETSC_TRUE : PETSC_FALSE, xx, NULL, yy));
+  PetscCall(MatXtractApply(A, PETSC_TRUE, xx, NULL, yy));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -327,7 +332,7 @@ static PetscErrorCode MatMultTransposeAdd_SeqAIJMatXtract(Mat A, Vec xx, Vec zz,
   PetscFunctionBegin;
   PetscCall(MatXtractSync_SeqAIJ(A));
   if (x->D) PetscCall(MatXtractSyncTranspose(A));
-  PetscCall(MatXtractApply(A, x->D ? PETSC_TRUE : PETSC_FALSE, xx, zz, yy));
+  PetscCall(MatXtractApply(A, PETSC_TRUE, xx, zz, yy));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -350,17 +355,6 @@ static PetscErrorCode MatAssemblyEnd_SeqAIJMatXtract(Mat A, MatAssemblyType mode
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatXtractCopySettings(Mat_MatXtract *from, Mat_MatXtract *to)
-{
-  PetscFunctionBegin;
-  to->crux          = from->crux;
-  to->crux_source   = from->crux_source;
-  to->mode          = from->mode;
-  to->device_choice = from->device_choice;
-  to->cold_kernel   = from->cold_kernel;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode MatDuplicate_SeqAIJMatXtract(Mat A, MatDuplicateOption op, Mat *B)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
@@ -369,12 +363,12 @@ static PetscErrorCode MatDuplicate_SeqAIJMatXtract(Mat A, MatDuplicateOption op,
   PetscCall((*x->base.duplicate)(A, op, B));
   /* AIJ's duplicate set the type (our create ran) and copied the arrays; settings follow, the
    * shadow is built lazily at B's first product. */
-  if ((*B)->spptr) PetscCall(MatXtractCopySettings(x, (Mat_MatXtract *)(*B)->spptr));
-  else PetscCall(MatConvert_SeqAIJ_SeqAIJMatXtract(*B, MATSEQAIJMATXTRACT, MAT_INPLACE_MATRIX, B));
+  if (!(*B)->spptr) PetscCall(MatConvert_SeqAIJ_SeqAIJMatXtract(*B, MATSEQAIJMATXTRACT, MAT_INPLACE_MATRIX, B));
+  PetscCall(MatXtractSetSettings_SeqAIJ(*B, &x->set, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatXtractViewInfo(Mat A, PetscViewer viewer)
+PetscErrorCode MatXtractViewInfo_SeqAIJ(Mat A, PetscViewer viewer)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
   MatXtractInfo  info;
@@ -383,10 +377,10 @@ static PetscErrorCode MatXtractViewInfo(Mat A, PetscViewer viewer)
   PetscCall(MatXtractGetInfo(A, &info));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: crux (tau_c, tau_r) = (%g, %g) from %s\n", (double)info.tau_c, (double)info.tau_r, MatXtractSourceNames[info.crux_source]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: hot region %" PetscInt_FMT " rows x %" PetscInt_FMT " cols, hot nnz %" PetscInt_FMT " (%.1f%%), cold nnz %" PetscInt_FMT ", hot mode %s (requested %s)\n", info.hot_rows, info.hot_cols, info.hot_nnz,
-                                   x->F.nnz ? 100.0 * (double)info.hot_nnz / (double)x->F.nnz : 0.0, info.cold_nnz, info.hot_mode, MatXtractModeNames[x->mode]));
+                                   x->F.nnz ? 100.0 * (double)info.hot_nnz / (double)x->F.nnz : 0.0, info.cold_nnz, info.hot_mode, MatXtractModeNames[x->set.mode]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: format %zu bytes vs CSR %zu bytes (%.3fx)\n", info.format_bytes, info.csr_bytes, info.csr_bytes ? (double)info.format_bytes / (double)info.csr_bytes : 1.0));
   if (info.on_device) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the GPU, %zu device bytes, cold kernel %s\n", info.device_bytes, MatXtractColdNames[mx_device_cold_kernel(x->D)]));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the CPU (%s)\n", x->device_choice == MATXTRACT_DEVICE_CPU ? "-mat_matxtract_device cpu" : "no usable GPU"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the CPU (%s)\n", x->set.device_choice == MATXTRACT_DEVICE_CPU ? "-mat_matxtract_device cpu" : "no usable GPU"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -397,40 +391,35 @@ static PetscErrorCode MatView_SeqAIJMatXtract(Mat A, PetscViewer viewer)
   PetscViewerFormat format;
 
   PetscFunctionBegin;
-  PetscCall((*x->base.view)(A, viewer));
+  if (x->base.view) PetscCall((*x->base.view)(A, viewer));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!ascii || !A->assembled) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerGetFormat(viewer, &format));
-  if (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(MatXtractViewInfo(A, viewer));
+  if (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(MatXtractViewInfo_SeqAIJ(A, viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatSetFromOptions_SeqAIJMatXtract(Mat A, PetscOptionItems *PetscOptionsObject)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
-  PetscReal      crux[2] = {x->crux.tau_c, x->crux.tau_r};
-  PetscInt       ncrux = 2, mode = (PetscInt)x->mode, device = (PetscInt)x->device_choice, cold = (PetscInt)x->cold_kernel;
-  PetscBool      set_crux, set_mode, set_device, set_cold;
+  PetscBool      changed;
 
   PetscFunctionBegin;
-  PetscCall((*x->base.setfromoptions)(A, PetscOptionsObject));
-  PetscOptionsHeadBegin(PetscOptionsObject, "MatXtract options (hot/cold SpMV format)");
-  PetscCall(PetscOptionsRealArray("-mat_matxtract_crux", "Crux tau_c,tau_r (0 <= tau_r <= tau_c <= 1); default 0,0 = all cold, since no predictor is built in yet", "MatXtractSetCrux", crux, &ncrux, &set_crux));
-  PetscCall(PetscOptionsEList("-mat_matxtract_mode", "Hot region format: auto (smaller of DU/SE by exact byte cost), du (dense unfolding), se (sparse encoding)", "", MatXtractModeNames, 3, MatXtractModeNames[mode], &mode, &set_mode));
-  PetscCall(PetscOptionsEList("-mat_matxtract_device", "Where MatMult runs: auto (GPU when one is visible), cpu, gpu", "", MatXtractDeviceNames, 3, MatXtractDeviceNames[device], &device, &set_device));
-  PetscCall(PetscOptionsEList("-mat_matxtract_cold", "Cold-region GPU kernel: auto, segment (paper Alg. 2), merge (merge path)", "", MatXtractColdNames, 3, MatXtractColdNames[cold], &cold, &set_cold));
-  PetscOptionsHeadEnd();
-  if (set_crux) {
-    PetscCheck(ncrux == 2, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "-mat_matxtract_crux takes two numbers tau_c,tau_r; got %" PetscInt_FMT, ncrux);
-    PetscCall(MatXtractSetCrux(A, crux[0], crux[1]));
-    x->crux_source = MATXTRACT_CRUX_OPTION;
-  }
-  if (set_mode || set_device || set_cold) {
-    x->mode          = (mx_mode_request)mode;
-    x->device_choice = (MatXtractDeviceChoice)device;
-    x->cold_kernel   = (mx_cold_kernel)cold;
-    x->built         = PETSC_FALSE; /* rebuilt at the next assembly or product */
-  }
+  if (x->base.setfromoptions) PetscCall((*x->base.setfromoptions)(A, PetscOptionsObject));
+  PetscCall(MatXtractSettingsFromOptions(A, PetscOptionsObject, &x->set, &changed));
+  if (changed) x->built = PETSC_FALSE; /* rebuilt at the next assembly or product */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Settings from the MPI type or a duplicate. Different settings or force: the shadow is rebuilt
+ * at the next product (force serves blocks whose pattern MPIAIJ may have changed in place). */
+PetscErrorCode MatXtractSetSettings_SeqAIJ(Mat A, const MatXtractSettings *set, PetscBool force)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  if (force || memcmp(&x->set, set, sizeof *set)) x->built = PETSC_FALSE;
+  x->set = *set;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -439,11 +428,11 @@ static PetscErrorCode MatXtractSetCrux_SeqAIJ(Mat A, PetscReal tau_c, PetscReal 
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCheck(tau_c >= 0 && tau_c <= 1 && tau_r >= 0 && tau_r <= tau_c, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "matxtract: crux (%g, %g) is invalid: need 0 <= tau_r <= tau_c <= 1", (double)tau_c, (double)tau_r);
-  x->crux.tau_c   = tau_c;
-  x->crux.tau_r   = tau_r;
-  x->crux_source  = MATXTRACT_CRUX_USER;
-  x->built        = PETSC_FALSE;
+  PetscCall(MatXtractCheckCrux(A, tau_c, tau_r));
+  x->set.crux.tau_c  = tau_c;
+  x->set.crux.tau_r  = tau_r;
+  x->set.crux_source = MATXTRACT_CRUX_USER;
+  x->built           = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -453,9 +442,9 @@ static PetscErrorCode MatXtractGetInfo_SeqAIJ(Mat A, MatXtractInfo *info)
 
   PetscFunctionBegin;
   if (A->assembled) PetscCall(MatXtractSync_SeqAIJ(A));
-  info->tau_c        = x->built ? x->F.crux.tau_c : x->crux.tau_c;
-  info->tau_r        = x->built ? x->F.crux.tau_r : x->crux.tau_r;
-  info->crux_source  = x->crux_source;
+  info->tau_c        = x->built ? x->F.crux.tau_c : x->set.crux.tau_c;
+  info->tau_r        = x->built ? x->F.crux.tau_r : x->set.crux.tau_r;
+  info->crux_source  = x->set.crux_source;
   info->hot_rows     = x->F.hot_nrows;
   info->hot_cols     = x->F.hot_ncols;
   info->hot_nnz      = x->F.hot_nnz;
@@ -472,6 +461,7 @@ static PetscErrorCode MatXtractComposeAll(Mat A, PetscBool on)
 {
   PetscFunctionBegin;
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaijmatxtract_seqaij_C", on ? MatConvert_SeqAIJMatXtract_SeqAIJ : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_seqaijmatxtract_C", on ? MatConvert_SeqAIJ_SeqAIJMatXtract : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatXtractSetCrux_C", on ? MatXtractSetCrux_SeqAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatXtractGetInfo_C", on ? MatXtractGetInfo_SeqAIJ : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -529,13 +519,16 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJMatXtract(Mat A, MatType type, MatReuse r
   x->base.multadd          = B->ops->multadd;
   x->base.multtranspose    = B->ops->multtranspose;
   x->base.multtransposeadd = B->ops->multtransposeadd;
-  x->crux_source           = MATXTRACT_CRUX_DEFAULT;
-  x->mode                  = MX_MODE_AUTO;
-  x->device_choice         = MATXTRACT_DEVICE_AUTO;
-  x->cold_kernel           = MX_COLD_AUTO;
+  PetscCall(MatXtractSettingsDefault(&x->set));
   PetscCall(MatXtractInstallOps(B));
   PetscCall(MatXtractComposeAll(B, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJMATXTRACT));
+#if defined(PETSC_HAVE_CUDA)
+  if (MatXtractWantDevice(x)) { /* MatCreateVecs gives device vectors, as with aijcusparse */
+    PetscCall(PetscFree(B->defaultvectype));
+    PetscCall(PetscStrallocpy(VECCUDA, &B->defaultvectype));
+  }
+#endif
   if (B->assembled) PetscCall(MatXtractSync_SeqAIJ(B));
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -562,6 +555,8 @@ PetscErrorCode MatConvert_SeqAIJMatXtract_SeqAIJ(Mat A, MatType type, MatReuse r
   B->ops->multtranspose    = x->base.multtranspose;
   B->ops->multtransposeadd = x->base.multtransposeadd;
   PetscCall(PetscFree(B->spptr));
+  PetscCall(PetscFree(B->defaultvectype));
+  PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJ));
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,0 +1,197 @@
+/* matxtract_mpi.c - MATMPIAIJMATXTRACT: MPIAIJ with both local blocks in the MatXtract format.
+ *
+ * MPIAIJ's own MatMult overlaps the ghost scatter with the diagonal-block product and then calls
+ * the off-diagonal block's multadd directly through its ops table; our block ops check their own
+ * state, so stale shadows are impossible. The diagonal block (Ad) gets the user's settings; the
+ * off-diagonal block (Ao) is all cold (crux (0,0)): it is thin and its columns are ghost indices.
+ * All communication is PETSc's (VecScatter in MatMult_MPIAIJ). */
+#include "matxtract_impl.h"
+
+/* Ad: user settings; Ao: same settings but crux (0,0). Converts blocks MPIAIJ (re)created. */
+static PetscErrorCode MatXtractMPIConvertBlocks(Mat A)
+{
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+  MatXtractSettings    cold = m->set;
+  Mat                  Ad, Ao;
+  PetscBool            ours;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  cold.crux.tau_c = 0;
+  cold.crux.tau_r = 0;
+  if (Ad) {
+    PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQAIJMATXTRACT, &ours));
+    if (!ours) PetscCall(MatConvert_SeqAIJ_SeqAIJMatXtract(Ad, MATSEQAIJMATXTRACT, MAT_INPLACE_MATRIX, &Ad));
+    PetscCall(MatXtractSetSettings_SeqAIJ(Ad, &m->set, PETSC_FALSE));
+  }
+  if (Ao) {
+    PetscCall(PetscObjectTypeCompare((PetscObject)Ao, MATSEQAIJMATXTRACT, &ours));
+    if (!ours) PetscCall(MatConvert_SeqAIJ_SeqAIJMatXtract(Ao, MATSEQAIJMATXTRACT, MAT_INPLACE_MATRIX, &Ao));
+    /* MPIAIJ may compact Ao's columns in place at assembly: always rebuild its shadow lazily */
+    PetscCall(MatXtractSetSettings_SeqAIJ(Ao, &cold, PETSC_TRUE));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMPIAIJSetPreallocation_MPIAIJMatXtract(Mat A, PetscInt d_nz, const PetscInt d_nnz[], PetscInt o_nz, const PetscInt o_nnz[])
+{
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall((*m->preallocation)(A, d_nz, d_nnz, o_nz, o_nnz));
+  PetscCall(MatXtractMPIConvertBlocks(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAssemblyEnd_MPIAIJMatXtract(Mat A, MatAssemblyType mode)
+{
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall((*m->assemblyend)(A, mode));
+  if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatXtractMPIConvertBlocks(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetFromOptions_MPIAIJMatXtract(Mat A, PetscOptionItems *PetscOptionsObject)
+{
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+  PetscBool            changed;
+
+  PetscFunctionBegin;
+  if (m->setfromoptions) PetscCall((*m->setfromoptions)(A, PetscOptionsObject));
+  PetscCall(MatXtractSettingsFromOptions(A, PetscOptionsObject, &m->set, &changed));
+  if (changed && A->preallocated) PetscCall(MatXtractMPIConvertBlocks(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatXtractSetCrux_MPIAIJ(Mat A, PetscReal tau_c, PetscReal tau_r)
+{
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractCheckCrux(A, tau_c, tau_r));
+  m->set.crux.tau_c  = tau_c;
+  m->set.crux.tau_r  = tau_r;
+  m->set.crux_source = MATXTRACT_CRUX_USER;
+  if (A->preallocated) PetscCall(MatXtractMPIConvertBlocks(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Info of this rank's diagonal block. */
+static PetscErrorCode MatXtractGetInfo_MPIAIJ(Mat A, MatXtractInfo *info)
+{
+  Mat Ad;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
+  PetscCheck(Ad, PetscObjectComm((PetscObject)A), PETSC_ERR_ORDER, "matxtract: MatXtractGetInfo needs a preallocated matrix");
+  PetscCall(MatXtractGetInfo(Ad, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_MPIAIJMatXtract(Mat A, PetscViewer viewer)
+{
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+  PetscBool            ascii;
+  PetscViewerFormat    format;
+  Mat                  Ad;
+
+  PetscFunctionBegin;
+  PetscCall((*m->view)(A, viewer));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  if (!ascii || !A->assembled) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
+  {
+    PetscViewer sub;
+    PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: diagonal block of each rank:\n"));
+    PetscCall(PetscViewerGetSubViewer(viewer, PETSC_COMM_SELF, &sub));
+    if (!PetscGlobalRank || format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(MatXtractViewInfo_SeqAIJ(Ad, sub));
+    PetscCall(PetscViewerRestoreSubViewer(viewer, PETSC_COMM_SELF, &sub));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatXtractMPIComposeAll(Mat A, PetscBool on)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatMPIAIJSetPreallocation_C", on ? MatMPIAIJSetPreallocation_MPIAIJMatXtract : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatXtractSetCrux_C", on ? MatXtractSetCrux_MPIAIJ : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatXtractGetInfo_C", on ? MatXtractGetInfo_MPIAIJ : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaij_mpiaijmatxtract_C", on ? MatConvert_MPIAIJ_MPIAIJMatXtract : NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_MPIAIJMatXtract(Mat A)
+{
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+  PetscErrorCode (*base_destroy)(Mat) = m->destroy;
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractMPIComposeAll(A, PETSC_FALSE));
+  PetscCall(PetscFree(A->spptr));
+  PetscCall((*base_destroy)(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDuplicate_MPIAIJMatXtract(Mat A, MatDuplicateOption op, Mat *B)
+{
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall((*m->duplicate)(A, op, B)); /* sets our type on *B, duplicates our blocks */
+  ((Mat_MPIAIJMatXtract *)(*B)->spptr)->set = m->set;
+  PetscCall(MatXtractMPIConvertBlocks(*B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat                  B = *newmat;
+  Mat_MPIAIJMatXtract *m;
+
+  PetscFunctionBegin;
+#if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
+  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract needs PetscScalar = real double (the tensor-core path is FP64); this PETSc is configured with another scalar type: use -mat_type aij");
+#endif
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+  if (B->spptr) PetscFunctionReturn(PETSC_SUCCESS); /* already ours */
+
+  PetscCall(PetscNew(&m));
+  B->spptr = m;
+  PetscCall(MatXtractSettingsDefault(&m->set));
+  PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", &m->preallocation));
+  PetscCheck(m->preallocation, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "matxtract: MPIAIJ preallocation function not found");
+  m->assemblyend         = B->ops->assemblyend;
+  m->destroy             = B->ops->destroy;
+  m->duplicate           = B->ops->duplicate;
+  m->view                = B->ops->view;
+  m->setfromoptions      = B->ops->setfromoptions;
+  B->ops->assemblyend    = MatAssemblyEnd_MPIAIJMatXtract;
+  B->ops->destroy        = MatDestroy_MPIAIJMatXtract;
+  B->ops->duplicate      = MatDuplicate_MPIAIJMatXtract;
+  B->ops->view           = MatView_MPIAIJMatXtract;
+  B->ops->setfromoptions = MatSetFromOptions_MPIAIJMatXtract;
+  PetscCall(MatXtractMPIComposeAll(B, PETSC_TRUE));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJMATXTRACT));
+#if defined(PETSC_HAVE_CUDA)
+  if (mx_device_count() > 0) { /* MatCreateVecs gives device vectors, as with mpiaijcusparse */
+    PetscCall(PetscFree(B->defaultvectype));
+    PetscCall(PetscStrallocpy(VECCUDA, &B->defaultvectype));
+  }
+#endif
+  if (B->preallocated) PetscCall(MatXtractMPIConvertBlocks(B));
+  *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCreate_MPIAIJMatXtract(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSetType(A, MATMPIAIJ));
+  PetscCall(MatConvert_MPIAIJ_MPIAIJMatXtract(A, MATMPIAIJMATXTRACT, MAT_INPLACE_MATRIX, &A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
