@@ -32,12 +32,13 @@ static PetscErrorCode Now(MPI_Comm comm, PetscLogDouble *t)
 /* Convection-diffusion on an n^dim grid, lexicographic order (x fastest), assembled row by row. */
 static PetscErrorCode CreateConvectionDiffusion(MPI_Comm comm, PetscInt n, PetscInt dim, const PetscReal conv[3], Mat *A)
 {
-  PetscInt  N = 1, stride[3] = {1, 1, 1}, rstart, rend, row, d;
-  PetscReal h = 1.0 / (PetscReal)(n + 1), diag = 2.0 * (PetscReal)dim;
+  const PetscInt64 imax = sizeof(PetscInt) == 8 ? (PetscInt64)INT64_MAX : (PetscInt64)INT32_MAX;
+  PetscInt         N = 1, stride[3] = {1, 1, 1}, rstart, rend, row, d;
+  PetscReal        h = 1.0 / (PetscReal)(n + 1), diag = 2.0 * (PetscReal)dim;
 
   PetscFunctionBeginUser;
   for (d = 0; d < dim; d++) {
-    PetscCheck(N <= PETSC_MAX_INT / n, comm, PETSC_ERR_ARG_OUTOFRANGE, "-n %" PetscInt_FMT " -dim %" PetscInt_FMT ": too many unknowns for this PetscInt", n, dim);
+    PetscCheck((PetscInt64)N * n <= imax, comm, PETSC_ERR_ARG_OUTOFRANGE, "-n %" PetscInt_FMT " -dim %" PetscInt_FMT ": too many unknowns for this PetscInt", n, dim);
     stride[d] = N;
     N *= n;
   }
