@@ -4,22 +4,16 @@
 
 #include "mx_core_internal.h"
 
-/* y[i] = z[i] + sum_p Cx[p] x[Cj[p]] over the cold row i (z == NULL: 0; y == z allowed). */
+/* y[i] = (z[i] + Cx[p0] x[Cj[p0]]) + Cx[p1] x[Cj[p1]] + ... over the cold row i, summed left to
+ * right from z[i] (0 when z == NULL) exactly as AIJ's MatMult/MatMultAdd do, so that crux (0,0)
+ * is bitwise identical to AIJ. y == z allowed: z[i] is read before y[i] is written. */
 static void cold_mult(const mx_format *F, const double *x, const double *z, double *y) {
   const int32_t m = F->nrows, *Cp = F->cold_rowptr, *Cj = F->cold_col;
   const double *Cx = F->cold_val;
-  if (z) {
-    for (int32_t i = 0; i < m; i++) {
-      double s = 0.0;
-      for (int32_t p = Cp[i]; p < Cp[i + 1]; p++) s += Cx[p] * x[Cj[p]];
-      y[i] = z[i] + s;
-    }
-  } else {
-    for (int32_t i = 0; i < m; i++) {
-      double s = 0.0;
-      for (int32_t p = Cp[i]; p < Cp[i + 1]; p++) s += Cx[p] * x[Cj[p]];
-      y[i] = s;
-    }
+  for (int32_t i = 0; i < m; i++) {
+    double s = z ? z[i] : 0.0;
+    for (int32_t p = Cp[i]; p < Cp[i + 1]; p++) s += Cx[p] * x[Cj[p]];
+    y[i] = s;
   }
 }
 

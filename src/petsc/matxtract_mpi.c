@@ -121,6 +121,7 @@ static PetscErrorCode MatXtractMPIComposeAll(Mat A, PetscBool on)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatXtractSetCrux_C", on ? MatXtractSetCrux_MPIAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatXtractGetInfo_C", on ? MatXtractGetInfo_MPIAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaij_mpiaijmatxtract_C", on ? MatConvert_MPIAIJ_MPIAIJMatXtract : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaij_matxtract_C", on ? MatConvert_MPIAIJ_MPIAIJMatXtract : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -462,6 +462,7 @@ static PetscErrorCode MatXtractComposeAll(Mat A, PetscBool on)
   PetscFunctionBegin;
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaijmatxtract_seqaij_C", on ? MatConvert_SeqAIJMatXtract_SeqAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_seqaijmatxtract_C", on ? MatConvert_SeqAIJ_SeqAIJMatXtract : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_matxtract_C", on ? MatConvert_SeqAIJ_SeqAIJMatXtract : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatXtractSetCrux_C", on ? MatXtractSetCrux_SeqAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatXtractGetInfo_C", on ? MatXtractGetInfo_SeqAIJ : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,0 +1,223 @@
+/* test_mpi_ops - MATMPIAIJMATXTRACT against MPIAIJ on any number of ranks: products, diagonal,
+ * value refresh (MatScale, MatShift, same-pattern re-assembly), new pattern, duplicate, and KSP
+ * iteration counts / residual histories, on generated and real matrices, hot path off and on.
+ * Usage: mpiexec -n N test_mpi_ops -dir MATRICES_DIR/real */
+#include <matxtract.h>
+#include <petscksp.h>
+
+static const char help[] = "MatXtract MPI comparison with MPIAIJ.\n";
+
+#define TOL 1e-12
+static PetscInt nchecks = 0, nfail = 0;
+
+static PetscErrorCode Record(PetscBool ok, const char *what, const char *name, PetscReal a, PetscReal b)
+{
+  PetscFunctionBegin;
+  nchecks++;
+  if (!ok) {
+    nfail++;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL %s on %s (%g vs %g)\n", what, name, (double)a, (double)b));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckClose(Vec a, Vec b, const char *what, const char *name)
+{
+  PetscReal na, nd;
+  Vec       d;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(a, &d));
+  PetscCall(VecWAXPY(d, -1.0, a, b));
+  PetscCall(VecNorm(a, NORM_2, &na));
+  PetscCall(VecNorm(d, NORM_2, &nd));
+  PetscCall(Record((PetscBool)(nd <= TOL * na || (na == 0 && nd == 0)), what, name, na, nd));
+  PetscCall(VecDestroy(&d));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckProducts(Mat A, Mat B, const char *name)
+{
+  Vec       x, z, ya, yb, xt, yta, ytb;
+  PetscRandom r;
+
+  PetscFunctionBegin;
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &r));
+  PetscCall(PetscRandomSetSeed(r, 7));
+  PetscCall(PetscRandomSeed(r));
+  PetscCall(MatCreateVecs(A, &x, &ya));
+  PetscCall(VecDuplicate(ya, &yb));
+  PetscCall(VecDuplicate(ya, &z));
+  PetscCall(MatCreateVecs(A, &yta, &xt));
+  PetscCall(VecDuplicate(yta, &ytb));
+  PetscCall(VecSetRandom(x, r));
+  PetscCall(VecSetRandom(z, r));
+  PetscCall(VecSetRandom(xt, r));
+  PetscCall(MatMult(A, x, ya));
+  PetscCall(MatMult(B, x, yb));
+  PetscCall(CheckClose(ya, yb, "MatMult", name));
+  PetscCall(MatMultAdd(A, x, z, ya));
+  PetscCall(MatMultAdd(B, x, z, yb));
+  PetscCall(CheckClose(ya, yb, "MatMultAdd", name));
+  PetscCall(MatMultTranspose(A, xt, yta));
+  PetscCall(MatMultTranspose(B, xt, ytb));
+  PetscCall(CheckClose(yta, ytb, "MatMultTranspose", name));
+  PetscCall(MatMultTransposeAdd(A, xt, yta, yta));
+  PetscCall(MatMultTransposeAdd(B, xt, ytb, ytb));
+  PetscCall(CheckClose(yta, ytb, "MatMultTransposeAdd y==z", name));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&ya));
+  PetscCall(VecDestroy(&yb));
+  PetscCall(VecDestroy(&xt));
+  PetscCall(VecDestroy(&yta));
+  PetscCall(VecDestroy(&ytb));
+  PetscCall(PetscRandomDestroy(&r));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckKSP(Mat A, Mat B, const char *name)
+{
+  Mat       M[2] = {A, B};
+  PetscInt  its[2], nh[2];
+  PetscReal h[2][200], worst = 0;
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 2; k++) {
+    KSP ksp;
+    Vec x, b;
+    PetscCall(MatCreateVecs(M[k], &x, &b));
+    PetscCall(VecSet(x, 1.0));
+    PetscCall(MatMult(M[k], x, b));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetOperators(ksp, M[k], M[k]));
+    PetscCall(KSPSetType(ksp, KSPBCGS));
+    {
+      PC pc;
+      PetscCall(KSPGetPC(ksp, &pc));
+      PetscCall(PCSetType(pc, PCJACOBI));
+    }
+    PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 150));
+    PetscCall(KSPSetResidualHistory(ksp, h[k], 200, PETSC_TRUE));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(VecZeroEntries(x));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(KSPGetIterationNumber(ksp, &its[k]));
+    {
+      const PetscReal *hh;
+      PetscCall(KSPGetResidualHistory(ksp, &hh, &nh[k]));
+    }
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&b));
+  }
+  for (PetscInt i = 0; i < PetscMin(nh[0], nh[1]); i++) worst = PetscMax(worst, PetscAbsReal(h[0][i] - h[1][i]) / h[0][0]);
+  PetscCall(Record((PetscBool)(its[0] == its[1] && worst <= 1e-10), "KSP bcgs iterations and history", name, (PetscReal)its[0], (PetscReal)its[1]));
+  PetscFunctionReturn(0);
+}
+
+/* One matrix: crux off and on; value changes and re-assembly follow. A is MPIAIJ (modified). */
+static PetscErrorCode CheckMatrix(Mat A, const char *name)
+{
+  static const PetscReal cruxes[][2] = {{0, 0}, {0.7, 0.5}, {1, 1}};
+  PetscInt               rstart, rend, m, n;
+  PetscBool              flg;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &m, &n));
+  for (int q = 0; q < 3; q++) {
+    Mat  B, C;
+    char label[256];
+    PetscCall(PetscSNPrintf(label, sizeof label, "%s crux (%g,%g)", name, (double)cruxes[q][0], (double)cruxes[q][1]));
+    PetscCall(MatConvert(A, MATMATXTRACT, MAT_INITIAL_MATRIX, &B));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)B, &flg, MATSEQAIJMATXTRACT, MATMPIAIJMATXTRACT, ""));
+    PetscCall(Record(flg, "type after MatConvert", label, 0, 0));
+    PetscCall(MatXtractSetCrux(B, cruxes[q][0], cruxes[q][1]));
+    PetscCall(CheckProducts(A, B, label));
+    if (!strncmp(name, "lap2d", 5) || !strncmp(name, "convdiff", 8)) PetscCall(CheckKSP(A, B, label)); /* lap2d, convdiff2d: converging solves (a non-converging BCGS amplifies rounding chaotically) */
+
+    PetscCall(MatScale(A, 0.5));
+    PetscCall(MatScale(B, 0.5));
+    PetscCall(CheckProducts(A, B, "after MatScale"));
+    if (m == n) {
+      Vec da, db;
+      PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE)); /* missing diagonals: new pattern */
+      PetscCall(MatSetOption(B, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+      PetscCall(MatShift(A, 2.0));
+      PetscCall(MatShift(B, 2.0));
+      PetscCall(CheckProducts(A, B, "after MatShift"));
+      PetscCall(MatCreateVecs(A, &da, NULL));
+      PetscCall(VecDuplicate(da, &db));
+      PetscCall(MatGetDiagonal(A, da));
+      PetscCall(MatGetDiagonal(B, db));
+      PetscCall(CheckClose(da, db, "MatGetDiagonal", label));
+      PetscCall(VecDestroy(&da));
+      PetscCall(VecDestroy(&db));
+    }
+    /* same-pattern values through MatSetValues on the locally owned diagonal-block entries */
+    PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+    {
+      PetscInt    *ci, nset = 0;
+      PetscScalar *cv;
+      PetscCall(PetscMalloc2(rend - rstart, &ci, rend - rstart, &cv));
+      for (PetscInt i = rstart; i < rend; i++) { /* last entry of each row += 1 (collected first:
+                                                     MatGetRow needs an assembled matrix) */
+        PetscInt           nc;
+        const PetscInt    *cols;
+        const PetscScalar *vals;
+        PetscCall(MatGetRow(A, i, &nc, &cols, &vals));
+        ci[i - rstart] = nc ? cols[nc - 1] : -1;
+        cv[i - rstart] = nc ? vals[nc - 1] + 1.0 : 0.0;
+        PetscCall(MatRestoreRow(A, i, &nc, &cols, &vals));
+      }
+      for (PetscInt i = rstart; i < rend; i++) {
+        if (ci[i - rstart] < 0) continue;
+        PetscCall(MatSetValue(A, i, ci[i - rstart], cv[i - rstart], INSERT_VALUES));
+        PetscCall(MatSetValue(B, i, ci[i - rstart], cv[i - rstart], INSERT_VALUES));
+        nset++;
+      }
+      (void)nset;
+      PetscCall(PetscFree2(ci, cv));
+    }
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(CheckProducts(A, B, "after same-pattern MatSetValues"));
+    PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &C));
+    PetscCall(CheckProducts(A, C, "MatDuplicate"));
+    PetscCall(MatDestroy(&C));
+    PetscCall(MatDestroy(&B));
+  }
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  static const char *const specs[] = {"lap2d:40", "convdiff2d:30", "rand:500:8", "chunglu:800:8:2.1", "bipartite:300:200:5", "kron:9:8"};
+  static const char *const real[]  = {"bcsstk13", "pushpull", "west0067", "lp_afiro", "karate", "cryg2500"};
+  char                     dir[PETSC_MAX_PATH_LEN] = "";
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(MatXtractRegister());
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-dir", dir, sizeof dir, NULL));
+  for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+    Mat A;
+    PetscCall(MatXtractGenerate(PETSC_COMM_WORLD, specs[s], "aij_", &A));
+    PetscCall(CheckMatrix(A, specs[s]));
+    PetscCall(MatDestroy(&A));
+  }
+  if (dir[0])
+    for (size_t r = 0; r < sizeof real / sizeof real[0]; r++) {
+      Mat  A;
+      char path[PETSC_MAX_PATH_LEN];
+      PetscCall(PetscSNPrintf(path, sizeof path, "%s/%s.mtx", dir, real[r]));
+      PetscCall(MatXtractLoad(PETSC_COMM_WORLD, path, "aij_", &A));
+      PetscCall(CheckMatrix(A, real[r]));
+      PetscCall(MatDestroy(&A));
+    }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", nchecks - nfail, nfail));
+  PetscCall(PetscFinalize());
+  return nfail ? 1 : 0;
+}
