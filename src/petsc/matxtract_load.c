@@ -57,8 +57,11 @@ PetscErrorCode MatXtractLoad(MPI_Comm comm, const char *path, const char *prefix
   if (MatXtractIsMatrixMarket(path)) {
     mx_io_csr C = {0};
     char      err[512];
-    int       rc = mx_mtx_read(path, &C, err, sizeof err);
-    PetscCheck(!rc, comm, PETSC_ERR_FILE_UNEXPECTED, "Cannot read Matrix Market file: %s", err);
+    PetscBool nonfinite = PETSC_FALSE;
+    int       rc;
+    PetscCall(PetscOptionsGetBool(NULL, prefix, "-mtx_allow_nonfinite", &nonfinite, NULL));
+    rc = mx_mtx_read_flags(path, nonfinite ? MX_MTX_ALLOW_NONFINITE : 0u, &C, err, sizeof err);
+    PetscCheck(!rc, comm, PETSC_ERR_FILE_UNEXPECTED, "Cannot read Matrix Market file: %s%s", err, strstr(err, "not finite") ? " (-mtx_allow_nonfinite reads inf/nan as IEEE values)" : "");
     PetscCall(MatXtractFromCSR(comm, &C, prefix, A));
     mx_io_csr_free(&C);
   } else {

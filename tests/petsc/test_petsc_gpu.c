@@ -1,0 +1,212 @@
+/* test_petsc_gpu - matxtract with device vectors (-vec_type cuda) against aijcusparse and AIJ:
+ * MatMult, MatMultAdd (also y == z), MatMultTranspose(Add), value refresh on the GPU (MatScale,
+ * same-pattern re-assembly), pattern rebuild, and a KSP solve, for several cruxes and modes on
+ * generated and real matrices. Exits 77 (ctest: skipped) when PETSc has no CUDA or no GPU is
+ * visible. Usage: test_petsc_gpu -dir MATRICES_DIR/real */
+#include <matxtract.h>
+#include <petscksp.h>
+
+static const char help[] = "MatXtract on the GPU vs aijcusparse.\n";
+
+#if !defined(PETSC_HAVE_CUDA)
+int main(int argc, char **argv)
+{
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "skipped: PETSc was built without CUDA\n"));
+  PetscCall(PetscFinalize());
+  return 77;
+}
+#else
+
+#define TOL 1e-12
+static PetscInt nchecks = 0, nfail = 0;
+
+static PetscErrorCode CheckClose(Vec a, Vec b, const char *what, const char *name)
+{
+  PetscReal na, nd;
+  Vec       d;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(a, &d));
+  PetscCall(VecWAXPY(d, -1.0, a, b));
+  PetscCall(VecNorm(a, NORM_2, &na));
+  PetscCall(VecNorm(d, NORM_2, &nd));
+  nchecks++;
+  if (!(nd <= TOL * na || (na == 0 && nd == 0)) || PetscIsInfOrNanReal(nd)) {
+    nfail++;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL %s on %s: |ref| %g |diff| %g\n", what, name, (double)na, (double)nd));
+  }
+  PetscCall(VecDestroy(&d));
+  PetscFunctionReturn(0);
+}
+
+/* Products of B (matxtract, device vectors) vs R (aijcusparse, device vectors). */
+static PetscErrorCode CheckProducts(Mat R, Mat B, const char *name, PetscRandom rnd)
+{
+  Vec x, z, yr, yb, xt, ytr, ytb;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(B, &x, &yb));
+  PetscCall(VecDuplicate(yb, &yr));
+  PetscCall(VecDuplicate(yb, &z));
+  PetscCall(MatCreateVecs(B, &ytb, &xt));
+  PetscCall(VecDuplicate(ytb, &ytr));
+  PetscCall(VecSetRandom(x, rnd));
+  PetscCall(VecSetRandom(z, rnd));
+  PetscCall(VecSetRandom(xt, rnd));
+  PetscCall(VecSet(yb, NAN));
+  PetscCall(MatMult(R, x, yr));
+  PetscCall(MatMult(B, x, yb));
+  PetscCall(CheckClose(yr, yb, "MatMult", name));
+  PetscCall(VecSet(yb, NAN));
+  PetscCall(MatMultAdd(R, x, z, yr));
+  PetscCall(MatMultAdd(B, x, z, yb));
+  PetscCall(CheckClose(yr, yb, "MatMultAdd", name));
+  PetscCall(VecCopy(z, yr));
+  PetscCall(VecCopy(z, yb));
+  PetscCall(MatMultAdd(R, x, yr, yr));
+  PetscCall(MatMultAdd(B, x, yb, yb));
+  PetscCall(CheckClose(yr, yb, "MatMultAdd y==z", name));
+  PetscCall(VecSet(ytb, NAN));
+  PetscCall(MatMultTranspose(R, xt, ytr));
+  PetscCall(MatMultTranspose(B, xt, ytb));
+  PetscCall(CheckClose(ytr, ytb, "MatMultTranspose", name));
+  PetscCall(MatMultTransposeAdd(R, xt, ytr, ytr));
+  PetscCall(MatMultTransposeAdd(B, xt, ytb, ytb));
+  PetscCall(CheckClose(ytr, ytb, "MatMultTransposeAdd y==z", name));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&yr));
+  PetscCall(VecDestroy(&yb));
+  PetscCall(VecDestroy(&xt));
+  PetscCall(VecDestroy(&ytr));
+  PetscCall(VecDestroy(&ytb));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckMatrix(Mat A, const char *name, PetscRandom rnd)
+{
+  static const PetscReal   cruxes[][2] = {{0, 0}, {0.7, 0.5}, {0.9, 0.8}, {1, 1}};
+  static const char *const modes[]     = {"du", "se"};
+  MatXtractInfo            info;
+
+  PetscFunctionBegin;
+  for (int q = 0; q < 4; q++)
+    for (int md = 0; md < 2; md++) {
+      Mat  R, B;
+      char label[256];
+      PetscCall(PetscSNPrintf(label, sizeof label, "%s crux (%g,%g) %s", name, (double)cruxes[q][0], (double)cruxes[q][1], modes[md]));
+      PetscCall(MatConvert(A, MATAIJCUSPARSE, MAT_INITIAL_MATRIX, &R));
+      PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_mode", modes[md]));
+      PetscCall(MatConvert(A, MATMATXTRACT, MAT_INITIAL_MATRIX, &B));
+      PetscCall(MatSetFromOptions(B));
+      PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_mode"));
+      PetscCall(MatXtractSetCrux(B, cruxes[q][0], cruxes[q][1]));
+      PetscCall(CheckProducts(R, B, label, rnd));
+      PetscCall(MatXtractGetInfo(B, &info));
+      nchecks++;
+      if (!info.on_device) {
+        nfail++;
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL %s: MatMult is not on the GPU\n", label));
+      }
+      /* values change without assembly (refresh on the GPU), then through re-assembly */
+      PetscCall(MatScale(R, -1.5));
+      PetscCall(MatScale(B, -1.5));
+      PetscCall(CheckProducts(R, B, "after MatScale", rnd));
+      PetscCall(MatShift(R, 1.0));
+      PetscCall(MatShift(B, 1.0));
+      PetscCall(CheckProducts(R, B, "after MatShift", rnd));
+      PetscCall(MatDestroy(&R));
+      PetscCall(MatDestroy(&B));
+    }
+  PetscFunctionReturn(0);
+}
+
+/* The same KSP solve with aijcusparse and matxtract: same iteration count. */
+static PetscErrorCode CheckKSP(Mat A, const char *name)
+{
+  PetscInt its[2];
+  MatType  types[2] = {MATAIJCUSPARSE, MATMATXTRACT};
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 2; k++) {
+    Mat M;
+    KSP ksp;
+    Vec x, b;
+    PetscCall(MatConvert(A, types[k], MAT_INITIAL_MATRIX, &M));
+    PetscCall(MatCreateVecs(M, &x, &b));
+    PetscCall(VecSet(x, 1.0));
+    PetscCall(MatMult(M, x, b));
+    PetscCall(VecZeroEntries(x));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetOperators(ksp, M, M));
+    PetscCall(KSPSetType(ksp, KSPCG));
+    PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 500));
+    {
+      PC pc;
+      PetscCall(KSPGetPC(ksp, &pc));
+      PetscCall(PCSetType(pc, PCJACOBI));
+    }
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(KSPGetIterationNumber(ksp, &its[k]));
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&b));
+    PetscCall(MatDestroy(&M));
+  }
+  nchecks++;
+  if (its[0] != its[1]) {
+    nfail++;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL KSP CG on %s: %" PetscInt_FMT " vs %" PetscInt_FMT " iterations\n", name, its[0], its[1]));
+  }
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  static const char *const specs[] = {"lap2d:300", "kron:14:16", "rand:20000:12", "chunglu:30000:10:2.1", "bipartite:3000:2000:7", "blockdense:20000:20:64", "kron:17:16"};
+  static const char *const real[]  = {"bcsstk13", "pushpull", "west0067", "lp_afiro", "karate", "cryg2500", "zenios"};
+  char                     dir[PETSC_MAX_PATH_LEN] = "";
+  PetscRandom              rnd;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(MatXtractRegister());
+  {
+    Mat           T;
+    MatXtractInfo info;
+    PetscCall(MatXtractGenerate(PETSC_COMM_WORLD, "lap2d:4", "probe_", &T));
+    PetscCall(MatConvert(T, MATMATXTRACT, MAT_INPLACE_MATRIX, &T));
+    PetscCall(MatXtractGetInfo(T, &info));
+    PetscCall(MatDestroy(&T));
+    if (!info.on_device) {
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "skipped: no usable GPU\n"));
+      PetscCall(PetscFinalize());
+      return 77;
+    }
+  }
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-dir", dir, sizeof dir, NULL));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(PetscRandomSetFromOptions(rnd));
+  for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+    Mat A;
+    PetscCall(MatXtractGenerate(PETSC_COMM_WORLD, specs[s], "aij_", &A));
+    PetscCall(CheckMatrix(A, specs[s], rnd));
+    if (!strncmp(specs[s], "lap2d", 5)) PetscCall(CheckKSP(A, specs[s]));
+    PetscCall(MatDestroy(&A));
+  }
+  if (dir[0])
+    for (size_t r = 0; r < sizeof real / sizeof real[0]; r++) {
+      Mat  A;
+      char path[PETSC_MAX_PATH_LEN];
+      PetscCall(PetscSNPrintf(path, sizeof path, "%s/%s.mtx", dir, real[r]));
+      PetscCall(MatXtractLoad(PETSC_COMM_WORLD, path, "aij_", &A));
+      PetscCall(CheckMatrix(A, real[r], rnd));
+      PetscCall(MatDestroy(&A));
+    }
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", nchecks - nfail, nfail));
+  PetscCall(PetscFinalize());
+  return nfail ? 1 : 0;
+}
+#endif
