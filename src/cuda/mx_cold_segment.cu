@@ -2,26 +2,26 @@
 #include "mx_device_impl.h"
 #include "mx_kernel_common.cuh"
 
-/* Phase 2: rows [ra, rb) lie wholly inside the segment; a lane group of g lanes (a power of two
- * near the block's mean row length) sums each row from shared memory, then y[r] = sum + z[r]. */
-__device__ __forceinline__ void seg_rows_from_shared(const int *__restrict__ rowptr, int ra, int rb, int s0,
-                                                     const double *prod, const double *z,
-                                                     double *y) {
+/* Phase 2: rows [ra, rb) lie wholly inside the segment; their row pointers are in s_rp (s_rp[i] =
+ * rowptr[ra+i] - s0). A lane group of g lanes (a power of two near the block's mean row length)
+ * sums each row from shared memory, then y[r] = sum + z[r]. */
+__device__ __forceinline__ void seg_rows_from_shared(const int *s_rp, int ra, int rb, const double *prod,
+                                                     const double *z, double *y) {
   const int nr = rb - ra;
   if (nr <= 0) return; /* block-uniform */
-  const int mean = (rowptr[rb] - rowptr[ra]) / nr;
+  const int mean = (s_rp[nr] - s_rp[0]) / nr;
   int g = 1;
   while (g < MX_SEG_MAX_GROUP && 2 * g <= mean) g *= 2;
   const int lane_g = threadIdx.x & (g - 1), group = threadIdx.x / g, ngroups = MX_SEG_THREADS / g;
-  for (int base = ra; base < rb; base += ngroups) { /* same trip count for every lane */
-    const int r = base + group;
+  for (int base = 0; base < nr; base += ngroups) { /* same trip count for every lane */
+    const int i = base + group;
     double sum = 0.0;
-    if (r < rb) {
-      const int end = rowptr[r + 1] - s0;
-      for (int k = rowptr[r] - s0 + lane_g; k < end; k += g) sum += prod[k];
+    if (i < nr) {
+      const int end = s_rp[i + 1];
+      for (int k = s_rp[i] + lane_g; k < end; k += g) sum += prod[k];
     }
     sum = mx_group_sum(sum, g);
-    if (r < rb && lane_g == 0) y[r] = z ? sum + z[r] : sum;
+    if (i < nr && lane_g == 0) y[ra + i] = z ? sum + z[ra + i] : sum;
   }
 }
 
@@ -53,32 +53,36 @@ __device__ __forceinline__ void seg_crossing_row(const int *__restrict__ rowptr,
   if (threadIdx.x == 0) y[r] = z ? s + z[r] : s;
 }
 
-/* Ownership: block b multiplies the nonzeros of segment b = [b*SEG, (b+1)*SEG) and OWNS the rows
- * whose first cold nonzero lies in that segment (rows row_start[b] .. row_start[b+1]-1; empty rows
- * go with the segment holding their rowptr, trailing ones with the last block). Every row has one
- * owner, which alone writes y[r] (reading past its segment from global memory when the row
- * continues), so no atomics and no inter-block order are needed; each sum is taken in a fixed
- * order, so y is bitwise reproducible. z may alias y: each y[r] is read then written by its owner. */
-__global__ void __launch_bounds__(MX_SEG_THREADS)
+/* Ownership: block b multiplies the nonzeros of its segment [seg*SEG, (seg+1)*SEG) and OWNS rows
+ * plan[b].x .. plan[b].y-1: rows whose first cold nonzero lies in that segment (empty rows go with
+ * the segment holding their rowptr, trailing ones with the last; a segment with very many rows is
+ * shared by several blocks, each owning a consecutive part of them). Every row has one owner, which
+ * alone writes y[r] (reading past its segment from global memory when the row continues), so no
+ * atomics and no inter-block order are needed; each sum is taken in a fixed order, so y is bitwise
+ * reproducible. z may alias y: each y[r] is read then written by its owner only. */
+__global__ void __launch_bounds__(MX_SEG_THREADS, MX_SEG_MIN_BLOCKS)
 mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *__restrict__ col,
-                       const double *__restrict__ val, const int *__restrict__ row_start,
+                       const double *__restrict__ val, const int4 *__restrict__ plan,
                        const double *__restrict__ x, const double *z, double *y) {
   __shared__ double prod[MX_SEG_NNZ];
+  __shared__ int s_rp[MX_SEG_MAX_ROWS + 1];
   __shared__ double red[MX_SEG_THREADS / 32];
-  const int s0 = blockIdx.x * MX_SEG_NNZ;
+  const int4 p = plan[blockIdx.x];
+  const int ra = p.x, rb = p.y;
+  const int s0 = p.z * MX_SEG_NNZ;
   const int s1 = min(s0 + MX_SEG_NNZ, cold_nnz);
+  for (int i = threadIdx.x; i <= rb - ra; i += MX_SEG_THREADS) s_rp[i] = rowptr[ra + i] - s0;
   mx_stage_products<MX_SEG_THREADS, MX_SEG_PER_THREAD>(col, val, x, s0, s1, prod); /* Alg. 2 */
   __syncthreads();
-  const int ra = row_start[blockIdx.x], rb = row_start[blockIdx.x + 1];
-  const bool crossing = rb > ra && rowptr[rb] > s1;
-  seg_rows_from_shared(rowptr, ra, crossing ? rb - 1 : rb, s0, prod, z, y);
+  const bool crossing = rb > ra && s_rp[rb - ra] > s1 - s0;
+  seg_rows_from_shared(s_rp, ra, crossing ? rb - 1 : rb, prod, z, y);
   if (crossing) seg_crossing_row(rowptr, col, val, x, rb - 1, s0, s1, prod, z, y, red);
 }
 
 int mx_cold_segment_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
   if (D->nrows == 0) return 0;
   mx_cold_segment_kernel<<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(D->cold_nnz, D->cold_rowptr, D->cold_col,
-                                                                   D->cold_val, D->seg_row_start, x, z, y);
+                                                                   D->cold_val, D->seg_plan, x, z, y);
   MX_LAUNCH_CHECK("mx_cold_segment_kernel launch");
   return 0;
 }

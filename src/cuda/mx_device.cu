@@ -67,7 +67,7 @@ static int dev_upload(mx_device *D, T **p, const T *host, size_t count, const ch
 
 extern "C" void mx_device_free(mx_device *D) {
   if (!D) return;
-  void *ptrs[] = {D->cold_rowptr, D->cold_col,    D->cold_src,    D->cold_val,  D->seg_row_start, D->merge_coord,
+  void *ptrs[] = {D->cold_rowptr, D->cold_col,    D->cold_src,    D->cold_val,  D->seg_plan, D->merge_coord,
                   D->carry_row,   D->carry_val,   D->hot_row,     D->du_chunkptr, D->du_col,      D->du_valptr,
                   D->se_ptr,      D->se_col,      D->hot_src,     D->du_bitmap, D->du_val,        D->se_val,
                   D->hot_work,    D->hot_split,   D->hot_partials, D->val_in,   D->x_stage,       D->y_stage,
@@ -79,19 +79,31 @@ extern "C" void mx_device_free(mx_device *D) {
 
 /* ---- launch plans (host, from the host format) -------------------------------------------------------- */
 
-/* Segment plan: row_start[b] = first row whose rowptr >= b*SEG (nrows if none); row_start[nb] = nrows. */
-static std::vector<int> plan_segments(const mx_format *F, int *nblocks) {
-  const int nb = F->cold_nnz > 0 ? (int)(((int64_t)F->cold_nnz + MX_SEG_NNZ - 1) / MX_SEG_NNZ) : 1;
-  std::vector<int> rs(nb + 1);
+/* Segment plan. Segment b = cold nonzeros [b*SEG, (b+1)*SEG) owns rows [rs[b], rs[b+1]) where
+ * rs[b] = first row whose rowptr >= b*SEG (nrows if none; trailing empty rows go to the last
+ * segment). A segment owning more than MX_SEG_MAX_ROWS rows (runs of empty rows) is given several
+ * blocks, each owning a consecutive share of those rows. Entry: (first row, end row, segment, 0). */
+static std::vector<int4> plan_segments(const mx_format *F) {
+  const int nseg = F->cold_nnz > 0 ? (int)(((int64_t)F->cold_nnz + MX_SEG_NNZ - 1) / MX_SEG_NNZ) : 1;
+  std::vector<int> rs(nseg + 1);
   int r = 0;
-  for (int b = 0; b < nb; ++b) {
+  for (int b = 0; b < nseg; ++b) {
     const int64_t s0 = (int64_t)b * MX_SEG_NNZ;
     while (r < F->nrows && F->cold_rowptr[r] < s0) ++r;
     rs[b] = r;
   }
-  rs[nb] = F->nrows;
-  *nblocks = nb;
-  return rs;
+  rs[nseg] = F->nrows;
+  std::vector<int4> plan;
+  plan.reserve(nseg);
+  for (int b = 0; b < nseg; ++b) {
+    int ra = rs[b];
+    do {
+      const int rb = std::min(rs[b + 1], ra + MX_SEG_MAX_ROWS);
+      plan.push_back(make_int4(ra, rb, b, 0));
+      ra = rb;
+    } while (ra < rs[b + 1]);
+  }
+  return plan;
 }
 
 /* Merge plan: the merge-path coordinate (rows, nonzeros) at each tile start, and the end. */
@@ -114,19 +126,22 @@ static std::vector<int2> plan_merge(const mx_format *F, int *ntiles) {
   return c;
 }
 
-/* Hot plan: one work item per chunk, chunks longer than `piece` units split into pieces. */
+/* Hot plan: one work item per chunk, chunks longer than `piece` units split into pieces.
+ * DU (unit_div 1): begin/end are absolute TC block indices; SE (unit_div 8): slot columns relative
+ * to the chunk's se_ptr. */
 static void plan_hot(const int32_t *chunkptr, int nchunks, int unit_div, int piece, std::vector<mx_hot_work> &work,
                      std::vector<mx_hot_split> &split, int *nslots) {
   int slots = 0;
   for (int q = 0; q < nchunks; ++q) {
     const int len = (chunkptr[q + 1] - chunkptr[q]) / unit_div;
+    const int off = unit_div == 1 ? chunkptr[q] : 0;
     if (len <= piece) {
-      work.push_back({q, 0, len, -1});
+      work.push_back({q, off, off + len, -1});
       continue;
     }
     const int np = (len + piece - 1) / piece;
     split.push_back({q, slots, np, 0});
-    for (int p = 0; p < np; ++p) work.push_back({q, p * piece, std::min(len, (p + 1) * piece), slots + p});
+    for (int p = 0; p < np; ++p) work.push_back({q, off + p * piece, off + std::min(len, (p + 1) * piece), slots + p});
     slots += np;
   }
   *nslots = slots;
@@ -163,8 +178,9 @@ static int upload(const mx_format *F, mx_device *D) {
     return 1;
 
   if (D->cold == MX_COLD_SEGMENT) {
-    std::vector<int> rs = plan_segments(F, &D->seg_nblocks);
-    if (dev_upload(D, &D->seg_row_start, rs.data(), rs.size(), "upload segment plan")) return 1;
+    std::vector<int4> plan = plan_segments(F);
+    D->seg_nblocks = (int)plan.size();
+    if (dev_upload(D, &D->seg_plan, plan.data(), plan.size(), "upload segment plan")) return 1;
   } else {
     std::vector<int2> c = plan_merge(F, &D->merge_ntiles);
     if (dev_upload(D, &D->merge_coord, c.data(), c.size(), "upload merge plan") ||

@@ -8,7 +8,8 @@
 #include "mx_device.h"
 #include "mx_tuning.h"
 
-/* One hot work item = one warp: TC blocks (DU) or slot columns (SE) [begin, end) of chunk `chunk`.
+/* One hot work item = one warp: TC blocks [begin, end) (DU, absolute block indices) or slot columns
+ * [begin, end) (SE, relative to se_ptr[chunk]) of chunk `chunk`.
  * slot < 0: the warp owns the whole chunk and adds into y directly; slot >= 0: it writes 8
  * partials at partials[slot*8 .. slot*8+7], summed in slot order by the split pass. */
 struct mx_hot_work {
@@ -27,9 +28,9 @@ struct mx_device {
   int cold_nnz;
   int *cold_rowptr, *cold_col, *cold_src;
   double *cold_val;
-  /* segment plan: block b owns rows seg_row_start[b] .. seg_row_start[b+1]-1 */
+  /* segment plan: block b multiplies segment seg_plan[b].z and owns rows seg_plan[b].x .. .y-1 */
   int seg_nblocks;
-  int *seg_row_start;
+  int4 *seg_plan;
   /* merge plan: tile t starts at merge_coord[t] = (row, nnz) on the merge path */
   int merge_ntiles;
   int2 *merge_coord;

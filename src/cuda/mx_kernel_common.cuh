@@ -4,13 +4,20 @@
 
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include "mx_tuning.h"
 
 #define MX_FULL_MASK 0xffffffffu
 
 /* Matrix arrays are read once per SpMV: stream them (evict-first) so x keeps its place in L2. */
+#if MX_LOAD_STREAMING
 __device__ __forceinline__ int mx_ld_stream(const int *p) { return __ldcs(p); }
 __device__ __forceinline__ double mx_ld_stream(const double *p) { return __ldcs(p); }
 __device__ __forceinline__ uint32_t mx_ld_stream(const uint32_t *p) { return __ldcs(p); }
+#else
+__device__ __forceinline__ int mx_ld_stream(const int *p) { return __ldg(p); }
+__device__ __forceinline__ double mx_ld_stream(const double *p) { return __ldg(p); }
+__device__ __forceinline__ uint32_t mx_ld_stream(const uint32_t *p) { return __ldg(p); }
+#endif
 /* x is gathered: read-only path, default caching. */
 __device__ __forceinline__ double mx_ld_x(const double *x, int c) { return __ldg(x + c); }
 

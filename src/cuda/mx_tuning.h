@@ -1,41 +1,83 @@
 /* mx_tuning.h - every tuning constant of the device kernels, in one place (sm_90: H100/H200).
  * Changing a value here changes the launch plan built at upload; nothing else needs editing.
+ * Each may be overridden with -D at build time (for A/B runs of the benchmark).
  * Measured reasons for each value are in tuning/results/<gpu>/kernels-*.md. */
 #ifndef MX_TUNING_H
 #define MX_TUNING_H
 
 /* Cold kernel A (paper Alg. 2, "segment"): a block of SEG_THREADS threads owns a fixed segment of
  * SEG_THREADS * SEG_PER_THREAD cold nonzeros; its products go to shared memory (8 B each). */
+#ifndef MX_SEG_THREADS
 #define MX_SEG_THREADS 256
+#endif
+#ifndef MX_SEG_PER_THREAD
 #define MX_SEG_PER_THREAD 8
+#endif
 #define MX_SEG_NNZ (MX_SEG_THREADS * MX_SEG_PER_THREAD)
+/* blocks per SM the segment kernel is compiled for: 6 -> 40 registers, no spill (what ptxas picks
+ * unasked); 7 or 8 -> 32 registers with an 8-byte spill (A/B in tuning/results) */
+#ifndef MX_SEG_MIN_BLOCKS
+#define MX_SEG_MIN_BLOCKS 6
+#endif
+/* most rows one segment block accumulates (their rowptr slice is staged in shared memory); a
+ * segment owning more (runs of empty rows) gets several blocks, each with a share of its rows */
+#ifndef MX_SEG_MAX_ROWS
+#define MX_SEG_MAX_ROWS MX_SEG_NNZ
+#endif
 /* largest lane group that accumulates one row from shared memory (power of two, <= 32) */
+#ifndef MX_SEG_MAX_GROUP
 #define MX_SEG_MAX_GROUP 32
+#endif
 
 /* Cold kernel B (merge path, Merrill & Garland): a tile of MERGE_THREADS threads consumes
  * MERGE_THREADS * MERGE_ITEMS merge items (row ends + nonzeros). */
+#ifndef MX_MERGE_THREADS
 #define MX_MERGE_THREADS 256
+#endif
+#ifndef MX_MERGE_ITEMS
 #define MX_MERGE_ITEMS 7
+#endif
 #define MX_MERGE_TILE (MX_MERGE_THREADS * MX_MERGE_ITEMS)
 /* blocks per SM the merge kernel is compiled for: 8 x 23.7 KB smem fits; caps registers at 32
  * (without it ptxas picks 32 registers AND spills 4 bytes; with 1 it takes 90 = 2 blocks/SM) */
+#ifndef MX_MERGE_MIN_BLOCKS
 #define MX_MERGE_MIN_BLOCKS 8
+#endif
+#ifndef MX_FIXUP_THREADS
 #define MX_FIXUP_THREADS 256
+#endif
 
 /* MX_COLD_AUTO: choose the merge kernel when the longest cold row exceeds AUTO_MAX_ROW_SEGS
  * segments, or when the row-length coefficient of variation exceeds AUTO_CV (see mx_device.cu). */
+#ifndef MX_AUTO_MAX_ROW_SEGS
 #define MX_AUTO_MAX_ROW_SEGS 1
-#define MX_AUTO_CV 2.0
+#endif
+#ifndef MX_AUTO_CV
+#define MX_AUTO_CV 1.0
+#endif
 
 /* Hot kernels: one warp per work item (a chunk, or a piece of a long chunk). */
+#ifndef MX_HOT_WARPS_PER_BLOCK
 #define MX_HOT_WARPS_PER_BLOCK 4
+#endif
 /* A DU chunk with more TC blocks than this is split into pieces of this many blocks
  * (partials summed by a second, ordered pass). */
+#ifndef MX_DU_BLOCKS_PER_WARP
 #define MX_DU_BLOCKS_PER_WARP 128
+#endif
 /* An SE chunk wider than this many slot columns is split likewise. */
+#ifndef MX_SE_COLS_PER_WARP
 #define MX_SE_COLS_PER_WARP 256
+#endif
+
+/* 1: matrix arrays read with ld.global.cs (evict-first) so x keeps L2; 0: plain read-only loads */
+#ifndef MX_LOAD_STREAMING
+#define MX_LOAD_STREAMING 1
+#endif
 
 /* value refresh gather */
+#ifndef MX_GATHER_THREADS
 #define MX_GATHER_THREADS 256
+#endif
 
 #endif
