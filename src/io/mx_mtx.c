@@ -567,7 +567,8 @@ static int fmt_u64(char *s, unsigned long long v)
   return n;
 }
 
-/* shortest of %.15g/%.16g/%.17g that reads back exactly; integers below 2^53 as integers */
+/* integers below 2^53 as integers; else %.15g if it reads back exactly (short decimals stay short),
+ * else %.17g (always exact) */
 static int fmt_double(char *s, double v)
 {
   if (fabs(v) < 9007199254740992.0 && v == (double)(long long)v) {
@@ -577,10 +578,8 @@ static int fmt_double(char *s, double v)
     }
     return fmt_u64(s, (unsigned long long)v);
   }
-  for (int prec = 15; prec < 17; prec++) {
-    int n = snprintf(s, 32, "%.*g", prec, v);
-    if (strtod(s, NULL) == v) return n;
-  }
+  int n = snprintf(s, 32, "%.15g", v);
+  if (strtod(s, NULL) == v) return n;
   return snprintf(s, 32, "%.17g", v);
 }
 
