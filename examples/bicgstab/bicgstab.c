@@ -21,6 +21,19 @@ Output: iterations, converged reason, true residual, error; timing lines start w
   #define PETSC_SUCCESS 0
 #endif
 
+/* -vec_type (cuda, ...) for the vectors that MatCreateVecs makes; without it they get the Mat type's default
+ * (aijcusparse: cuda). */
+static PetscErrorCode SetVecTypeFromOptions(Mat A)
+{
+  char      vtype[64];
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-vec_type", vtype, sizeof(vtype), &set));
+  if (set) PetscCall(MatSetVecType(A, vtype));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode Now(MPI_Comm comm, PetscLogDouble *t)
 {
   PetscFunctionBeginUser;
@@ -137,6 +150,7 @@ int main(int argc, char **argv)
   PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
   PetscCall(MatGetType(A, &mtype));
 
+  PetscCall(SetVecTypeFromOptions(A));
   PetscCall(MatCreateVecs(A, &x, &b));
   PetscCall(VecDuplicate(b, &r));
   PetscCall(VecDuplicate(x, &xs));

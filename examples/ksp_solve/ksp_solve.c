@@ -18,6 +18,19 @@ Output: iterations, converged reason, true residual ||b - A x||_2/||b||_2, ||x||
   #define PETSC_SUCCESS 0
 #endif
 
+/* -vec_type (cuda, ...) for the vectors that MatCreateVecs makes; without it they get the Mat type's default
+ * (aijcusparse: cuda). */
+static PetscErrorCode SetVecTypeFromOptions(Mat A)
+{
+  char      vtype[64];
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-vec_type", vtype, sizeof(vtype), &set));
+  if (set) PetscCall(MatSetVecType(A, vtype));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode Now(MPI_Comm comm, PetscLogDouble *t)
 {
   PetscFunctionBeginUser;
@@ -101,6 +114,7 @@ int main(int argc, char **argv)
   PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
   PetscCall(MatGetType(A, &mtype));
 
+  PetscCall(SetVecTypeFromOptions(A));
   PetscCall(MatCreateVecs(A, &x, &b));
   PetscCall(VecDuplicate(b, &r));
   PetscCall(VecGetType(b, &vtype));

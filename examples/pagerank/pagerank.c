@@ -116,6 +116,7 @@ static PetscErrorCode CreateEmbeddedGraph(MPI_Comm comm, Mat *A)
     onz[i] = PetscMin(onz[i], n - (rend - rstart));
   }
   PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetOptionsPrefix(*A, "pagerank_adj_"));
   PetscCall(MatSetSizes(*A, rend - rstart, rend - rstart, n, n));
   PetscCall(MatSetType(*A, MATAIJ));
   PetscCall(MatSeqAIJSetPreallocation(*A, 0, dnz));
@@ -325,6 +326,19 @@ static PetscErrorCode PrintTop(Vec x, PetscInt k)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -vec_type (cuda, ...) for the vectors that MatCreateVecs makes; without it they get the Mat type's default
+ * (aijcusparse: cuda). */
+static PetscErrorCode SetVecTypeFromOptions(Mat A)
+{
+  char      vtype[64];
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-vec_type", vtype, sizeof(vtype), &set));
+  if (set) PetscCall(MatSetVecType(A, vtype));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode Now(MPI_Comm comm, PetscLogDouble *t)
 {
   PetscFunctionBeginUser;
@@ -439,6 +453,7 @@ int main(int argc, char **argv)
   PetscCall(MatGetType(P, &mtype));
 
   /* vectors of P's type (-vec_type cuda works); d in P's column layout, 1 on dangling nodes */
+  PetscCall(SetVecTypeFromOptions(P));
   PetscCall(MatCreateVecs(P, &x, &y));
   PetscCall(VecDuplicate(x, &dang));
   PetscCall(VecDuplicate(x, &v));
