@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 source tests/deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)" --target pagerank >/dev/null
-exec build/examples/pagerank/pagerank -mat_type matxtract -mat_view ::ascii_info "$@"
+exec build/examples/pagerank/pagerank -mat_type matxtract "$@"

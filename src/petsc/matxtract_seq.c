@@ -9,8 +9,8 @@
  *   - a new nonzero pattern (nonzerostate) rebuilds the format. */
 #include "matxtract_impl.h"
 
-#if defined(PETSC_HAVE_CUDA) && PETSC_VERSION_GE(3, 20, 0)
-  #include <petscdevice.h>
+#if defined(PETSC_HAVE_CUDA) && defined(MATXTRACT_HAVE_CUDA) && PETSC_VERSION_GE(3, 20, 0)
+  #include <petscdevice_cuda.h>
   #define MATXTRACT_PETSC_STREAM 1
 #endif
 
@@ -74,14 +74,17 @@ static PetscBool MatXtractWantDevice(Mat_MatXtract *x)
   return mx_device_count() > 0 ? PETSC_TRUE : PETSC_FALSE;
 }
 
+/* The stream PETSc's own vector operations use, so our kernels stay ordered with them (the
+ * default stream when PETSc has no CUDA or predates PetscGetCurrentCUDAStream). */
 static void *MatXtractStream(void)
 {
-  void *stream = NULL;
 #if defined(MATXTRACT_PETSC_STREAM)
-  PetscDeviceContext dctx;
-  if (PetscDeviceContextGetCurrentContext(&dctx) || PetscDeviceContextGetStreamHandle(dctx, &stream)) stream = NULL;
+  cudaStream_t stream = NULL;
+  if (PetscGetCurrentCUDAStream(&stream)) stream = NULL;
+  return (void *)stream;
+#else
+  return NULL;
 #endif
-  return stream;
 }
 
 static PetscErrorCode MatXtractFreeShadow(Mat_MatXtract *x)
@@ -175,8 +178,8 @@ PetscErrorCode MatXtractSync_SeqAIJ(Mat A)
 static PetscErrorCode MatXtractTransposeCSR(const mx_csr *A, int32_t **rowptr, int32_t **colidx, double **val)
 {
   const int32_t  m = A->nrows, n = A->ncols, nnz = A->rowptr[A->nrows];
-  int32_t       *tp, *ti, *next;
-  double        *tv;
+  int32_t       *tp = NULL, *ti = NULL, *next = NULL;
+  double        *tv = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscCalloc1((size_t)n + 1, &tp));
@@ -205,8 +208,8 @@ static PetscErrorCode MatXtractSyncTranspose(Mat A)
   Mat_MatXtract *x    = (Mat_MatXtract *)A->spptr;
   mx_crux        cold = {0.0, 0.0};
   mx_csr         csr, csrt;
-  int32_t       *tp, *ti;
-  double        *tv;
+  int32_t       *tp = NULL, *ti = NULL;
+  double        *tv = NULL;
 
   PetscFunctionBegin;
   if (x->built_t && x->state_t == x->state) PetscFunctionReturn(PETSC_SUCCESS);
