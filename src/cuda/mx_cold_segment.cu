@@ -53,7 +53,9 @@ __device__ __forceinline__ void seg_crossing_row(const int *__restrict__ rowptr,
   if (threadIdx.x == 0) y[r] = z ? s + z[r] : s;
 }
 
-/* Ownership: block b multiplies the nonzeros of its segment [seg*SEG, (seg+1)*SEG) and OWNS rows
+/* Ownership: block b multiplies the nonzeros of its segment [seg*SEG, (seg+1)*SEG) (plus the tail of
+ * its last row when that tail is at most one product per thread, so the row is summed from shared
+ * memory too) and OWNS rows
  * plan[b].x .. plan[b].y-1: rows whose first cold nonzero lies in that segment (empty rows go with
  * the segment holding their rowptr, trailing ones with the last; a segment with very many rows is
  * shared by several blocks, each owning a consecutive part of them). Every row has one owner, which
@@ -64,15 +66,17 @@ __global__ void __launch_bounds__(MX_SEG_THREADS, MX_SEG_MIN_BLOCKS)
 mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *__restrict__ col,
                        const double *__restrict__ val, const int4 *__restrict__ plan,
                        const double *__restrict__ x, const double *z, double *y) {
-  __shared__ double prod[MX_SEG_NNZ];
+  __shared__ double prod[MX_SEG_NNZ + MX_SEG_THREADS];
   __shared__ int s_rp[MX_SEG_MAX_ROWS + 1];
   __shared__ double red[MX_SEG_THREADS / 32];
   const int4 p = plan[blockIdx.x];
   const int ra = p.x, rb = p.y;
   const int s0 = p.z * MX_SEG_NNZ;
-  const int s1 = min(s0 + MX_SEG_NNZ, cold_nnz);
+  const int s1 = p.w; /* segment end, extended over the last row's tail when that is short */
+  const int s1_seg = min(s0 + MX_SEG_NNZ, s1);
   for (int i = threadIdx.x; i <= rb - ra; i += MX_SEG_THREADS) s_rp[i] = rowptr[ra + i] - s0;
-  mx_stage_products<MX_SEG_THREADS, MX_SEG_PER_THREAD>(col, val, x, s0, s1, prod); /* Alg. 2 */
+  mx_stage_products<MX_SEG_THREADS, MX_SEG_PER_THREAD>(col, val, x, s0, s1_seg, prod); /* Alg. 2 */
+  mx_stage_products<MX_SEG_THREADS, 1>(col, val, x, s1_seg, s1, prod + (s1_seg - s0)); /* short tail */
   __syncthreads();
   const bool crossing = rb > ra && s_rp[rb - ra] > s1 - s0;
   seg_rows_from_shared(s_rp, ra, crossing ? rb - 1 : rb, prod, z, y);

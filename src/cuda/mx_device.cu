@@ -6,9 +6,12 @@
  * MX_COLD_AUTO rule (row-length skew of the COLD CSR, computed at upload):
  *   merge  if the longest cold row is longer than MX_AUTO_MAX_ROW_SEGS segments (MX_SEG_NNZ nonzeros),
  *          because kernel A then sums that row with a single block reading past its segment, or
- *          if the coefficient of variation of cold row lengths exceeds MX_AUTO_CV;
+ *          if the coefficient of variation (std/mean) of cold row lengths exceeds MX_AUTO_CV (2.0);
  *   segment otherwise.
- * The thresholds and the measurements behind them: tuning/results/<gpu>/kernels-*.md. */
+ * Measured on an H200 (tuning/results/h200/kernels-2026-11-21.md), (0,0) segment vs merge, us:
+ *   cv 6.5-24.7 (kron 18/20, chunglu 1M): merge wins by 1.16-2.1x;
+ *   cv <= 0.95 (lap2d, lap3d, rgg, rand, blockdense): segment wins or ties (1.0-1.16x);
+ *   band (cv 0.001, 17/row) was the exception (merge 1.24x) before the short-tail staging. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -82,7 +85,8 @@ extern "C" void mx_device_free(mx_device *D) {
 /* Segment plan. Segment b = cold nonzeros [b*SEG, (b+1)*SEG) owns rows [rs[b], rs[b+1]) where
  * rs[b] = first row whose rowptr >= b*SEG (nrows if none; trailing empty rows go to the last
  * segment). A segment owning more than MX_SEG_MAX_ROWS rows (runs of empty rows) is given several
- * blocks, each owning a consecutive share of those rows. Entry: (first row, end row, segment, 0). */
+ * blocks, each owning a consecutive share of those rows. Entry: (first row, end row, segment, end of
+ * the staged range = segment end, or the last row's end when its tail past the segment is short). */
 static std::vector<int4> plan_segments(const mx_format *F) {
   const int nseg = F->cold_nnz > 0 ? (int)(((int64_t)F->cold_nnz + MX_SEG_NNZ - 1) / MX_SEG_NNZ) : 1;
   std::vector<int> rs(nseg + 1);
@@ -96,10 +100,13 @@ static std::vector<int4> plan_segments(const mx_format *F) {
   std::vector<int4> plan;
   plan.reserve(nseg);
   for (int b = 0; b < nseg; ++b) {
+    const int s1 = (int)std::min<int64_t>((int64_t)(b + 1) * MX_SEG_NNZ, F->cold_nnz);
     int ra = rs[b];
     do {
       const int rb = std::min(rs[b + 1], ra + MX_SEG_MAX_ROWS);
-      plan.push_back(make_int4(ra, rb, b, 0));
+      const int end = rb > ra ? F->cold_rowptr[rb] : s1; /* end of the last owned row */
+      const int s1_ext = end > s1 && end - s1 <= MX_SEG_THREADS ? end : s1;
+      plan.push_back(make_int4(ra, rb, b, s1_ext));
       ra = rb;
     } while (ra < rs[b + 1]);
   }

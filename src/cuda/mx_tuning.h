@@ -53,7 +53,7 @@
 #define MX_AUTO_MAX_ROW_SEGS 1
 #endif
 #ifndef MX_AUTO_CV
-#define MX_AUTO_CV 1.0
+#define MX_AUTO_CV 2.0
 #endif
 
 /* Hot kernels: one warp per work item (a chunk, or a piece of a long chunk). */
