@@ -27,7 +27,7 @@ stage_build() {
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DMX_MATRICES_DIR="$PWD/tests/data/matrices" &&
   cmake --build build-gpu -j16 2>&1 | tee "$OUT/ptxas.log" | grep -E "error|warning|ptxas info|spill|Used" | grep -v "^$" | head -200
 }
-stage_test() { ctest --test-dir build-gpu -L "gpu|petsc|unit" --output-on-failure -j4; }
+stage_test() { ctest --test-dir build-gpu -L "gpu|petsc|unit|mpi" --output-on-failure -j4; }
 stage_sanitize() { ctest --test-dir build-gpu -L sanitize --output-on-failure; }
 stage_bench() { [ -x build-gpu/tuning/bench/matxtract-bench ] && build-gpu/tuning/bench/matxtract-bench ${BENCH_ARGS:--quick} -o "$OUT"; }
 

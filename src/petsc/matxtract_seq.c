@@ -138,7 +138,9 @@ static PetscErrorCode MatXtractBuild(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Same pattern, new values: refresh through the gather map (host and device). */
+/* Same pattern, new values: refresh through the gather map, on the device when MatMult runs
+ * there (the host copy of the values is then unused: host-vector products are staged through the
+ * device too), else on the host. */
 static PetscErrorCode MatXtractRefresh(Mat A)
 {
   Mat_MatXtract     *x = (Mat_MatXtract *)A->spptr;
@@ -147,8 +149,8 @@ static PetscErrorCode MatXtractRefresh(Mat A)
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(MATXTRACT_Refresh, A, 0, 0, 0));
   PetscCall(MatSeqAIJGetArrayRead(A, &aa));
-  mx_format_refresh_values(&x->F, (const double *)aa);
   if (x->D) PetscCall(MatXtractCheckDevice(A, mx_device_refresh_values(x->D, (const double *)aa, MatXtractStream()), "value refresh"));
+  else mx_format_refresh_values(&x->F, (const double *)aa);
   PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
   PetscCall(PetscLogEventEnd(MATXTRACT_Refresh, A, 0, 0, 0));
   x->built_t = PETSC_FALSE; /* the transpose shadow is rebuilt lazily */

@@ -164,7 +164,11 @@ static PetscErrorCode CheckKSP(Mat A, const char *name)
 
 int main(int argc, char **argv)
 {
-  static const char *const specs[] = {"lap2d:300", "kron:14:16", "rand:20000:12", "chunglu:30000:10:2.1", "bipartite:3000:2000:7", "blockdense:20000:20:64", "kron:17:16"};
+  static const char *const large[] = {"lap2d:300", "kron:14:16", "rand:20000:12", "chunglu:30000:10:2.1", "bipartite:3000:2000:7", "blockdense:20000:20:64", "kron:17:16"};
+  static const char *const small[] = {"lap2d:20", "kron:8:8", "bipartite:60:40:5"}; /* -small: for compute-sanitizer */
+  const char *const       *specs   = large;
+  size_t                   nspecs  = sizeof large / sizeof large[0];
+  PetscBool                is_small = PETSC_FALSE;
   static const char *const real[]  = {"bcsstk13", "pushpull", "west0067", "lp_afiro", "karate", "cryg2500", "zenios"};
   char                     dir[PETSC_MAX_PATH_LEN] = "";
   PetscRandom              rnd;
@@ -186,9 +190,15 @@ int main(int argc, char **argv)
     }
   }
   PetscCall(PetscOptionsGetString(NULL, NULL, "-dir", dir, sizeof dir, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-small", &is_small, NULL));
+  if (is_small) {
+    specs   = small;
+    nspecs  = sizeof small / sizeof small[0];
+    dir[0]  = 0;
+  }
   PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   PetscCall(PetscRandomSetFromOptions(rnd));
-  for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+  for (size_t s = 0; s < nspecs; s++) {
     Mat A;
     PetscCall(MatXtractGenerate(PETSC_COMM_WORLD, specs[s], "aij_", &A));
     PetscCall(CheckMatrix(A, specs[s], rnd));
