@@ -86,6 +86,7 @@ PETSC_INTERN PetscErrorCode MatXtractRegisterEvents(void);
 PETSC_INTERN PetscErrorCode MatXtractSync_SeqAIJ(Mat);
 PETSC_INTERN PetscErrorCode MatXtractSettingsDefault(MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractSettingsFromOptions(Mat, PetscOptionItems *, MatXtractSettings *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatXtractSettingsFromDatabase(Mat, MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractCheckCrux(Mat, PetscReal, PetscReal);
 PETSC_INTERN const char *const MatXtractModeNames[], *const MatXtractDeviceNames[], *const MatXtractColdNames[], *const MatXtractSourceNames[];
 PETSC_INTERN PetscErrorCode MatXtractSetSettings_SeqAIJ(Mat, const MatXtractSettings *, PetscBool);

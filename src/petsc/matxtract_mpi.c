@@ -164,6 +164,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat A, MatType type, MatReuse r
   PetscCall(PetscNew(&m));
   B->spptr = m;
   PetscCall(MatXtractSettingsDefault(&m->set));
+  PetscCall(MatXtractSettingsFromDatabase(B, &m->set));
   PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", &m->preallocation));
   PetscCheck(m->preallocation, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "matxtract: MPIAIJ preallocation function not found");
   m->assemblyend         = B->ops->assemblyend;

@@ -526,6 +526,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJMatXtract(Mat A, MatType type, MatReuse r
   x->base.multtranspose    = B->ops->multtranspose;
   x->base.multtransposeadd = B->ops->multtransposeadd;
   PetscCall(MatXtractSettingsDefault(&x->set));
+  PetscCall(MatXtractSettingsFromDatabase(B, &x->set));
   PetscCall(MatXtractInstallOps(B));
   PetscCall(MatXtractComposeAll(B, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJMATXTRACT));

@@ -53,3 +53,31 @@ PetscErrorCode MatXtractSettingsFromOptions(Mat A, PetscOptionItems *PetscOption
   *changed           = (PetscBool)(set_crux || set_mode || set_device || set_cold);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* The same options read straight from the database (no -help text), for conversions: MatConvert
+ * to matxtract does not call MatSetFromOptions, yet -mat_matxtract_* must apply to it too. */
+PetscErrorCode MatXtractSettingsFromDatabase(Mat A, MatXtractSettings *set)
+{
+  const char *prefix;
+  PetscReal   crux[2];
+  PetscInt    ncrux = 2, choice;
+  PetscBool   flg;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOptionsPrefix(A, &prefix));
+  PetscCall(PetscOptionsGetRealArray(((PetscObject)A)->options, prefix, "-mat_matxtract_crux", crux, &ncrux, &flg));
+  if (flg) {
+    PetscCheck(ncrux == 2, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "-mat_matxtract_crux takes two numbers tau_c,tau_r; got %" PetscInt_FMT, ncrux);
+    PetscCall(MatXtractCheckCrux(A, crux[0], crux[1]));
+    set->crux.tau_c  = crux[0];
+    set->crux.tau_r  = crux[1];
+    set->crux_source = MATXTRACT_CRUX_OPTION;
+  }
+  PetscCall(PetscOptionsGetEList(((PetscObject)A)->options, prefix, "-mat_matxtract_mode", MatXtractModeNames, 3, &choice, &flg));
+  if (flg) set->mode = (mx_mode_request)choice;
+  PetscCall(PetscOptionsGetEList(((PetscObject)A)->options, prefix, "-mat_matxtract_device", MatXtractDeviceNames, 3, &choice, &flg));
+  if (flg) set->device_choice = (MatXtractDeviceChoice)choice;
+  PetscCall(PetscOptionsGetEList(((PetscObject)A)->options, prefix, "-mat_matxtract_cold", MatXtractColdNames, 3, &choice, &flg));
+  if (flg) set->cold_kernel = (mx_cold_kernel)choice;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
