@@ -8,6 +8,7 @@
  *     next product sees a new object state and refreshes values through the gather map;
  *   - a new nonzero pattern (nonzerostate) rebuilds the format. */
 #include "matxtract_impl.h"
+#include <petscdevice.h>
 
 #if defined(PETSC_HAVE_CUDA) && defined(MATXTRACT_HAVE_CUDA) && PETSC_VERSION_GE(3, 20, 0)
   #include <petscdevice_cuda.h>
@@ -115,6 +116,9 @@ static PetscErrorCode MatXtractUpload(Mat A, const mx_format *F, mx_device **D)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscLogEventBegin(MATXTRACT_Upload, A, 0, 0, 0));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA)); /* PETSc picks this rank's GPU (by local rank) before we allocate */
+#endif
   PetscCall(MatXtractCheckDevice(A, mx_device_upload(F, x->set.cold_kernel, D), "upload"));
   PetscCall(PetscLogEventEnd(MATXTRACT_Upload, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
