@@ -74,6 +74,11 @@ typedef struct {
   PetscErrorCode (*duplicate)(Mat, MatDuplicateOption, Mat *);
   PetscErrorCode (*view)(Mat, PetscViewer);
   PetscErrorCode (*setfromoptions)(Mat, PetscOptionItems *);
+  /* our own ghost exchange, so that the ghost vector is a device vector when the blocks run on
+   * the GPU (MPIAIJ's own lvec is a host vector) */
+  Vec              lvec;    /* ghost values, Ao's column space */
+  VecScatter       scatter; /* global x -> lvec, built from Ao's column map */
+  PetscObjectState nzstate; /* A->nonzerostate the scatter was built for */
 } Mat_MPIAIJMatXtract;
 
 PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat, MatType, MatReuse, Mat *);

@@ -1,10 +1,11 @@
 /* matxtract_mpi.c - MATMPIAIJMATXTRACT: MPIAIJ with both local blocks in the MatXtract format.
  *
- * MPIAIJ's own MatMult overlaps the ghost scatter with the diagonal-block product and then calls
- * the off-diagonal block's multadd directly through its ops table; our block ops check their own
- * state, so stale shadows are impossible. The diagonal block (Ad) gets the user's settings; the
- * off-diagonal block (Ao) is all cold (crux (0,0)): it is thin and its columns are ghost indices.
- * All communication is PETSc's (VecScatter in MatMult_MPIAIJ). */
+ * MatMult overlaps the ghost scatter with the diagonal-block product, as MPIAIJ's does, but with
+ * our own ghost vector made by Ao's MatCreateVecs (a device vector when the blocks run on the GPU:
+ * MPIAIJ's lvec is a host vector) and a VecScatter built from Ao's column map: all communication
+ * is PETSc's. The block ops are called through their ops tables and check their own state, so
+ * stale shadows are impossible. The diagonal block (Ad) gets the user's settings; the off-diagonal
+ * block (Ao) is all cold (crux (0,0)): it is thin and its columns are ghost indices. */
 #include "matxtract_impl.h"
 
 /* Ad: user settings; Ao: same settings but crux (0,0). Converts blocks MPIAIJ (re)created. */
@@ -50,6 +51,80 @@ static PetscErrorCode MatAssemblyEnd_MPIAIJMatXtract(Mat A, MatAssemblyType mode
   PetscFunctionBegin;
   PetscCall((*m->assemblyend)(A, mode));
   if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatXtractMPIConvertBlocks(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Ghost vector and scatter for the current pattern (rebuilt when the nonzero pattern changed). */
+static PetscErrorCode MatXtractMPISetUpGhosts(Mat A)
+{
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+  const PetscInt      *garray;
+  PetscInt             nghost;
+  Mat                  Ad, Ao;
+  IS                   from;
+  Vec                  gx;
+
+  PetscFunctionBegin;
+  if (m->scatter && m->nzstate == A->nonzerostate) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecDestroy(&m->lvec));
+  PetscCall(VecScatterDestroy(&m->scatter));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  PetscCall(MatGetLocalSize(Ao, NULL, &nghost));
+  PetscCall(MatCreateVecs(Ao, &m->lvec, NULL));
+  PetscCall(MatCreateVecs(A, &gx, NULL));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_USE_POINTER, &from));
+  PetscCall(VecScatterCreate(gx, from, m->lvec, NULL, &m->scatter));
+  PetscCall(ISDestroy(&from));
+  PetscCall(VecDestroy(&gx));
+  m->nzstate = A->nonzerostate;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = Ad x_local + Ao x_ghost (+ z): the ghost scatter overlaps the diagonal-block product. */
+static PetscErrorCode MatMultAdd_MPIAIJMatXtract(Mat A, Vec xx, Vec zz, Vec yy)
+{
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+  Mat                  Ad, Ao;
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractMPISetUpGhosts(A));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  PetscCall(VecScatterBegin(m->scatter, xx, m->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  if (zz) PetscCall((*Ad->ops->multadd)(Ad, xx, zz, yy));
+  else PetscCall((*Ad->ops->mult)(Ad, xx, yy));
+  PetscCall(VecScatterEnd(m->scatter, xx, m->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall((*Ao->ops->multadd)(Ao, m->lvec, yy, yy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMult_MPIAIJMatXtract(Mat A, Vec xx, Vec yy)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultAdd_MPIAIJMatXtract(A, xx, NULL, yy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = Ad' x (+ z), then the ghost contributions Ao' x are added where they belong. */
+static PetscErrorCode MatMultTransposeAdd_MPIAIJMatXtract(Mat A, Vec xx, Vec zz, Vec yy)
+{
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+  Mat                  Ad, Ao;
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractMPISetUpGhosts(A));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  PetscCall((*Ao->ops->multtranspose)(Ao, xx, m->lvec));
+  if (zz) PetscCall((*Ad->ops->multtransposeadd)(Ad, xx, zz, yy));
+  else PetscCall((*Ad->ops->multtranspose)(Ad, xx, yy));
+  PetscCall(VecScatterBegin(m->scatter, m->lvec, yy, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(VecScatterEnd(m->scatter, m->lvec, yy, ADD_VALUES, SCATTER_REVERSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTranspose_MPIAIJMatXtract(Mat A, Vec xx, Vec yy)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultTransposeAdd_MPIAIJMatXtract(A, xx, NULL, yy));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -132,6 +207,8 @@ static PetscErrorCode MatDestroy_MPIAIJMatXtract(Mat A)
 
   PetscFunctionBegin;
   PetscCall(MatXtractMPIComposeAll(A, PETSC_FALSE));
+  PetscCall(VecDestroy(&m->lvec));
+  PetscCall(VecScatterDestroy(&m->scatter));
   PetscCall(PetscFree(A->spptr));
   PetscCall((*base_destroy)(A));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -176,7 +253,11 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat A, MatType type, MatReuse r
   B->ops->destroy        = MatDestroy_MPIAIJMatXtract;
   B->ops->duplicate      = MatDuplicate_MPIAIJMatXtract;
   B->ops->view           = MatView_MPIAIJMatXtract;
-  B->ops->setfromoptions = MatSetFromOptions_MPIAIJMatXtract;
+  B->ops->setfromoptions   = MatSetFromOptions_MPIAIJMatXtract;
+  B->ops->mult             = MatMult_MPIAIJMatXtract;
+  B->ops->multadd          = MatMultAdd_MPIAIJMatXtract;
+  B->ops->multtranspose    = MatMultTranspose_MPIAIJMatXtract;
+  B->ops->multtransposeadd = MatMultTransposeAdd_MPIAIJMatXtract;
   PetscCall(MatXtractMPIComposeAll(B, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJMATXTRACT));
 #if defined(PETSC_HAVE_CUDA)
