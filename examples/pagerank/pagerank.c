@@ -481,6 +481,16 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(comm, "dangling nodes: %" PetscInt_FMT "\n", ndangling));
   PetscCall(PetscPrintf(comm, "method: %s, alpha %g, tol %g, personalization %s\n", PRMethods[method], (double)alpha, (double)tol, pers));
   PetscCall(PetscPrintf(comm, "matrix type: %s\n", mtype));
+  {
+    PetscBool ours;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)P, &ours, MATSEQAIJMATXTRACT, MATMPIAIJMATXTRACT, ""));
+    if (ours) { /* what the format looks like (rank 0's diagonal block under MPI) */
+      MatXtractInfo xi;
+      PetscCall(MatXtractGetInfo(P, &xi));
+      PetscCall(PetscPrintf(comm, "matxtract: crux (%g, %g), hot nnz %" PetscInt_FMT " of %" PetscInt_FMT " (mode %s), format %.2f MB vs CSR %.2f MB, MatMult on the %s\n", (double)xi.tau_c, (double)xi.tau_r, xi.hot_nnz, xi.hot_nnz + xi.cold_nnz, xi.hot_mode,
+                            xi.format_bytes / 1e6, xi.csr_bytes / 1e6, xi.on_device ? "GPU" : "CPU"));
+    }
+  }
   PetscCall(PetscPrintf(comm, "vector type: %s\n", vtype));
   PetscCall(PetscPrintf(comm, "processes: %d\n", (int)size));
 
