@@ -4,10 +4,23 @@
  * >= 20 warm-up calls, median/min/max of >= 100 timed calls, x/y copies rotated when the matrix
  * bytes are under 2x L2, effective bandwidth as a fraction of the measured D2D copy bandwidth.
  *
- * matxtract-bench [-quick] [-corpus FILE] [-gen SPEC]... [-f FILE.mtx]... [-crux "tc,tr tc,tr ..."]
- *                 [-reps N] [-warmup N] [-o DIR]
- * Writes DIR/spmv_kernels.csv (one row per matrix), DIR/spmv_cruxes.csv (one row per variant) and
- * DIR/spmv_summary.md; prints a compact table. */
+ * matxtract-bench [-quick] [-corpus FILE] [-cache DIR] [-gen SPEC]... [-f FILE]... [-crux "tc,tr tc,tr ..."]
+ *                 [-reps N] [-warmup N] [-jobs N] [-o DIR]
+ * Writes DIR/spmv_kernels.csv (one row per matrix), DIR/spmv_cruxes.csv (one row per variant),
+ * DIR/spmv_kernels_env.txt (GPU, driver, CUDA, date, command) and DIR/spmv_summary.md; prints a
+ * compact table.
+ *
+ * Variants per matrix: (a) the predictor's crux: no predictor exists yet, so its columns stay empty
+ * and t_ours is the fastest of the variants below (an oracle over the tried cruxes, not a
+ * prediction); (b) every -crux (hot mode AUTO, cold kernel = the faster one at (0,0)); (c) (0,0)
+ * with the segment and the merge cold kernel, and the kernel MX_COLD_AUTO picks (t_default: what
+ * -mat_type matxtract runs today); cuSPARSE CSR ALG1 and ALG2, each after cusparseSpMV_preprocess.
+ *
+ * Host time (the corpus must run in minutes): the next matrix is read (DIR/NAME.petsc from -cache,
+ * written by tuning/bench/run_corpus.sh, else generated) and its CPU reference computed on a second
+ * thread while the GPU times the current one; the -crux formats are built on -jobs threads at once
+ * while the (0,0) variants and cuSPARSE are timed. Features and the (0,0) build are timed alone;
+ * the -crux build times are taken with up to -jobs builds running at once (column setup_jobs). */
 #include <cuda_runtime.h>
 #include <cusparse.h>
 #include <math.h>
@@ -19,11 +32,14 @@
 #include <time.h>
 #include <algorithm>
 #include <functional>
+#include <future>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 extern "C" {
+#include "core/mx_features.h"
 #include "core/mx_format.h"
 #include "cuda/mx_device.h"
 #include "io/mx_io.h"
@@ -56,12 +72,18 @@ static double now_ms() {
   return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
+struct MatSrc {
+  std::string name, src, family; /* src: "gen:SPEC" | "file:PATH" */
+  std::string cache;             /* cached PETSc binary of the spec ("" = none) */
+};
+
 struct Opts {
   bool quick = false;
   std::string corpus = std::string(MX_SOURCE_DIR) + "/tuning/gen/corpus.txt";
-  std::vector<std::pair<std::string, std::string>> mats; /* (name, "gen:SPEC" | "file:PATH") */
+  std::string cache;
+  std::vector<MatSrc> mats;
   std::vector<mx_crux> cruxes = {{0.6, 0.2}, {0.7, 0.5}, {0.9, 0.8}, {1.0, 1.0}};
-  int reps = 100, warmup = 20;
+  int reps = 100, warmup = 20, jobs = 0;
   std::string out = ".";
 };
 
@@ -79,7 +101,6 @@ struct Timing {
 /* ---- environment ---------------------------------------------------------------------------------- */
 
 static cudaStream_t g_stream;
-static cudaEvent_t g_ev[2];
 static size_t g_l2 = 0;
 static int g_wrong = 0;
 
@@ -121,24 +142,49 @@ static double copy_bandwidth() {
 
 /* ---- matrices --------------------------------------------------------------------------------------- */
 
-static bool load(const std::string &src, Csr *A, std::string *family) {
+static bool ends_with(const std::string &s, const char *suf) {
+  size_t n = strlen(suf);
+  return s.size() >= n && s.compare(s.size() - n, n, suf) == 0;
+}
+
+/* The cache entry is used only when its .spec sidecar holds exactly this spec. */
+static bool cache_matches(const std::string &path, const std::string &spec) {
+  FILE *f = fopen((path.substr(0, path.size() - 6) + ".spec").c_str(), "r");
+  if (!f) return false;
+  char buf[512] = "";
+  bool ok = fgets(buf, sizeof buf, f) != nullptr;
+  fclose(f);
+  std::string s = ok ? buf : "";
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  struct stat st;
+  return s == spec && stat(path.c_str(), &st) == 0 && st.st_size > 0;
+}
+
+static bool load(const MatSrc &ms, Csr *A, std::string *how) {
   mx_io_csr B;
   memset(&B, 0, sizeof B);
   char err[512];
   int rc;
-  if (src.rfind("gen:", 0) == 0) {
+  const std::string &src = ms.src;
+  if (src.rfind("gen:", 0) == 0 && !ms.cache.empty() && cache_matches(ms.cache, src.substr(4))) {
+    rc = mx_petsc_read(ms.cache.c_str(), &B, err, sizeof err);
+    *how = "cache";
+  } else if (src.rfind("gen:", 0) == 0) {
     rc = mx_gen(src.c_str() + 4, 0, &B, err, sizeof err);
-    *family = src.substr(4, src.find(':', 4) - 4);
-  } else {
+    *how = "gen";
+  } else if (ends_with(src, ".mtx")) {
     rc = mx_mtx_read(src.c_str() + 5, &B, err, sizeof err);
-    *family = "real";
+    *how = "mtx";
+  } else {
+    rc = mx_petsc_read(src.c_str() + 5, &B, err, sizeof err);
+    *how = "petsc";
   }
   if (rc) {
-    fprintf(stderr, "skip %s: %s\n", src.c_str(), err);
+    fprintf(stderr, "skip %s: %s\n", ms.name.c_str(), err);
     return false;
   }
   if (B.nnz > INT32_MAX - 1) {
-    fprintf(stderr, "skip %s: nnz %lld exceeds 32 bits\n", src.c_str(), (long long)B.nnz);
+    fprintf(stderr, "skip %s: nnz %lld exceeds 32 bits\n", ms.name.c_str(), (long long)B.nnz);
     mx_io_csr_free(&B);
     return false;
   }
@@ -152,13 +198,15 @@ static bool load(const std::string &src, Csr *A, std::string *family) {
   return true;
 }
 
+static std::string family_of(const std::string &spec) { return spec.substr(0, spec.find(':')); }
+
 /* Corpus lines: NAME SPEC [quick] ... ('#' comments). The spec is the first token with a ':'. */
 static void read_corpus(Opts &o) {
   FILE *f = fopen(o.corpus.c_str(), "r");
   if (!f) {
     fprintf(stderr, "no corpus %s: using the built-in quick list\n", o.corpus.c_str());
     const char *q[] = {"kron:18:16", "lap2d:1000", "lap3d:100", "band:2000000:5", "chunglu:1000000:16:2.1"};
-    for (const char *s : q) o.mats.push_back({s, std::string("gen:") + s});
+    for (const char *s : q) o.mats.push_back({s, std::string("gen:") + s, family_of(s), ""});
     return;
   }
   char line[1024];
@@ -175,11 +223,42 @@ static void read_corpus(Opts &o) {
       if (t == "quick") quick = true;
     }
     if (spec.empty()) continue;
-    if (name == spec) name = spec;
     if (o.quick && !quick) continue;
-    o.mats.push_back({name, "gen:" + spec});
+    o.mats.push_back({name, "gen:" + spec, family_of(spec), o.cache.empty() ? "" : o.cache + "/" + name + ".petsc"});
   }
   fclose(f);
+}
+
+/* A matrix with its x and CPU double reference y = A x, made on the prefetch thread. */
+struct Loaded {
+  bool ok = false;
+  Csr A;
+  std::vector<double> x, ref;
+  double load_ms = 0, ref_ms = 0;
+  std::string how;
+};
+
+static Loaded load_full(const MatSrc &ms, uint64_t seed) {
+  Loaded L;
+  double t0 = now_ms();
+  if (!load(ms, &L.A, &L.how)) return L;
+  L.load_ms = now_ms() - t0;
+  const Csr &A = L.A;
+  if (A.nrows == 0 || A.ncols == 0) return L;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  L.x.resize(A.ncols);
+  for (auto &e : L.x) e = u(rng);
+  t0 = now_ms();
+  L.ref.assign(A.nrows, 0.0);
+  for (int32_t i = 0; i < A.nrows; ++i) {
+    double s = 0;
+    for (int32_t p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p) s += A.val[p] * L.x[A.col[p]];
+    L.ref[i] = s;
+  }
+  L.ref_ms = now_ms() - t0;
+  L.ok = true;
+  return L;
 }
 
 /* ---- one matrix -------------------------------------------------------------------------------------- */
@@ -204,16 +283,32 @@ struct Variant {
   mx_crux crux;
   std::string mode, cold;
   double hot_share = 0, setup_ms = 0, upload_ms = 0, err = 0;
+  int setup_jobs = 1;
   size_t fbytes = 0;
   Timing t;
+};
+
+/* A host format build, possibly on a worker thread. */
+struct Built {
+  mx_format F;
+  mx_status st = MX_ERR_ARG;
+  double ms = 0;
 };
 
 static const char *mode_name(mx_hot_mode m) { return m == MX_HOT_DU ? "du" : m == MX_HOT_SE ? "se" : "none"; }
 static const char *cold_name(mx_cold_kernel k) { return k == MX_COLD_MERGE ? "merge" : "segment"; }
 
+static std::string csv_quote(const std::string &s) {
+  std::string r = "\"";
+  for (char c : s) r += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return r + "\"";
+}
+
 int main(int argc, char **argv) {
   Opts o;
   bool explicit_mats = false;
+  std::string cmdline;
+  for (int i = 0; i < argc; ++i) cmdline += std::string(i ? " " : "") + argv[i];
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -225,11 +320,19 @@ int main(int argc, char **argv) {
     };
     if (a == "-quick") o.quick = true;
     else if (a == "-corpus") o.corpus = next();
-    else if (a == "-gen") { std::string s = next(); o.mats.push_back({s, "gen:" + s}); explicit_mats = true; }
-    else if (a == "-f") { std::string s = next(); o.mats.push_back({s.substr(s.rfind('/') + 1), "file:" + s}); explicit_mats = true; }
-    else if (a == "-o") o.out = next();
+    else if (a == "-cache") o.cache = next();
+    else if (a == "-gen") {
+      std::string s = next();
+      o.mats.push_back({s, "gen:" + s, family_of(s), ""});
+      explicit_mats = true;
+    } else if (a == "-f") {
+      std::string s = next();
+      o.mats.push_back({s.substr(s.rfind('/') + 1), "file:" + s, "file", ""});
+      explicit_mats = true;
+    } else if (a == "-o") o.out = next();
     else if (a == "-reps") o.reps = std::max(100, atoi(next().c_str()));
     else if (a == "-warmup") o.warmup = std::max(20, atoi(next().c_str()));
+    else if (a == "-jobs") o.jobs = std::max(1, atoi(next().c_str()));
     else if (a == "-crux") {
       o.cruxes.clear();
       std::string s = next();
@@ -238,11 +341,13 @@ int main(int argc, char **argv) {
         if (sscanf(t, "%lf,%lf", &c.tau_c, &c.tau_r) == 2) o.cruxes.push_back(c);
       }
     } else {
-      fprintf(stderr, "usage: matxtract-bench [-quick] [-corpus F] [-gen SPEC]... [-f F.mtx]... [-crux \"tc,tr ...\"] [-reps N] [-warmup N] [-o DIR]\n");
+      fprintf(stderr, "usage: matxtract-bench [-quick] [-corpus F] [-cache DIR] [-gen SPEC]... [-f F.mtx|F.petsc]... "
+                      "[-crux \"tc,tr ...\"] [-reps N] [-warmup N] [-jobs N] [-o DIR]\n");
       return 2;
     }
   }
   if (!explicit_mats) read_corpus(o);
+  if (o.jobs == 0) o.jobs = std::max(1, std::min<int>((int)o.cruxes.size(), (int)std::thread::hardware_concurrency() - 2));
   if (mx_device_count() == 0) {
     fprintf(stderr, "no CUDA device\n");
     return 77;
@@ -259,9 +364,27 @@ int main(int argc, char **argv) {
   cusparseHandle_t hs;
   CKS(cusparseCreate(&hs));
   CKS(cusparseSetStream(hs, g_stream));
+  int csv = 0;
+  cusparseGetVersion(hs, &csv);
   const double bw = copy_bandwidth();
-  printf("# %s, %d SMs, L2 %.0f MB, CUDA driver %d runtime %d, D2D copy %.0f GB/s (read+write)\n", prop.name,
-         prop.multiProcessorCount, g_l2 / 1e6, drv, rt, bw / 1e9);
+  char date[64];
+  {
+    time_t tt = time(nullptr);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
+  }
+  printf("# %s, %d SMs, L2 %.0f MB, CUDA driver %d runtime %d, cuSPARSE %d, D2D copy %.0f GB/s (read+write), %s\n",
+         prop.name, prop.multiProcessorCount, g_l2 / 1e6, drv, rt, csv, bw / 1e9, date);
+  printf("# %s\n", cmdline.c_str());
+  {
+    FILE *fe = fopen((o.out + "/spmv_kernels_env.txt").c_str(), "w");
+    if (fe) {
+      fprintf(fe, "gpu_name=%s\nsms=%d\nl2_bytes=%zu\ncuda_driver=%d\ncuda_runtime=%d\ncusparse=%d\nd2d_copy_GBps=%.1f\n"
+                  "date=%s\ncommand=%s\nreps=%d\nwarmup=%d\njobs=%d\n",
+              prop.name, prop.multiProcessorCount, g_l2, drv, rt, csv, bw / 1e9, date, cmdline.c_str(), o.reps, o.warmup,
+              o.jobs);
+      fclose(fe);
+    }
+  }
 
   FILE *fk = fopen((o.out + "/spmv_kernels.csv").c_str(), "w");
   FILE *fc = fopen((o.out + "/spmv_cruxes.csv").c_str(), "w");
@@ -270,42 +393,59 @@ int main(int argc, char **argv) {
     fprintf(stderr, "cannot write to %s\n", o.out.c_str());
     return 2;
   }
-  fprintf(fk, "matrix,family,rows,cols,nnz,crux_tc,crux_tr,hot_nnz_share,hot_mode,format_bytes,csr_bytes,t_ours_us,"
-              "t_cold_only_us,t_cusparse_alg1_us,t_cusparse_alg2_us,gflops,bw_frac_ours,bw_frac_cusparse,"
-              "setup_host_ms,upload_ms,cusparse_setup_ms,t_segment_us,t_merge_us,auto_kernel,cold_row_max,"
-              "cold_row_cv,rotated_copies\n");
+  fprintf(fk, "matrix,family,spec,rows,cols,nnz,crux_tc,crux_tr,crux_choice,hot_nnz_share,hot_mode,format_bytes,csr_bytes,"
+              "t_ours_us,t_ours_min_us,t_ours_max_us,t_cold_only_us,t_default_us,t_pred_us,crux_pred_tc,crux_pred_tr,"
+              "t_cusparse_alg1_us,t_cusparse_alg1_min_us,t_cusparse_alg1_max_us,t_cusparse_alg2_us,"
+              "t_cusparse_alg2_min_us,t_cusparse_alg2_max_us,gflops,gflops_cusparse,bw_frac_ours,bw_frac_cold,"
+              "bw_frac_cusparse,features_ms,predictor_ms,setup_host_ms,upload_ms,setup_jobs,setup_ours_ms,"
+              "setup_default_ms,cusparse_upload_ms,cusparse_setup_ms,setup_cusparse_ms,breakeven_its_cusparse,"
+              "t_segment_us,t_merge_us,auto_kernel,cold_row_max,cold_row_cv,rotated_copies,matrix_bytes_over_l2,"
+              "load_ms,load_how,ref_ms,d2d_copy_GBps\n");
   fprintf(fc, "matrix,crux_tc,crux_tr,hot_mode,cold_kernel,hot_nnz_share,format_bytes,t_med_us,t_min_us,t_max_us,"
-              "setup_host_ms,upload_ms,rel_err\n");
-  fprintf(fm, "# matxtract-bench\n\nGPU: %s (%d SMs, L2 %.0f MB), CUDA driver %d, runtime %d; D2D copy %.0f GB/s.\n"
-              "Times: median of %d calls after %d warm-up (us). Speedup = best cuSPARSE / ours.\n\n"
-              "| matrix | rows | nnz | crux | mode | hot% | ours | (0,0) seg | (0,0) merge | cuSP ALG1 | cuSP ALG2 | speedup | cold/cuSP | bw ours |\n"
+              "setup_host_ms,upload_ms,rel_err,setup_jobs\n");
+  fprintf(fm, "# matxtract-bench\n\nGPU: %s (%d SMs, L2 %.0f MB), CUDA driver %d, runtime %d; D2D copy %.0f GB/s; %s.\n"
+              "Command: `%s`\n\n"
+              "Times: median of %d calls after %d warm-up (us). Speedup = best cuSPARSE / ours. No crux predictor "
+              "exists yet: 'ours' is the fastest tried crux (oracle), (0,0) is what -mat_type matxtract runs today.\n\n"
+              "| matrix | rows | nnz | crux | mode | hot%% | ours | (0,0) seg | (0,0) merge | cuSP ALG1 | cuSP ALG2 | speedup | cold/cuSP | bw ours |\n"
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-          prop.name, prop.multiProcessorCount, g_l2 / 1e6, drv, rt, bw / 1e9, o.reps, o.warmup);
-  printf("%-24s %9s %10s %9s %4s %5s %9s %9s %9s %9s %9s %7s %7s\n", "matrix", "rows", "nnz", "crux", "mode", "hot%",
-         "ours_us", "seg00_us", "mrg00_us", "cusp1_us", "cusp2_us", "speedup", "cold/cs");
+          prop.name, prop.multiProcessorCount, g_l2 / 1e6, drv, rt, bw / 1e9, date, cmdline.c_str(), o.reps, o.warmup);
+  printf("%-24s %9s %10s %9s %4s %5s %9s %9s %9s %9s %9s %7s %7s %8s\n", "matrix", "rows", "nnz", "crux", "mode", "hot%",
+         "ours_us", "seg00_us", "mrg00_us", "cusp1_us", "cusp2_us", "speedup", "cold/cs", "host_s");
 
-  std::mt19937_64 rng(12345);
-  for (auto &mat : o.mats) {
-    Csr A;
-    std::string family;
-    double tl = now_ms();
-    if (!load(mat.second, &A, &family)) continue;
-    tl = now_ms() - tl;
+  const double t_start = now_ms();
+  std::future<Loaded> pending;
+  if (!o.mats.empty()) pending = std::async(std::launch::async, load_full, o.mats[0], 12345);
+  for (size_t mi = 0; mi < o.mats.size(); ++mi) {
+    const MatSrc &mat = o.mats[mi];
+    const double t_mat = now_ms();
+    Loaded L = pending.get();
+    if (mi + 1 < o.mats.size()) pending = std::async(std::launch::async, load_full, o.mats[mi + 1], 12345 + mi + 1);
+    if (!L.ok) continue;
+    const Csr &A = L.A;
     const int32_t m = A.nrows, n = A.ncols, nnz = A.nnz();
-    if (m == 0 || n == 0) continue;
+    const std::vector<double> &x = L.x, &ref = L.ref;
+    std::vector<double> yh(m);
+
+
+    mx_csr a = {m, n, A.rowptr.data(), A.col.data(), A.val.data()};
+    /* features (what a predictor would need; timed alone), then the (0,0) build (timed alone) */
+    mx_features feat;
+    double t0 = now_ms();
+    mx_features_compute(&a, &feat);
+    const double features_ms = now_ms() - t0;
+    Built b00;
+    t0 = now_ms();
+    b00.st = mx_format_build(&a, mx_crux{0, 0}, MX_MODE_AUTO, &b00.F);
+    b00.ms = now_ms() - t0;
+    if (b00.st != MX_OK) {
+      fprintf(stderr, "%s: build failed at (0,0)\n", mat.name.c_str());
+      continue;
+    }
 
     /* x copies: rotate when the matrix would sit in L2 */
     const size_t mbytes = mx_csr_bytes(m, nnz) + 8.0 * (m + n);
     const int ncopy = mbytes < 2 * g_l2 ? 8 : 1;
-    std::uniform_real_distribution<double> u(-1, 1);
-    std::vector<double> x(n);
-    for (auto &e : x) e = u(rng);
-    std::vector<double> ref(m, 0.0), yh(m);
-    for (int32_t i = 0; i < m; ++i) {
-      double s = 0;
-      for (int32_t p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p) s += A.val[p] * x[A.col[p]];
-      ref[i] = s;
-    }
     std::vector<double *> dx(ncopy), dy(ncopy);
     for (int c = 0; c < ncopy; ++c) {
       CK(cudaMalloc(&dx[c], 8.0 * n));
@@ -317,74 +457,81 @@ int main(int argc, char **argv) {
       CK(cudaMemcpy(yh.data(), d, 8.0 * m, cudaMemcpyDeviceToHost));
       return rel_err(yh, ref);
     };
+    /* the -crux formats, built on worker threads while the GPU times (0,0) and cuSPARSE */
+    const size_t ncx = o.cruxes.size();
+    std::vector<Built> bc(ncx);
+    std::vector<std::thread> workers;
+    {
+      const int jobs = o.jobs;
+      auto work = [&](int w) {
+        for (size_t k = w; k < ncx; k += jobs) {
+          double s = now_ms();
+          bc[k].st = mx_format_build(&a, o.cruxes[k], MX_MODE_AUTO, &bc[k].F);
+          bc[k].ms = now_ms() - s;
+        }
+      };
+      for (int w = 0; w < jobs && (size_t)w < ncx; ++w) workers.emplace_back(work, w);
+    }
+    const int setup_jobs = (int)std::min<size_t>(o.jobs, ncx);
 
-    /* --- ours --- */
-    mx_csr a = {m, n, A.rowptr.data(), A.col.data(), A.val.data()};
+    /* --- ours: upload a built format, check, time --- */
     std::vector<Variant> vs;
-    auto run_ours = [&](mx_crux c, mx_cold_kernel ck, const char *label) -> bool {
+    auto run_ours = [&](const mx_format &F, double build_ms, int jobs, mx_cold_kernel ck, const char *label,
+                        mx_cold_kernel *resolved) -> bool {
       Variant v;
       v.label = label;
-      v.crux = c;
-      mx_format F;
-      double t0 = now_ms();
-      if (mx_format_build(&a, c, MX_MODE_AUTO, &F) != MX_OK) {
-        fprintf(stderr, "%s: build failed at (%g,%g)\n", mat.first.c_str(), c.tau_c, c.tau_r);
-        return false;
-      }
-      v.setup_ms = now_ms() - t0;
+      v.crux = F.crux;
+      v.setup_ms = build_ms;
+      v.setup_jobs = jobs;
       mx_device *D;
-      t0 = now_ms();
+      double s = now_ms();
       if (mx_device_upload(&F, ck, &D)) {
-        fprintf(stderr, "%s: upload failed: %s\n", mat.first.c_str(), mx_device_last_error());
-        mx_format_free(&F);
+        fprintf(stderr, "%s: upload failed: %s\n", mat.name.c_str(), mx_device_last_error());
         return false;
       }
-      v.upload_ms = now_ms() - t0;
+      CK(cudaDeviceSynchronize());
+      v.upload_ms = now_ms() - s;
+      if (resolved) *resolved = mx_device_cold_kernel(D);
       v.mode = mode_name(F.mode);
       v.cold = cold_name(mx_device_cold_kernel(D));
       v.hot_share = nnz ? (double)F.hot_nnz / nnz : 0;
       v.fbytes = mx_format_bytes(&F);
       CK(cudaMemsetAsync(dy[0], 0xff, 8.0 * m, g_stream));
       if (mx_device_spmv(D, dx[0], nullptr, dy[0], g_stream)) {
-        fprintf(stderr, "%s: spmv failed: %s\n", mat.first.c_str(), mx_device_last_error());
+        fprintf(stderr, "%s: spmv failed: %s\n", mat.name.c_str(), mx_device_last_error());
         exit(2);
       }
       v.err = check_y(dy[0]);
       if (!(v.err < 1e-12)) {
-        fprintf(stderr, "%s: WRONG result at (%g,%g) %s %s: rel err %g (variant skipped)\n", mat.first.c_str(),
-                c.tau_c, c.tau_r, v.mode.c_str(), v.cold.c_str(), v.err);
+        fprintf(stderr, "%s: WRONG result at (%g,%g) %s %s: rel err %g (variant skipped)\n", mat.name.c_str(),
+                F.crux.tau_c, F.crux.tau_r, v.mode.c_str(), v.cold.c_str(), v.err);
         g_wrong = 1;
         mx_device_free(D);
-        mx_format_free(&F);
         return false;
       }
       v.t = time_calls([&](int i) { mx_device_spmv(D, dx[i % ncopy], nullptr, dy[i % ncopy], g_stream); }, o.warmup,
                        o.reps);
       mx_device_free(D);
-      mx_format_free(&F);
       vs.push_back(v);
       return true;
     };
-    run_ours({0, 0}, MX_COLD_SEGMENT, "seg00");
-    run_ours({0, 0}, MX_COLD_MERGE, "merge00");
-    if (vs.size() < 2) continue;
-    const Variant seg00 = vs[0], mrg00 = vs[1];
-    const mx_cold_kernel best_cold = seg00.t.med <= mrg00.t.med ? MX_COLD_SEGMENT : MX_COLD_MERGE;
-    for (mx_crux c : o.cruxes) run_ours(c, best_cold, "crux");
-
-    /* AUTO choice and cold row stats (at (0,0), cold = whole matrix) */
+    bool ok00 = run_ours(b00.F, b00.ms, 1, MX_COLD_SEGMENT, "seg00", nullptr);
+    ok00 = run_ours(b00.F, b00.ms, 1, MX_COLD_MERGE, "merge00", nullptr) && ok00;
+    /* AUTO choice (no timing of its own: it runs one of the two kernels just timed) */
     std::string autok;
+    double auto_upload_ms = 0;
     {
-      mx_format F;
       mx_device *D;
-      if (mx_format_build(&a, mx_crux{0, 0}, MX_MODE_AUTO, &F) == MX_OK) {
-        if (mx_device_upload(&F, MX_COLD_AUTO, &D) == 0) {
-          autok = cold_name(mx_device_cold_kernel(D));
-          mx_device_free(D);
-        }
-        mx_format_free(&F);
+      double s = now_ms();
+      if (mx_device_upload(&b00.F, MX_COLD_AUTO, &D) == 0) {
+        CK(cudaDeviceSynchronize());
+        auto_upload_ms = now_ms() - s;
+        autok = cold_name(mx_device_cold_kernel(D));
+        mx_device_free(D);
       }
     }
+    mx_format_free(&b00.F);
+
     int64_t rmax = 0;
     double mean = (double)nnz / m, s2 = 0;
     for (int32_t i = 0; i < m; ++i) {
@@ -394,20 +541,22 @@ int main(int argc, char **argv) {
     }
     const double cv = mean > 0 ? sqrt(s2 / m) / mean : 0;
 
-    /* --- cuSPARSE --- */
+    /* --- cuSPARSE (timed while the crux formats build on the host) --- */
     DevCsr dc;
+    t0 = now_ms();
     CK(cudaMalloc(&dc.rowptr, 4.0 * (m + 1)));
     CK(cudaMalloc(&dc.col, 4.0 * std::max(nnz, 1)));
     CK(cudaMalloc(&dc.val, 8.0 * std::max(nnz, 1)));
     CK(cudaMemcpy(dc.rowptr, A.rowptr.data(), 4.0 * (m + 1), cudaMemcpyHostToDevice));
     CK(cudaMemcpy(dc.col, A.col.data(), 4.0 * nnz, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(dc.val, A.val.data(), 8.0 * nnz, cudaMemcpyHostToDevice));
+    const double cs_upload_ms = now_ms() - t0;
     Timing tcs[2];
     double cs_setup[2];
     const double alpha = 1.0, beta = 0.0;
     const cusparseSpMVAlg_t algs[2] = {CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_SPMV_CSR_ALG2};
     for (int k = 0; k < 2; ++k) {
-      double t0 = now_ms();
+      t0 = now_ms();
       cusparseSpMatDescr_t mA;
       std::vector<cusparseDnVecDescr_t> vx(ncopy), vy(ncopy);
       CKS(cusparseCreateCsr(&mA, m, n, nnz, dc.rowptr, dc.col, dc.val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
@@ -429,15 +578,15 @@ int main(int argc, char **argv) {
       CKS(cusparseSpMV(hs, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mA, vx[0], &beta, vy[0], CUDA_R_64F, algs[k], buf));
       const double e = check_y(dy[0]);
       if (!(e < 1e-12)) {
-        fprintf(stderr, "%s: cuSPARSE ALG%d rel err %g\n", mat.first.c_str(), k + 1, e);
+        fprintf(stderr, "%s: cuSPARSE ALG%d rel err %g\n", mat.name.c_str(), k + 1, e);
         exit(3);
       }
       tcs[k] = time_calls([&](int i) {
         cusparseSpMV(hs, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mA, vx[i % ncopy], &beta, vy[i % ncopy], CUDA_R_64F,
                      algs[k], buf);
       }, o.warmup, o.reps);
-      fprintf(fc, "%s,cusparse,alg%d,,,,%zu,%.2f,%.2f,%.2f,%.3f,,%.3g\n", mat.first.c_str(), k + 1,
-              mx_csr_bytes(m, nnz), tcs[k].med, tcs[k].mn, tcs[k].mx, cs_setup[k], e);
+      fprintf(fc, "%s,cusparse,alg%d,,,,%zu,%.2f,%.2f,%.2f,%.3f,%.3f,%.3g,\n", mat.name.c_str(), k + 1,
+              mx_csr_bytes(m, nnz), tcs[k].med, tcs[k].mn, tcs[k].mx, cs_setup[k], cs_upload_ms, e);
       CK(cudaFree(buf));
       for (int c = 0; c < ncopy; ++c) {
         cusparseDestroyDnVec(vx[c]);
@@ -448,46 +597,79 @@ int main(int argc, char **argv) {
     CK(cudaFree(dc.rowptr));
     CK(cudaFree(dc.col));
     CK(cudaFree(dc.val));
+
+    /* --- the -crux variants, with the cold kernel that won at (0,0) --- */
+    for (auto &w : workers) w.join();
+    if (ok00 && vs.size() >= 2) {
+      const mx_cold_kernel best_cold = vs[0].t.med <= vs[1].t.med ? MX_COLD_SEGMENT : MX_COLD_MERGE;
+      for (size_t k = 0; k < ncx; ++k) {
+        if (bc[k].st != MX_OK) fprintf(stderr, "%s: build failed at (%g,%g)\n", mat.name.c_str(), o.cruxes[k].tau_c, o.cruxes[k].tau_r);
+        else run_ours(bc[k].F, bc[k].ms, setup_jobs, best_cold, "crux", nullptr);
+        mx_format_free(&bc[k].F);
+      }
+    } else {
+      for (auto &b : bc) mx_format_free(&b.F);
+    }
     for (int c = 0; c < ncopy; ++c) {
       CK(cudaFree(dx[c]));
       CK(cudaFree(dy[c]));
     }
+    if (!ok00 || vs.size() < 2) continue;
 
     /* --- rows --- */
     for (auto &v : vs)
-      fprintf(fc, "%s,%g,%g,%s,%s,%.4f,%zu,%.2f,%.2f,%.2f,%.2f,%.2f,%.3g\n", mat.first.c_str(), v.crux.tau_c,
+      fprintf(fc, "%s,%g,%g,%s,%s,%.4f,%zu,%.2f,%.2f,%.2f,%.2f,%.2f,%.3g,%d\n", mat.name.c_str(), v.crux.tau_c,
               v.crux.tau_r, v.mode.c_str(), v.cold.c_str(), v.hot_share, v.fbytes, v.t.med, v.t.mn, v.t.mx,
-              v.setup_ms, v.upload_ms, v.err);
+              v.setup_ms, v.upload_ms, v.err, v.setup_jobs);
+    const Variant &seg00 = vs[0], &mrg00 = vs[1];
     const Variant *best = &vs[0];
     for (auto &v : vs)
       if (v.t.med < best->t.med) best = &v;
-    const double tcold = std::min(seg00.t.med, mrg00.t.med);
-    const double tcs_best = std::min(tcs[0].med, tcs[1].med);
+    const Variant &cold = seg00.t.med <= mrg00.t.med ? seg00 : mrg00;
+    const Variant &dflt = autok == "merge" ? mrg00 : seg00;
+    const double tcold = cold.t.med;
+    const int kbest = tcs[0].med <= tcs[1].med ? 0 : 1;
+    const double tcs_best = tcs[kbest].med;
     const double bytes = 12.0 * nnz + 4.0 * (m + 1) + 8.0 * m + 8.0 * n;
     const double gflops = 2.0 * nnz / (best->t.med * 1e3);
-    fprintf(fk, "%s,%s,%d,%d,%d,%g,%g,%.4f,%s,%zu,%zu,%.2f,%.2f,%.2f,%.2f,%.1f,%.3f,%.3f,%.1f,%.1f,%.1f,%.2f,%.2f,%s,%lld,%.3f,%d\n",
-            mat.first.c_str(), family.c_str(), m, n, nnz, best->crux.tau_c, best->crux.tau_r, best->hot_share,
-            best->mode.c_str(), best->fbytes, mx_csr_bytes(m, nnz), best->t.med, tcold, tcs[0].med, tcs[1].med, gflops,
-            bytes / (best->t.med * 1e-6) / bw, bytes / (tcs_best * 1e-6) / bw, best->setup_ms, best->upload_ms,
-            std::min(cs_setup[0], cs_setup[1]), seg00.t.med, mrg00.t.med, autok.c_str(), (long long)rmax, cv,
-            ncopy);
+    const double predictor_ms = 0.0; /* no predictor yet */
+    const double setup_ours = features_ms + predictor_ms + best->setup_ms + best->upload_ms;
+    const double setup_dflt = b00.ms + auto_upload_ms;
+    const double setup_cs = cs_upload_ms + cs_setup[kbest];
+    std::string be;
+    if (best->t.med < tcs_best) {
+      char b[32];
+      snprintf(b, sizeof b, "%.0f", std::max(0.0, (setup_ours - setup_cs) / ((tcs_best - best->t.med) * 1e-3)));
+      be = b;
+    }
+    fprintf(fk, "%s,%s,%s,%d,%d,%d,%g,%g,%s,%.4f,%s,%zu,%zu,%.2f,%.2f,%.2f,%.2f,%.2f,,,,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,"
+                "%.1f,%.1f,%.3f,%.3f,%.3f,%.1f,%.1f,%.1f,%.1f,%d,%.1f,%.1f,%.1f,%.2f,%.1f,%s,%.2f,%.2f,%s,%lld,%.3f,%d,"
+                "%.2f,%.1f,%s,%.1f,%.1f\n",
+            mat.name.c_str(), mat.family.c_str(), csv_quote(mat.src.substr(mat.src.find(':') + 1)).c_str(), m, n, nnz,
+            best->crux.tau_c, best->crux.tau_r, "oracle-best-tried", best->hot_share, best->mode.c_str(), best->fbytes,
+            mx_csr_bytes(m, nnz), best->t.med, best->t.mn, best->t.mx, tcold, dflt.t.med, tcs[0].med, tcs[0].mn,
+            tcs[0].mx, tcs[1].med, tcs[1].mn, tcs[1].mx, gflops, 2.0 * nnz / (tcs_best * 1e3),
+            bytes / (best->t.med * 1e-6) / bw, bytes / (tcold * 1e-6) / bw, bytes / (tcs_best * 1e-6) / bw, features_ms,
+            predictor_ms, best->setup_ms, best->upload_ms, best->setup_jobs, setup_ours, setup_dflt, cs_upload_ms,
+            cs_setup[kbest], setup_cs, be.c_str(), seg00.t.med, mrg00.t.med, autok.c_str(), (long long)rmax, cv, ncopy,
+            (double)mbytes / g_l2, L.load_ms, L.how.c_str(), L.ref_ms, bw / 1e9);
     char cx[32];
     snprintf(cx, sizeof cx, "%g,%g", best->crux.tau_c, best->crux.tau_r);
-    printf("%-24s %9d %10d %9s %4s %5.1f %9.1f %9.1f %9.1f %9.1f %9.1f %7.2f %7.2f\n", mat.first.c_str(), m, nnz, cx,
+    printf("%-24s %9d %10d %9s %4s %5.1f %9.1f %9.1f %9.1f %9.1f %9.1f %7.2f %7.2f %8.1f\n", mat.name.c_str(), m, nnz, cx,
            best->mode.c_str(), 100 * best->hot_share, best->t.med, seg00.t.med, mrg00.t.med, tcs[0].med, tcs[1].med,
-           tcs_best / best->t.med, tcs_best / tcold);
+           tcs_best / best->t.med, tcs_best / tcold, (now_ms() - t_mat) * 1e-3);
     fprintf(fm, "| %s | %d | %d | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2fx | %.2fx | %.2f |\n",
-            mat.first.c_str(), m, nnz, cx, best->mode.c_str(), 100 * best->hot_share, best->t.med, seg00.t.med,
+            mat.name.c_str(), m, nnz, cx, best->mode.c_str(), 100 * best->hot_share, best->t.med, seg00.t.med,
             mrg00.t.med, tcs[0].med, tcs[1].med, tcs_best / best->t.med, tcs_best / tcold,
             bytes / (best->t.med * 1e-6) / bw);
     fflush(stdout);
     fflush(fk);
     fflush(fc);
     fflush(fm);
-    (void)tl;
   }
   fprintf(fm, "\nbw ours = (12 nnz + 4 (rows+1) + 8 rows + 8 cols) / t as a fraction of the copy bandwidth. "
               "Matrices under 2x L2 rotate 8 x/y copies (the matrix itself may still sit in L2).\n");
+  printf("# total %.1f s\n", (now_ms() - t_start) * 1e-3);
   fclose(fk);
   fclose(fc);
   fclose(fm);
