@@ -37,6 +37,7 @@
 
 #if defined(PETSC_HAVE_CUDA) && defined(MX_BENCH_HAVE_CUDART)
   #include <cuda_runtime.h>
+  #include <petscdevice.h>
   #define BENCH_CUDA 1
   #if PETSC_VERSION_GE(3, 20, 0)
     #include <petscdevice_cuda.h>
