@@ -1,16 +1,20 @@
 #!/bin/bash
 # The whole GPU cycle on the GPU host, in one command (see ../shared/docs/GPU-HOST.md):
-#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize bench (default: all)
+#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize bench amortize scaling pack
+#                                       (default: setup build test sanitize bench amortize pack)
 # setup unpacks the PETSc 3.22+CUDA bundle from .deps/ into /opt/petsc-cuda; build configures and
-# builds this tree in build-gpu/ (-j16, sm_90); test runs the ctest labels gpu, petsc and unit;
+# builds this tree in build-gpu/ (-j16, sm_90); test runs the ctest labels gpu, petsc, mpi and unit;
 # sanitize runs the ctest label sanitize (compute-sanitizer memcheck + racecheck on the gpu tests);
-# bench runs the quick benchmark (BENCH_ARGS overrides its arguments).
-# Logs and result files go to $OUT (or ./gpu-out when OUT is unset): one log per stage.
+# bench runs the harness (tuning/bench/run_corpus.sh; quick subset unless BENCH_ARGS is set, e.g.
+# BENCH_ARGS= for the whole corpus); amortize runs tuning/amortization/run.sh; scaling runs
+# tuning/mpi/scaling.sh (needs 2 GPUs); pack tars every result folder into $OUT/results.tgz (the
+# device tool brings back at most 8 files).
+# Logs go to $OUT/logs (one per stage), results to $OUT/<stage>; pack turns them into one tarball.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
-STAGES=${*:-setup build test sanitize bench}
+mkdir -p "$OUT/logs"
+STAGES=${*:-setup build test sanitize bench amortize pack}
 export PETSC_DIR=/opt/petsc-cuda PETSC_ARCH= PKG_CONFIG_PATH=/opt/petsc-cuda/lib/pkgconfig
 export PETSC_OPTIONS="${PETSC_OPTIONS:--use_gpu_aware_mpi 0}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -25,15 +29,28 @@ stage_setup() {
 }
 stage_build() {
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DMX_MATRICES_DIR="$PWD/tests/data/matrices" &&
-  cmake --build build-gpu -j16 2>&1 | tee "$OUT/ptxas.log" | grep -E "error|warning|ptxas info|spill|Used" | grep -v "^$" | head -200
+  local rc
+  cmake --build build-gpu -j16 > "$OUT/logs/ptxas.log" 2>&1
+  rc=$?
+  grep -E "error|warning|spill|Used" "$OUT/logs/ptxas.log" | head -100
+  return $rc
 }
 stage_test() { ctest --test-dir build-gpu -L "gpu|petsc|unit|mpi" --output-on-failure -j4; }
 stage_sanitize() { ctest --test-dir build-gpu -L sanitize --output-on-failure; }
-stage_bench() { [ -x build-gpu/tuning/bench/matxtract-bench ] && build-gpu/tuning/bench/matxtract-bench ${BENCH_ARGS:--quick} -o "$OUT"; }
+stage_bench() { bash tuning/bench/run_corpus.sh ${BENCH_ARGS---quick} "$OUT/bench"; }
+stage_amortize() { bash tuning/amortization/run.sh "$OUT/amortization" build-gpu; }
+stage_scaling() { bash tuning/mpi/scaling.sh "$OUT/scaling" build-gpu; }
+stage_pack() {
+  local dirs
+  dirs=$(cd "$OUT" && ls -d logs bench amortization scaling 2>/dev/null)
+  tar czf "$OUT/results.tgz" -C "$OUT" $dirs && (cd "$OUT" && rm -rf $dirs)
+}
 
 for s in $STAGES; do
   echo "=== $s $(date -u +%H:%M:%S)"
-  if ! "stage_$s" > "$OUT/$s.log" 2>&1; then echo "stage $s FAILED"; status=1; fi
-  tail -n 25 "$OUT/$s.log"
+  log="$OUT/logs/$s.log"
+  [ "$s" = pack ] && log=/dev/null
+  if ! "stage_$s" > "$log" 2>&1; then echo "stage $s FAILED"; status=1; fi
+  [ "$s" = pack ] || tail -n 25 "$log"
 done
 exit $status
