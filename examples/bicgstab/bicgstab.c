@@ -16,31 +16,8 @@ Output: iterations, converged reason, true residual, error; timing lines start w
 #include <petscksp.h>
 #include <petsctime.h>
 #include <matxtract.h>
+#include "example_util.h"
 
-#if PETSC_VERSION_LT(3, 19, 0)
-  #define PETSC_SUCCESS 0
-#endif
-
-/* -vec_type (cuda, ...) for the vectors that MatCreateVecs makes; without it they get the Mat type's default
- * (aijcusparse: cuda). */
-static PetscErrorCode SetVecTypeFromOptions(Mat A)
-{
-  char      vtype[64];
-  PetscBool set;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-vec_type", vtype, sizeof(vtype), &set));
-  if (set) PetscCall(MatSetVecType(A, vtype));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode Now(MPI_Comm comm, PetscLogDouble *t)
-{
-  PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Barrier(comm));
-  PetscCall(PetscTime(t));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* Convection-diffusion on an n^dim grid, lexicographic order (x fastest), assembled row by row. */
 static PetscErrorCode CreateConvectionDiffusion(MPI_Comm comm, PetscInt n, PetscInt dim, const PetscReal conv[3], Mat *A)

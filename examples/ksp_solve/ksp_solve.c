@@ -13,31 +13,8 @@ Output: iterations, converged reason, true residual ||b - A x||_2/||b||_2, ||x||
 #include <petscksp.h>
 #include <petsctime.h>
 #include <matxtract.h>
+#include "example_util.h"
 
-#if PETSC_VERSION_LT(3, 19, 0)
-  #define PETSC_SUCCESS 0
-#endif
-
-/* -vec_type (cuda, ...) for the vectors that MatCreateVecs makes; without it they get the Mat type's default
- * (aijcusparse: cuda). */
-static PetscErrorCode SetVecTypeFromOptions(Mat A)
-{
-  char      vtype[64];
-  PetscBool set;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-vec_type", vtype, sizeof(vtype), &set));
-  if (set) PetscCall(MatSetVecType(A, vtype));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode Now(MPI_Comm comm, PetscLogDouble *t)
-{
-  PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Barrier(comm));
-  PetscCall(PetscTime(t));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* b_i = the i-th draw of rand48 seeded with seed: independent of the number of ranks and of the Vec type. */
 static PetscErrorCode FillRandom(Vec b, unsigned long seed)

@@ -27,10 +27,8 @@ Every timing line starts with 'time:'.\n\n";
 #include <petscksp.h>
 #include <petsctime.h>
 #include <matxtract.h>
+#include "example_util.h"
 
-#if PETSC_VERSION_LT(3, 19, 0)
-  #define PETSC_SUCCESS 0
-#endif
 #if PETSC_VERSION_GE(3, 24, 0)
   #define PR_OPFN(f) ((PetscErrorCodeFn *)(f))
 #else
@@ -323,27 +321,6 @@ static PetscErrorCode PrintTop(Vec x, PetscInt k)
   }
   PetscCall(VecScatterDestroy(&sc));
   PetscCall(VecDestroy(&x0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* -vec_type (cuda, ...) for the vectors that MatCreateVecs makes; without it they get the Mat type's default
- * (aijcusparse: cuda). */
-static PetscErrorCode SetVecTypeFromOptions(Mat A)
-{
-  char      vtype[64];
-  PetscBool set;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-vec_type", vtype, sizeof(vtype), &set));
-  if (set) PetscCall(MatSetVecType(A, vtype));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode Now(MPI_Comm comm, PetscLogDouble *t)
-{
-  PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Barrier(comm));
-  PetscCall(PetscTime(t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
