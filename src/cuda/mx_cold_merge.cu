@@ -77,11 +77,13 @@ __device__ __forceinline__ merge_state merge_consume(int r, int n, int tile_item
  * END of row r writes y[r], once: its sum = carry-in from the preceding threads of the tile (a
  * fixed-order segmented scan) + its own products + z[r]. What a tile accumulates for the row still
  * open at its end goes to carry_row/val[t]; mx_merge_fixup adds those, in tile order, after this
- * kernel. Every y[r] has one writer per kernel, so no atomics; every sum has a fixed order. */
+ * kernel. Every y[r] has one writer per kernel, so no atomics; every sum has a fixed order.
+ * XH: x-hot cache mode (mx_kernel_common.cuh); it changes where x values are read, not the sums. */
+template <int XH>
 __global__ void __launch_bounds__(MX_MERGE_THREADS, MX_MERGE_MIN_BLOCKS)
 mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col, const double *__restrict__ val,
-                     const int2 *__restrict__ coord, const double *__restrict__ x, const double *z, double *y,
-                     int *__restrict__ carry_row, double *__restrict__ carry_val) {
+                     const int2 *__restrict__ coord, const double *__restrict__ x, const double *__restrict__ xhot,
+                     const double *z, double *y, int *__restrict__ carry_row, double *__restrict__ carry_val) {
   __shared__ double s_prod[MX_MERGE_TILE];
   __shared__ int s_rowend[MX_MERGE_TILE + 1];
   __shared__ int s_wkey_last[MX_MERGE_THREADS / 32], s_wkey_first[MX_MERGE_THREADS / 32];
@@ -93,7 +95,7 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
   const int tile_items = tile_rows + tile_nnz;
 
   /* stage the tile: coalesced products and row ends */
-  mx_stage_products<MX_MERGE_THREADS, MX_MERGE_ITEMS>(col, val, x, n0, n0 + tile_nnz, s_prod);
+  mx_stage_products<MX_MERGE_THREADS, MX_MERGE_ITEMS, XH>(col, val, x, xhot, n0, n0 + tile_nnz, s_prod);
   for (int i = threadIdx.x; i < tile_rows; i += MX_MERGE_THREADS) s_rowend[i] = rowptr[r0 + 1 + i];
   if (threadIdx.x == 0) s_rowend[tile_rows] = INT_MAX; /* past the tile's last row end: nonzeros only */
   __syncthreads();
@@ -129,11 +131,22 @@ mx_merge_fixup_kernel(int ntiles, int nrows, const int *__restrict__ carry_row,
   y[row] += acc;
 }
 
+template <int XH>
+static void merge_kernel_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
+  mx_cold_merge_kernel<XH><<<D->merge_ntiles, MX_MERGE_THREADS, 0, s>>>(D->cold_rowptr, D->cold_col, D->cold_val,
+                                                                         D->merge_coord, x, D->xhot, z, y,
+                                                                         D->carry_row, D->carry_val);
+}
+
+int mx_cold_merge_set_carveout(int percent) {
+  MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_merge_kernel<MX_XH_ON>, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+  return 0;
+}
+
 int mx_cold_merge_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
   if (D->nrows == 0) return 0;
-  mx_cold_merge_kernel<<<D->merge_ntiles, MX_MERGE_THREADS, 0, s>>>(D->cold_rowptr, D->cold_col, D->cold_val,
-                                                                     D->merge_coord, x, z, y, D->carry_row,
-                                                                     D->carry_val);
+  if (D->xhot_mode == MX_XH_ON && D->xhot_cold) merge_kernel_launch<MX_XH_ON>(D, x, z, y, s);
+  else merge_kernel_launch<MX_XH_OFF>(D, x, z, y, s);
   MX_LAUNCH_CHECK("mx_cold_merge_kernel launch");
   if (D->merge_ntiles > 1) {
     const int nb = (D->merge_ntiles + MX_FIXUP_THREADS - 1) / MX_FIXUP_THREADS;

@@ -28,9 +28,10 @@ __device__ __forceinline__ void seg_rows_from_shared(const int *s_rp, int ra, in
 /* Phase 3: row r starts in the segment and ends beyond it (only the block's last row can). The
  * whole block sums it: its in-segment part from shared memory, the rest from global memory with
  * four independent accumulators, then a fixed-order block sum. */
+template <int XH>
 __device__ __forceinline__ void seg_crossing_row(const int *__restrict__ rowptr, const int *__restrict__ col,
                                                  const double *__restrict__ val, const double *__restrict__ x,
-                                                 int r, int s0, int s1, const double *prod,
+                                                 const double *__restrict__ xhot, int r, int s0, int s1, const double *prod,
                                                  const double *z, double *y,
                                                  double *red) {
   const int beg = rowptr[r], end = rowptr[r + 1];
@@ -43,12 +44,12 @@ __device__ __forceinline__ void seg_crossing_row(const int *__restrict__ rowptr,
     const int c2 = mx_ld_stream(col + k + 2 * T), c3 = mx_ld_stream(col + k + 3 * T);
     const double v0 = mx_ld_stream(val + k), v1 = mx_ld_stream(val + k + T);
     const double v2 = mx_ld_stream(val + k + 2 * T), v3 = mx_ld_stream(val + k + 3 * T);
-    a0 += v0 * mx_ld_x(x, c0);
-    a1 += v1 * mx_ld_x(x, c1);
-    a2 += v2 * mx_ld_x(x, c2);
-    a3 += v3 * mx_ld_x(x, c3);
+    a0 += v0 * mx_ld_xc<XH>(x, xhot, c0);
+    a1 += v1 * mx_ld_xc<XH>(x, xhot, c1);
+    a2 += v2 * mx_ld_xc<XH>(x, xhot, c2);
+    a3 += v3 * mx_ld_xc<XH>(x, xhot, c3);
   }
-  for (; k < end; k += T) a0 += mx_ld_stream(val + k) * mx_ld_x(x, mx_ld_stream(col + k));
+  for (; k < end; k += T) a0 += mx_ld_stream(val + k) * mx_ld_xc<XH>(x, xhot, mx_ld_stream(col + k));
   const double s = mx_block_sum((a0 + a1) + (a2 + a3), red);
   if (threadIdx.x == 0) y[r] = z ? s + z[r] : s;
 }
@@ -61,11 +62,13 @@ __device__ __forceinline__ void seg_crossing_row(const int *__restrict__ rowptr,
  * shared by several blocks, each owning a consecutive part of them). Every row has one owner, which
  * alone writes y[r] (reading past its segment from global memory when the row continues), so no
  * atomics and no inter-block order are needed; each sum is taken in a fixed order, so y is bitwise
- * reproducible. z may alias y: each y[r] is read then written by its owner only. */
+ * reproducible. z may alias y: each y[r] is read then written by its owner only.
+ * XH: x-hot cache mode (mx_kernel_common.cuh); it changes where x values are read, not the sums. */
+template <int XH>
 __global__ void __launch_bounds__(MX_SEG_THREADS, MX_SEG_MIN_BLOCKS)
 mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *__restrict__ col,
                        const double *__restrict__ val, const int4 *__restrict__ plan,
-                       const double *__restrict__ x, const double *z, double *y) {
+                       const double *__restrict__ x, const double *__restrict__ xhot, const double *z, double *y) {
   __shared__ double prod[MX_SEG_NNZ + MX_SEG_THREADS];
   __shared__ int s_rp[MX_SEG_MAX_ROWS + 1];
   __shared__ double red[MX_SEG_THREADS / 32];
@@ -75,18 +78,29 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
   const int s1 = p.w; /* segment end, extended over the last row's tail when that is short */
   const int s1_seg = min(s0 + MX_SEG_NNZ, s1);
   for (int i = threadIdx.x; i <= rb - ra; i += MX_SEG_THREADS) s_rp[i] = rowptr[ra + i] - s0;
-  mx_stage_products<MX_SEG_THREADS, MX_SEG_PER_THREAD>(col, val, x, s0, s1_seg, prod); /* Alg. 2 */
-  mx_stage_products<MX_SEG_THREADS, 1>(col, val, x, s1_seg, s1, prod + (s1_seg - s0)); /* short tail */
+  mx_stage_products<MX_SEG_THREADS, MX_SEG_PER_THREAD, XH>(col, val, x, xhot, s0, s1_seg, prod); /* Alg. 2 */
+  mx_stage_products<MX_SEG_THREADS, 1, XH>(col, val, x, xhot, s1_seg, s1, prod + (s1_seg - s0)); /* short tail */
   __syncthreads();
   const bool crossing = rb > ra && s_rp[rb - ra] > s1 - s0;
   seg_rows_from_shared(s_rp, ra, crossing ? rb - 1 : rb, prod, z, y);
-  if (crossing) seg_crossing_row(rowptr, col, val, x, rb - 1, s0, s1, prod, z, y, red);
+  if (crossing) seg_crossing_row<XH>(rowptr, col, val, x, xhot, rb - 1, s0, s1, prod, z, y, red);
+}
+
+template <int XH>
+static void segment_kernel_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
+  mx_cold_segment_kernel<XH><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(D->cold_nnz, D->cold_rowptr, D->cold_col,
+                                                                       D->cold_val, D->seg_plan, x, D->xhot, z, y);
+}
+
+int mx_cold_segment_set_carveout(int percent) {
+  MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_segment_kernel<MX_XH_ON>, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+  return 0;
 }
 
 int mx_cold_segment_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
   if (D->nrows == 0) return 0;
-  mx_cold_segment_kernel<<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(D->cold_nnz, D->cold_rowptr, D->cold_col,
-                                                                   D->cold_val, D->seg_plan, x, z, y);
+  if (D->xhot_mode == MX_XH_ON && D->xhot_cold) segment_kernel_launch<MX_XH_ON>(D, x, z, y, s);
+  else segment_kernel_launch<MX_XH_OFF>(D, x, z, y, s);
   MX_LAUNCH_CHECK("mx_cold_segment_kernel launch");
   return 0;
 }

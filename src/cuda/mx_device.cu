@@ -11,7 +11,13 @@
  * Measured on an H200 (tuning/results/h200/kernels-2026-11-21.md), (0,0) segment vs merge, us:
  *   cv 6.5-24.7 (kron 18/20, chunglu 1M): merge wins by 1.16-2.1x;
  *   cv <= 0.95 (lap2d, lap3d, rgg, rand, blockdense): segment wins or ties (1.0-1.16x);
- *   band (cv 0.001, 17/row) was the exception (merge 1.24x) before the short-tail staging. */
+ *   band (cv 0.001, 17/row) was the exception (merge 1.24x) before the short-tail staging.
+ *
+ * x-hot cache (mx_xhot.cu, rule in mx_tuning.h): chosen at upload from the stored column codes; when
+ * on, the cold and hot kernels read the packed hot x values, gathered first on the same stream.
+ * Benchmark A/B overrides of the AUTO rule (environment, read at upload; unset in normal use):
+ * MX_XHOT_COLS (cap, 0 = off), MX_XHOT_COLD (1: cold CSR too), MX_XHOT_CARVEOUT (percent, preferred shared-memory carveout of the
+ * cached cold kernels). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +25,7 @@
 #include <string.h>
 #include <vector>
 #include "mx_device_impl.h"
+#include "mx_kernel_common.cuh" /* MX_XH_* */
 
 /* ---- errors ---------------------------------------------------------------------------------------- */
 
@@ -70,7 +77,7 @@ static int dev_upload(mx_device *D, T **p, const T *host, size_t count, const ch
 
 extern "C" void mx_device_free(mx_device *D) {
   if (!D) return;
-  void *ptrs[] = {D->cold_rowptr, D->cold_col,    D->cold_src,    D->cold_val,  D->seg_plan, D->merge_coord,
+  void *ptrs[] = {D->xhot_col, D->xhot, D->cold_rowptr, D->cold_col,    D->cold_src,    D->cold_val,  D->seg_plan, D->merge_coord,
                   D->carry_row,   D->carry_val,   D->hot_row,     D->du_chunkptr, D->du_col,      D->du_valptr,
                   D->se_ptr,      D->se_col,      D->hot_src,     D->du_bitmap, D->du_val,        D->se_val,
                   D->hot_work,    D->hot_split,   D->hot_partials, D->val_in,   D->x_stage,       D->y_stage,
@@ -173,13 +180,62 @@ static mx_cold_kernel resolve_cold(const mx_format *F, mx_cold_kernel req) {
 
 /* ---- upload ---------------------------------------------------------------------------------------------- */
 
-static int upload(const mx_format *F, mx_device *D) {
+static int env_int(const char *name, int def) {
+  const char *v = getenv(name);
+  return v && *v ? atoi(v) : def;
+}
+
+/* Column arrays as the kernels read them: original columns, or x-hot codes when the cache is on. */
+struct col_codes {
+  std::vector<int32_t> cold, se, du;
+  const int32_t *cold_p, *se_p, *du_p;
+};
+
+static int upload_xhot(const mx_format *F, int request, mx_device *D, col_codes &cc) {
+  cc.cold_p = F->cold_col;
+  cc.se_p = F->se_col;
+  cc.du_p = F->du_col;
+  /* forced requests code every array (so tests cover every kernel); AUTO codes the cold CSR only
+   * when MX_XHOT_COLD says so, and is off without a hot region then */
+  const int cold = request != MX_XHOT_AUTO ? 1 : env_int("MX_XHOT_COLD", MX_XHOT_COLD);
+  if (!cold && F->hot_nnz == 0) return 0;
+  std::vector<int32_t> cols;
+  mx_xhot_select(F, request, env_int("MX_XHOT_COLS", MX_XHOT_MAX_COLS), cols);
+  if (cols.empty()) return 0;
+  std::vector<int32_t> rank((size_t)F->ncols, -1);
+  for (size_t i = 0; i < cols.size(); ++i) rank[cols[i]] = (int32_t)i;
+  if (cold) {
+    mx_xhot_encode(F->cold_col, (size_t)F->cold_nnz, rank, cc.cold);
+    cc.cold_p = cc.cold.data();
+  }
+  D->xhot_cold = cold;
+  if (F->hot_nnz > 0 && F->mode == MX_HOT_SE) {
+    mx_xhot_encode(F->se_col, (size_t)F->se_nslots, rank, cc.se);
+    cc.se_p = cc.se.data();
+  }
+  if (F->hot_nnz > 0 && F->mode == MX_HOT_DU) {
+    mx_xhot_encode(F->du_col, (size_t)F->du_nblocks * MX_BLOCK_COLS, rank, cc.du);
+    cc.du_p = cc.du.data();
+  }
+  D->xhot_n = (int)cols.size();
+  D->xhot_mode = MX_XH_ON;
+  const int carveout = env_int("MX_XHOT_CARVEOUT", MX_XHOT_CARVEOUT);
+  if (carveout >= 0 && (mx_cold_merge_set_carveout(carveout) || mx_cold_segment_set_carveout(carveout))) return 1;
+  if (dev_upload(D, &D->xhot_col, cols.data(), cols.size(), "upload xhot columns") ||
+      dev_alloc(D, &D->xhot, cols.size(), "alloc xhot values"))
+    return 1;
+  return 0;
+}
+
+static int upload(const mx_format *F, int xhot_request, mx_device *D) {
   D->nrows = F->nrows;
   D->ncols = F->ncols;
   D->nnz = F->nnz;
   D->cold_nnz = F->cold_nnz;
+  col_codes cc;
+  if (upload_xhot(F, xhot_request, D, cc)) return 1;
   if (dev_upload(D, &D->cold_rowptr, F->cold_rowptr, F->cold_rowptr ? (size_t)F->nrows + 1 : 0, "upload cold_rowptr") ||
-      dev_upload(D, &D->cold_col, F->cold_col, F->cold_nnz, "upload cold_col") ||
+      dev_upload(D, &D->cold_col, cc.cold_p, F->cold_nnz, "upload cold_col") ||
       dev_upload(D, &D->cold_val, F->cold_val, F->cold_nnz, "upload cold_val") ||
       dev_upload(D, &D->cold_src, F->cold_src, F->cold_nnz, "upload cold_src"))
     return 1;
@@ -208,7 +264,7 @@ static int upload(const mx_format *F, mx_device *D) {
       D->hot_nvals = F->hot_nnz;
       if (dev_upload(D, &D->du_chunkptr, F->du_chunkptr, (size_t)F->nchunks + 1, "upload du_chunkptr") ||
           dev_upload(D, &D->du_bitmap, F->du_bitmap, F->du_nblocks, "upload du_bitmap") ||
-          dev_upload(D, &D->du_col, F->du_col, (size_t)F->du_nblocks * MX_BLOCK_COLS, "upload du_col") ||
+          dev_upload(D, &D->du_col, cc.du_p, (size_t)F->du_nblocks * MX_BLOCK_COLS, "upload du_col") ||
           dev_upload(D, &D->du_valptr, F->du_valptr, (size_t)F->du_nblocks + 1, "upload du_valptr") ||
           dev_upload(D, &D->du_val, F->du_val, F->hot_nnz, "upload du_val"))
         return 1;
@@ -217,7 +273,7 @@ static int upload(const mx_format *F, mx_device *D) {
       D->se_nslots = F->se_nslots;
       D->hot_nvals = F->se_nslots;
       if (dev_upload(D, &D->se_ptr, F->se_ptr, (size_t)F->nchunks + 1, "upload se_ptr") ||
-          dev_upload(D, &D->se_col, F->se_col, F->se_nslots, "upload se_col") ||
+          dev_upload(D, &D->se_col, cc.se_p, F->se_nslots, "upload se_col") ||
           dev_upload(D, &D->se_val, F->se_val, F->se_nslots, "upload se_val"))
         return 1;
       plan_hot(F->se_ptr, F->nchunks, MX_CHUNK_ROWS, MX_SE_COLS_PER_WARP, work, split, &D->hot_nslots);
@@ -242,9 +298,14 @@ static int upload(const mx_format *F, mx_device *D) {
 }
 
 extern "C" int mx_device_upload(const mx_format *F, mx_cold_kernel cold, mx_device **Dout) {
+  return mx_device_upload_xhot(F, cold, MX_XHOT_AUTO, Dout);
+}
+
+extern "C" int mx_device_upload_xhot(const mx_format *F, mx_cold_kernel cold, int xhot_cols, mx_device **Dout) {
   if (!Dout) return mx_fail("mx_device_upload: output pointer is NULL");
   *Dout = nullptr;
   if (!F) return mx_fail("mx_device_upload: format is NULL");
+  if (xhot_cols < MX_XHOT_AUTO) return mx_fail("mx_device_upload: x-hot request %d < MX_XHOT_AUTO", xhot_cols);
   if (F->nrows < 0 || F->ncols < 0 || F->nnz < 0 || F->cold_nnz < 0 || F->hot_nnz < 0 || F->nchunks < 0)
     return mx_fail("mx_device_upload: negative size in the format");
   if (F->nrows > 0 && !F->cold_rowptr) return mx_fail("mx_device_upload: cold_rowptr is NULL");
@@ -257,7 +318,7 @@ extern "C" int mx_device_upload(const mx_format *F, mx_cold_kernel cold, mx_devi
   mx_device *D = (mx_device *)calloc(1, sizeof *D);
   if (!D) return mx_fail("mx_device_upload: out of host memory");
   D->cold = resolve_cold(F, cold);
-  if (upload(F, D)) {
+  if (upload(F, xhot_cols, D)) {
     mx_device_free(D);
     return 1;
   }
@@ -269,6 +330,8 @@ extern "C" size_t mx_device_bytes(const mx_device *D) { return D ? D->bytes : 0;
 
 extern "C" mx_cold_kernel mx_device_cold_kernel(const mx_device *D) { return D ? D->cold : MX_COLD_AUTO; }
 
+extern "C" int mx_device_xhot_cols(const mx_device *D) { return D ? D->xhot_n : 0; }
+
 /* ---- SpMV ------------------------------------------------------------------------------------------------- */
 
 extern "C" int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, void *stream) {
@@ -277,6 +340,7 @@ extern "C" int mx_device_spmv(mx_device *D, const double *x, const double *z, do
   if (!y) return mx_fail("mx_device_spmv: y is NULL");
   if (!x && D->ncols > 0 && D->nnz > 0) return mx_fail("mx_device_spmv: x is NULL");
   cudaStream_t s = (cudaStream_t)stream;
+  if (mx_xhot_launch(D, x, s)) return 1;
   const int rc = D->cold == MX_COLD_MERGE ? mx_cold_merge_launch(D, x, z, y, s) : mx_cold_segment_launch(D, x, z, y, s);
   if (rc) return 1;
   if (D->mode == MX_HOT_DU) return mx_hot_du_launch(D, x, y, s);

@@ -31,6 +31,16 @@ const char *mx_device_last_error(void);
 /* Upload F (all arrays, including the gather map). Returns 0 or nonzero with last_error set. */
 int mx_device_upload(const mx_format *F, mx_cold_kernel cold, mx_device **D);
 
+/* x-hot cache (see mx_tuning.h): MX_XHOT_AUTO = the measured rule; 0 = off; n > 0 = the n most used
+ * columns (ties by index; fewer if fewer columns hold a nonzero), whatever their use count.
+ * Results are bitwise the same with and without it (same products, same order).
+ * mx_device_upload(F, cold, D) == mx_device_upload_xhot(F, cold, MX_XHOT_AUTO, D). */
+#define MX_XHOT_AUTO (-1)
+int mx_device_upload_xhot(const mx_format *F, mx_cold_kernel cold, int xhot_cols, mx_device **D);
+
+/* Columns in D's x-hot cache (0 when off). */
+int mx_device_xhot_cols(const mx_device *D);
+
 /* New values, same pattern: val[] is the host value array of the input CSR (nnz entries). */
 int mx_device_refresh_values(mx_device *D, const double *val, void *stream);
 

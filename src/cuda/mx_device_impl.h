@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <vector>
 #include "mx_device.h"
 #include "mx_tuning.h"
 
@@ -48,6 +49,12 @@ struct mx_device {
   mx_hot_split *hot_split;
   double *hot_partials;
 
+  /* x-hot cache (mx_xhot.cu): xhot[i] = x[xhot_col[i]] gathered once per SpMV; stored column codes
+   * <= -2 name rank -2-code in xhot. xhot_mode: MX_XH_OFF / MX_XH_ON (mx_kernel_common.cuh). */
+  int xhot_mode, xhot_n, xhot_cold; /* xhot_cold: the cold CSR holds codes too */
+  int *xhot_col;
+  double *xhot;
+
   /* staging for refresh and the host-vector entry point */
   double *val_in, *x_stage, *y_stage, *z_stage;
 
@@ -74,6 +81,17 @@ int mx_cold_merge_launch(const mx_device *D, const double *x, const double *z, d
 int mx_hot_du_launch(const mx_device *D, const double *x, double *y, cudaStream_t s);
 int mx_hot_se_launch(const mx_device *D, const double *x, double *y, cudaStream_t s);
 int mx_hot_split_launch(const mx_device *D, double *y, cudaStream_t s);
+/* x-hot cache. Plan (host): the columns to pack, most used first (empty: off); request as in
+ * mx_device_upload_xhot; cap_auto: the most columns AUTO takes. */
+void mx_xhot_select(const mx_format *F, int request, int cap_auto, std::vector<int32_t> &cols);
+/* codes[i] = column code of col[i] (rank[c] >= 0 -> -2 - rank[c], else c; -1 stays -1) */
+void mx_xhot_encode(const int32_t *col, size_t n, const std::vector<int32_t> &rank, std::vector<int32_t> &codes);
+/* xhot[i] = x[xhot_col[i]] on stream s (nothing when the cache is off) */
+int mx_xhot_launch(const mx_device *D, const double *x, cudaStream_t s);
+/* preferred shared-memory carveout (percent) of the cold kernels' cached instantiations */
+int mx_cold_merge_set_carveout(int percent);
+int mx_cold_segment_set_carveout(int percent);
+
 /* dst[i] = src[i] >= 0 ? val[src[i]] : 0 for i < n */
 int mx_gather_launch(double *dst, const int *src, const double *val, int n, cudaStream_t s);
 

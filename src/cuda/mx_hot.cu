@@ -7,12 +7,15 @@
 /* Fragments of one DU block for this lane. A (8x4, row-major): lane holds A[lane>>2][lane&3],
  * i.e. bitmap bit (lane>>2)*4 + (lane&3) == lane; present -> its value sits at rank popc(lower
  * bits) among the block's packed values, absent -> 0. B (4x8): lane holds B[lane&3][lane>>2] =
- * x[du_col[4*blk + (lane&3)]], the same for every column n (padding column -1 -> 0). */
+ * x[du_col[4*blk + (lane&3)]], the same for every column n (padding column -1 -> 0; column codes
+ * <= -2 are x-hot ranks, mx_ld_xc). */
+template <int XH>
 __device__ __forceinline__ void du_fragments(uint32_t bitmap, int valptr, int colidx, const double *__restrict__ du_val,
-                                             const double *__restrict__ x, int lane, double &a, double &b) {
+                                             const double *__restrict__ x, const double *__restrict__ xhot, int lane,
+                                             double &a, double &b) {
   const uint32_t below = bitmap & ((1u << lane) - 1u);
   a = (bitmap >> lane) & 1u ? mx_ld_stream(du_val + valptr + __popc(below)) : 0.0;
-  b = colidx >= 0 ? mx_ld_x(x, colidx) : 0.0;
+  b = colidx != -1 ? mx_ld_xc<XH>(x, xhot, colidx) : 0.0;
 }
 
 /* Result of an 8-row chunk: lane 4r holds D[r][0] = sum over its blocks of row r. A whole-chunk
@@ -32,12 +35,14 @@ __device__ __forceinline__ void hot_store(const mx_hot_work &w, int r, double v,
  * adds into y[hot_row]) or split (pieces write private partial slots; mx_hot_split_kernel adds them
  * in piece order afterwards): no atomics. The mma chain runs in block order: reproducible.
  * Metadata (bitmap, value offset) of 32 blocks is loaded coalesced, one block per lane, and
- * broadcast by shuffles; 4 blocks' fragments are loaded before their 4 mma. */
-__global__ void __launch_bounds__(MX_HOT_WARPS_PER_BLOCK * 32)
+ * broadcast by shuffles; 4 blocks' fragments are loaded before their 4 mma. XH: x-hot cache mode. */
+template <int XH>
+__global__ void __launch_bounds__(MX_HOT_WARPS_PER_BLOCK * 32, MX_DU_MIN_BLOCKS)
 mx_hot_du_kernel(int nwork, const mx_hot_work *__restrict__ work, const int *__restrict__ hot_row,
                  const uint32_t *__restrict__ bitmap, const int *__restrict__ du_col,
                  const int *__restrict__ valptr, const double *__restrict__ du_val,
-                 const double *__restrict__ x, double *y, double *__restrict__ partials) {
+                 const double *__restrict__ x, const double *__restrict__ xhot, double *y,
+                 double *__restrict__ partials) {
   const int lane = threadIdx.x & 31;
   const int wid = blockIdx.x * MX_HOT_WARPS_PER_BLOCK + (threadIdx.x >> 5);
   if (wid >= nwork) return; /* warp-uniform */
@@ -53,15 +58,15 @@ mx_hot_du_kernel(int nwork, const mx_hot_work *__restrict__ work, const int *__r
       double a[4], b[4];
 #pragma unroll
       for (int u = 0; u < 4; ++u)
-        du_fragments(__shfl_sync(MX_FULL_MASK, my_bm, j + u), __shfl_sync(MX_FULL_MASK, my_vp, j + u),
-                     mx_ld_stream(cols + 4 * (j + u)), du_val, x, lane, a[u], b[u]);
+        du_fragments<XH>(__shfl_sync(MX_FULL_MASK, my_bm, j + u), __shfl_sync(MX_FULL_MASK, my_vp, j + u),
+                         mx_ld_stream(cols + 4 * (j + u)), du_val, x, xhot, lane, a[u], b[u]);
 #pragma unroll
       for (int u = 0; u < 4; ++u) mx_mma_m8n8k4(d0, d1, a[u], b[u]);
     }
     for (; j < n; ++j) {
       double a, b;
-      du_fragments(__shfl_sync(MX_FULL_MASK, my_bm, j), __shfl_sync(MX_FULL_MASK, my_vp, j),
-                   mx_ld_stream(cols + 4 * j), du_val, x, lane, a, b);
+      du_fragments<XH>(__shfl_sync(MX_FULL_MASK, my_bm, j), __shfl_sync(MX_FULL_MASK, my_vp, j),
+                       mx_ld_stream(cols + 4 * j), du_val, x, xhot, lane, a, b);
       mx_mma_m8n8k4(d0, d1, a, b);
     }
   }
@@ -73,12 +78,14 @@ mx_hot_du_kernel(int nwork, const mx_hot_work *__restrict__ work, const int *__r
 /* Ownership: warp w processes work item w = slot columns [begin, end) of one chunk; lane l reads
  * slot 8k + l of each group of 4 columns (coalesced), so lane l always meets row l & 7. Lanes of
  * one row are summed by a fixed butterfly (xor 8, 16). Same single-writer rule as DU: no atomics.
- * CUDA cores, not mma: every SE row has its own columns, so there is no shared B operand. */
+ * CUDA cores, not mma: every SE row has its own columns, so there is no shared B operand.
+ * XH: x-hot cache mode; padding slots have column -1. */
+template <int XH>
 __global__ void __launch_bounds__(MX_HOT_WARPS_PER_BLOCK * 32)
 mx_hot_se_kernel(int nwork, const mx_hot_work *__restrict__ work, const int *__restrict__ hot_row,
                  const int *__restrict__ se_ptr, const int *__restrict__ se_col,
-                 const double *__restrict__ se_val, const double *__restrict__ x, double *y,
-                 double *__restrict__ partials) {
+                 const double *__restrict__ se_val, const double *__restrict__ x,
+                 const double *__restrict__ xhot, double *y, double *__restrict__ partials) {
   const int lane = threadIdx.x & 31;
   const int wid = blockIdx.x * MX_HOT_WARPS_PER_BLOCK + (threadIdx.x >> 5);
   if (wid >= nwork) return;
@@ -90,12 +97,12 @@ mx_hot_se_kernel(int nwork, const mx_hot_work *__restrict__ work, const int *__r
   for (; s + 32 < s_end; s += 64) { /* two independent loads in flight */
     const int c0 = mx_ld_stream(se_col + s), c1 = mx_ld_stream(se_col + s + 32);
     const double v0 = mx_ld_stream(se_val + s), v1 = mx_ld_stream(se_val + s + 32);
-    if (c0 >= 0) acc0 += v0 * mx_ld_x(x, c0);
-    if (c1 >= 0) acc1 += v1 * mx_ld_x(x, c1);
+    if (c0 != -1) acc0 += v0 * mx_ld_xc<XH>(x, xhot, c0);
+    if (c1 != -1) acc1 += v1 * mx_ld_xc<XH>(x, xhot, c1);
   }
   if (s < s_end) {
     const int c0 = mx_ld_stream(se_col + s);
-    if (c0 >= 0) acc0 += mx_ld_stream(se_val + s) * mx_ld_x(x, c0);
+    if (c0 != -1) acc0 += mx_ld_stream(se_val + s) * mx_ld_xc<XH>(x, xhot, c0);
   }
   double v = acc0 + acc1;
   v += __shfl_xor_sync(MX_FULL_MASK, v, 8);
@@ -125,18 +132,31 @@ mx_hot_split_kernel(int nsplit, const mx_hot_split *__restrict__ split, const in
 
 static int hot_grid(int nwork) { return (nwork + MX_HOT_WARPS_PER_BLOCK - 1) / MX_HOT_WARPS_PER_BLOCK; }
 
+template <int XH>
+static void du_kernel_launch(const mx_device *D, const double *x, double *y, cudaStream_t s) {
+  mx_hot_du_kernel<XH><<<hot_grid(D->hot_nwork), MX_HOT_WARPS_PER_BLOCK * 32, 0, s>>>(
+      D->hot_nwork, D->hot_work, D->hot_row, D->du_bitmap, D->du_col, D->du_valptr, D->du_val, x, D->xhot, y,
+      D->hot_partials);
+}
+
+template <int XH>
+static void se_kernel_launch(const mx_device *D, const double *x, double *y, cudaStream_t s) {
+  mx_hot_se_kernel<XH><<<hot_grid(D->hot_nwork), MX_HOT_WARPS_PER_BLOCK * 32, 0, s>>>(
+      D->hot_nwork, D->hot_work, D->hot_row, D->se_ptr, D->se_col, D->se_val, x, D->xhot, y, D->hot_partials);
+}
+
 int mx_hot_du_launch(const mx_device *D, const double *x, double *y, cudaStream_t s) {
   if (D->hot_nwork == 0) return 0;
-  mx_hot_du_kernel<<<hot_grid(D->hot_nwork), MX_HOT_WARPS_PER_BLOCK * 32, 0, s>>>(
-      D->hot_nwork, D->hot_work, D->hot_row, D->du_bitmap, D->du_col, D->du_valptr, D->du_val, x, y, D->hot_partials);
+  if (D->xhot_mode == MX_XH_ON) du_kernel_launch<MX_XH_ON>(D, x, y, s);
+  else du_kernel_launch<MX_XH_OFF>(D, x, y, s);
   MX_LAUNCH_CHECK("mx_hot_du_kernel launch");
   return mx_hot_split_launch(D, y, s);
 }
 
 int mx_hot_se_launch(const mx_device *D, const double *x, double *y, cudaStream_t s) {
   if (D->hot_nwork == 0) return 0;
-  mx_hot_se_kernel<<<hot_grid(D->hot_nwork), MX_HOT_WARPS_PER_BLOCK * 32, 0, s>>>(
-      D->hot_nwork, D->hot_work, D->hot_row, D->se_ptr, D->se_col, D->se_val, x, y, D->hot_partials);
+  if (D->xhot_mode == MX_XH_ON) se_kernel_launch<MX_XH_ON>(D, x, y, s);
+  else se_kernel_launch<MX_XH_OFF>(D, x, y, s);
   MX_LAUNCH_CHECK("mx_hot_se_kernel launch");
   return mx_hot_split_launch(D, y, s);
 }

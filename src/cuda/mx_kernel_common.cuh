@@ -21,12 +21,34 @@ __device__ __forceinline__ uint32_t mx_ld_stream(const uint32_t *p) { return __l
 /* x is gathered: read-only path, default caching. */
 __device__ __forceinline__ double mx_ld_x(const double *x, int c) { return __ldg(x + c); }
 
+/* x-hot cache modes (mx_xhot.cu): 0 off; 1 on. */
+#define MX_XH_OFF 0
+#define MX_XH_ON 1
+/* Column code of a stored nonzero: c >= 0 an original column of x; c <= -2 rank -2-c in xhot (the
+ * packed hot values); -1 is never a stored column (padding; it maps to xhot[0], harmless). The
+ * address is computed without a branch and read by one load: a branch per nonzero kept ptxas from
+ * issuing a thread's PER gathers before the first use (kron20 merge 271 -> 320 us, see
+ * tuning/results/h200/kernels-2026-11-21-perf.md). */
+__device__ __forceinline__ const double *mx_xc_addr(const double *x, const double *xhot, int c) {
+  const unsigned long long ux = (unsigned long long)x, uh = (unsigned long long)xhot;
+  const unsigned long long base = uh + (ux - uh) * (unsigned long long)(c >= 0);
+  const int idx = max(max(c, -2 - c), 0);
+  return (const double *)(base + 8ull * (unsigned long long)idx);
+}
+template <int XH>
+__device__ __forceinline__ double mx_ld_xc(const double *__restrict__ x, const double *__restrict__ xhot, int c) {
+  if (XH == MX_XH_OFF) return mx_ld_x(x, c);
+  return __ldg(mx_xc_addr(x, xhot, c));
+}
+
 /* prod[i] = val[s0+i] * x[col[s0+i]] for i < s1-s0 <= THREADS*PER: thread t handles i = j*THREADS+t
  * (coalesced loads, conflict-free shared stores; paper Alg. 2 lines 4-8). All loads of a thread are
- * issued before its first multiply, so PER gathers of x are in flight at once. */
-template <int THREADS, int PER>
+ * issued before its first multiply, so PER gathers of x are in flight at once. Column codes as in
+ * mx_ld_xc (-1 marks "past s1": never a stored code). */
+template <int THREADS, int PER, int XH>
 __device__ __forceinline__ void mx_stage_products(const int *__restrict__ col, const double *__restrict__ val,
-                                                  const double *__restrict__ x, int s0, int s1, double *prod) {
+                                                  const double *__restrict__ x, const double *__restrict__ xhot,
+                                                  int s0, int s1, double *prod) {
   int c[PER];
   double v[PER];
 #pragma unroll
@@ -37,7 +59,7 @@ __device__ __forceinline__ void mx_stage_products(const int *__restrict__ col, c
   }
 #pragma unroll
   for (int i = 0; i < PER; ++i)
-    if (c[i] >= 0) prod[i * THREADS + threadIdx.x] = v[i] * mx_ld_x(x, c[i]);
+    if (c[i] != -1) prod[i * THREADS + threadIdx.x] = v[i] * mx_ld_xc<XH>(x, xhot, c[i]);
 }
 
 /* Sum over aligned lane groups of size g (power of two <= 32) by a fixed butterfly: every lane of

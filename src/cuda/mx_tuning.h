@@ -60,6 +60,11 @@
 #ifndef MX_HOT_WARPS_PER_BLOCK
 #define MX_HOT_WARPS_PER_BLOCK 4
 #endif
+/* blocks per SM the DU kernel is compiled for: 10 caps it at 48 registers; unasked, ptxas picks 40
+ * registers and an 8-byte spill for the x-hot instantiations */
+#ifndef MX_DU_MIN_BLOCKS
+#define MX_DU_MIN_BLOCKS 10
+#endif
 /* A DU chunk with more TC blocks than this is split into pieces of this many blocks
  * (partials summed by a second, ordered pass). */
 #ifndef MX_DU_BLOCKS_PER_WARP
@@ -73,6 +78,39 @@
 /* 1: matrix arrays read with ld.global.cs (evict-first) so x keeps L2; 0: plain read-only loads */
 #ifndef MX_LOAD_STREAMING
 #define MX_LOAD_STREAMING 1
+#endif
+
+/* x-hot cache (mx_xhot.cu): the most used columns get local ranks at upload; once per SpMV their x
+ * values are gathered into a contiguous buffer that stays in L1, so their gathers leave L2 (on a
+ * randomly labelled power-law graph each hot x value otherwise sits alone in its 32-byte sector).
+ * AUTO takes up to XHOT_MAX_COLS columns (64 KB of x) used at least XHOT_MIN_DEG times (about once
+ * per SM and SpMV), and turns the cache on only when they hold >= XHOT_MIN_SHARE of the nonzeros and
+ * are scattered: their x values span >= XHOT_MIN_SPREAD times the 32-byte sectors of the packed copy. */
+#ifndef MX_XHOT_MAX_COLS
+#define MX_XHOT_MAX_COLS 8192
+#endif
+#ifndef MX_XHOT_MIN_DEG
+#define MX_XHOT_MIN_DEG 128
+#endif
+#ifndef MX_XHOT_MIN_SHARE
+#define MX_XHOT_MIN_SHARE 0.10
+#endif
+#ifndef MX_XHOT_MIN_SPREAD
+#define MX_XHOT_MIN_SPREAD 2.0
+#endif
+/* AUTO: 0 = only the hot kernels (SE/DU) read the packed values, the cold CSR keeps its original
+ * columns (and the cache is off at crux (0,0)); 1 = the cold kernels too. Measured on an H200: the
+ * cold kernels lose with it (kron20 merge 271 -> 320 us: their shared memory leaves L1 too small for
+ * the packed values), the SE kernel gains (kron20 at (0.9,0.8): 255 -> 232 us in all). */
+#ifndef MX_XHOT_COLD
+#define MX_XHOT_COLD 0
+#endif
+/* preferred shared-memory carveout (percent) of the kernels when the cache is on; -1: driver's choice */
+#ifndef MX_XHOT_CARVEOUT
+#define MX_XHOT_CARVEOUT -1
+#endif
+#ifndef MX_XHOT_THREADS
+#define MX_XHOT_THREADS 256
 #endif
 
 /* value refresh gather */

@@ -2,7 +2,8 @@
  *
  * For every matrix x crux x hot mode x cold kernel: fresh random x and z, y poisoned with NaN before
  * each call; checks y = A x, y = A x + z, y = A x + y (y == z), the host-vector entry point, and a
- * value refresh, each to a relative 2-norm error <= 1e-12, and bitwise equality of two runs.
+ * value refresh, each to a relative 2-norm error <= 1e-12, and bitwise equality of two runs; with the
+ * x-hot cache forced on (k = 1, ncols/8+1, all columns): bitwise equal to the same kernels without it.
  * Usage: test_cuda_spmv [small] [MATRICES_DIR]   (small: the quick set for compute-sanitizer)
  * Exit: 0 pass, 1 fail, 77 no GPU (CMake SKIP_RETURN_CODE). */
 #include <cuda_runtime.h>
@@ -245,6 +246,51 @@ static void check_case(const Csr &A, mx_format *F, mx_cold_kernel ck, const std:
   mx_device_free(D);
 }
 
+/* x-hot cache forced on with k columns: bitwise equal to the same kernels without it (same products,
+ * same order), for y = A x and y = A x + y, and the number of packed columns as documented. */
+static void check_xhot(const Csr &A, mx_format *F, mx_cold_kernel ck, int k, const std::string &tag,
+                       std::mt19937_64 &rng) {
+  mx_device *D0 = nullptr, *D1 = nullptr;
+  if (mx_device_upload_xhot(F, ck, 0, &D0) || mx_device_upload_xhot(F, ck, k, &D1)) {
+    expect(false, tag + " xhot upload: " + mx_device_last_error());
+    mx_device_free(D0);
+    mx_device_free(D1);
+    return;
+  }
+  int used = 0;
+  {
+    std::vector<char> seen(A.ncols, 0);
+    for (int32_t c : A.col) used += !seen[c], seen[c] = 1;
+  }
+  expect(mx_device_xhot_cols(D0) == 0, tag + " xhot off");
+  expect(mx_device_xhot_cols(D1) == std::min(k, used), tag + " xhot columns");
+  const size_t m = A.nrows, n = A.ncols;
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  DevVec dx(n), dy(m);
+  std::vector<double> x = rand_vec(n, rng), z = rand_vec(m, rng), ref(m);
+  dx.put(x);
+  dy.poison();
+  expect(mx_device_spmv(D0, dx.p, nullptr, dy.p, s) == 0, tag + " xhot spmv off");
+  CK(cudaStreamSynchronize(s));
+  const std::vector<double> y0 = dy.get();
+  dy.poison();
+  expect(mx_device_spmv(D1, dx.p, nullptr, dy.p, s) == 0, tag + " xhot spmv on: " + mx_device_last_error());
+  CK(cudaStreamSynchronize(s));
+  const std::vector<double> y1 = dy.get();
+  mx_spmv(F, x.data(), ref.data());
+  expect_close(y1, ref, tag + " xhot y=Ax");
+  expect(m == 0 || memcmp(y0.data(), y1.data(), m * sizeof(double)) == 0, tag + " xhot bitwise = off");
+  dy.put(z);
+  expect(mx_device_spmv(D1, dx.p, dy.p, dy.p, s) == 0, tag + " xhot spmv y==z");
+  CK(cudaStreamSynchronize(s));
+  mx_spmv_add(F, x.data(), z.data(), ref.data());
+  expect_close(dy.get(), ref, tag + " xhot y=Ax+y");
+  CK(cudaStreamDestroy(s));
+  mx_device_free(D0);
+  mx_device_free(D1);
+}
+
 /* plain CSR reference, to check the oracle's format against the input once per matrix */
 static void csr_spmv(const Csr &A, const std::vector<double> &x, std::vector<double> &y) {
   for (int32_t i = 0; i < A.nrows; ++i) {
@@ -280,6 +326,7 @@ static void check_matrix(const Csr &A, bool small, std::mt19937_64 &rng) {
         snprintf(tag, sizeof tag, "%s crux(%g,%g) %s %s", A.name.c_str(), c.tau_c, c.tau_r,
                  md == MX_MODE_DU ? "du" : "se", ck == MX_COLD_SEGMENT ? "segment" : "merge");
         check_case(A, &F, ck, tag, rng);
+        for (int k : {1, 1 + A.ncols / 8, A.ncols + 3}) check_xhot(A, &F, ck, k, std::string(tag) + " k=" + std::to_string(k), rng);
         ++ncase;
       }
       mx_format_free(&F);
