@@ -261,7 +261,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat A, MatType type, MatReuse r
   PetscCall(MatXtractMPIComposeAll(B, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJMATXTRACT));
 #if defined(PETSC_HAVE_CUDA)
-  if (mx_device_count() > 0) { /* MatCreateVecs gives device vectors, as with mpiaijcusparse */
+  if (m->set.device_choice != MATXTRACT_DEVICE_CPU && mx_device_count() > 0) { /* MatCreateVecs gives device vectors, as with mpiaijcusparse */
     PetscCall(PetscFree(B->defaultvectype));
     PetscCall(PetscStrallocpy(VECCUDA, &B->defaultvectype));
   }

@@ -12,5 +12,6 @@ LD_LIBRARY_PATH="$tmp/prefix/lib:${LD_LIBRARY_PATH:-}" "$tmp/consumer/consumer" 
 pcdir=$(dirname "$(find "$tmp/prefix" -name matxtract.pc)")
 flags=$(PKG_CONFIG_PATH="$pcdir:${PKG_CONFIG_PATH:-}" pkg-config --cflags --libs matxtract)
 mpicc "$src/consumer.c" -o "$tmp/consumer_pc" $flags
-LD_LIBRARY_PATH="$pcdir/..:${LD_LIBRARY_PATH:-}" "$tmp/consumer_pc" | grep -q "consumer ok"
+petsc_libdir=$(PKG_CONFIG_PATH="$pcdir:${PKG_CONFIG_PATH:-}" pkg-config --variable=libdir PETSc)
+LD_LIBRARY_PATH="$pcdir/..:$petsc_libdir:${LD_LIBRARY_PATH:-}" "$tmp/consumer_pc" | grep -q "consumer ok"
 echo "install ok: find_package and pkg-config"
