@@ -3,7 +3,7 @@
 #   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize bench amortize scaling pack
 #                                       (default: setup build test sanitize bench amortize pack)
 # setup unpacks the PETSc 3.22+CUDA bundle from .deps/ into /opt/petsc-cuda; build configures and
-# builds this tree in build-gpu/ (-j16, sm_90); test runs the ctest labels gpu, petsc, mpi and unit;
+# builds this tree in build-gpu/ (sm_90; BUILD_TARGETS limits the targets); test runs the ctest labels gpu, petsc, mpi and unit;
 # sanitize runs the ctest label sanitize (compute-sanitizer memcheck + racecheck on the gpu tests);
 # bench runs the harness (tuning/bench/run_corpus.sh; quick subset unless BENCH_ARGS is set, e.g.
 # BENCH_ARGS= for the whole corpus); amortize runs tuning/amortization/run.sh; scaling runs
@@ -30,7 +30,7 @@ stage_setup() {
 stage_build() {
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DMX_MATRICES_DIR="$PWD/tests/data/matrices" &&
   local rc
-  cmake --build build-gpu -j16 > "$OUT/logs/ptxas.log" 2>&1
+  cmake --build build-gpu -j"$(nproc)" --target ${BUILD_TARGETS:-all} > "$OUT/logs/ptxas.log" 2>&1
   rc=$?
   grep -E "error|warning|spill|Used" "$OUT/logs/ptxas.log" | head -100
   return $rc
