@@ -13,11 +13,13 @@ ngpu=$(nvidia-smi -L | wc -l)
 for np in 1 2; do
   [ "$np" -le "$ngpu" ] || { echo "only $ngpu GPU(s): skipping np=$np" >&2; continue; }
   while read -r name spec solver; do
-    mpiexec -n "$np" "$exe" -gen "$spec" -name "$name" -solver "$solver" -its 200 -types aijcusparse,matxtract \
+    mpiexec -n "$np" "$exe" -gen "$spec" -name "$name" -solver "$solver" -its 200 -types aijcusparse,matxtract </dev/null \
       | grep -E '^([^,]*,){8}[^,]*$' | sed "s/^/$np,/" >> "$csv" || echo "FAILED np=$np $name" >&2
   done <<'LIST'
 lap3d_200 lap3d:200 cg
+lap3d_250 lap3d:250 cg
 kron20 kron:20:16 power
+kron21 kron:21:16 power
 LIST
 done
 python3 - "$csv" <<'PY'
