@@ -35,7 +35,7 @@ stage_build() {
   grep -E "error|warning|spill|Used" "$OUT/logs/ptxas.log" | head -100
   return $rc
 }
-stage_test() { ctest --test-dir build-gpu -L "gpu|petsc|unit|mpi" --output-on-failure -j4; }
+stage_test() { ctest --test-dir build-gpu -L "${TEST_LABELS:-gpu|petsc|unit|mpi}" --output-on-failure -j4; }
 stage_sanitize() { ctest --test-dir build-gpu -L sanitize --output-on-failure; }
 stage_bench() { bash tuning/bench/run_corpus.sh ${BENCH_ARGS---quick} "$OUT/bench"; }
 stage_amortize() { bash tuning/amortization/run.sh "$OUT/amortization" build-gpu; }

@@ -12,6 +12,11 @@
  *   cv 6.5-24.7 (kron 18/20, chunglu 1M): merge wins by 1.16-2.1x;
  *   cv <= 0.95 (lap2d, lap3d, rgg, rand, blockdense): segment wins or ties (1.0-1.16x);
  *   band (cv 0.001, 17/row) was the exception (merge 1.24x) before the short-tail staging.
+ * Then, for a cold CSR of >= MX_AUTO_CUSPARSE_MIN_NNZ nonzeros, that kernel and cusparseSpMV (CSR
+ * ALG2, deterministic) are timed at upload and cuSPARSE is kept if it is faster by more than
+ * MX_AUTO_CUSPARSE_MARGIN: on the 36-matrix H200 corpus (tuning/results/h200/corpus-2026-11-21) our
+ * cold kernels lose to cuSPARSE by up to 21% on power-law graphs (kron, chunglu) and win by up to
+ * 28% on stencils, so a measured choice per matrix is the only rule that never loses.
  *
  * x-hot cache (mx_xhot.cu, rule in mx_tuning.h): chosen at upload from the stored column codes; when
  * on, the cold and hot kernels read the packed hot x values, gathered first on the same stream.
@@ -23,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <algorithm>
 #include <vector>
 #include "mx_device_impl.h"
 #include "mx_kernel_common.cuh" /* MX_XH_* */
@@ -77,6 +83,7 @@ static int dev_upload(mx_device *D, T **p, const T *host, size_t count, const ch
 
 extern "C" void mx_device_free(mx_device *D) {
   if (!D) return;
+  mx_cold_cusparse_free(D);
   void *ptrs[] = {D->xhot_col, D->xhot, D->cold_rowptr, D->cold_col,    D->cold_src,    D->cold_val,  D->seg_plan, D->merge_coord,
                   D->carry_row,   D->carry_val,   D->hot_row,     D->du_chunkptr, D->du_col,      D->du_valptr,
                   D->se_ptr,      D->se_col,      D->hot_src,     D->du_bitmap, D->du_val,        D->se_val,
@@ -297,6 +304,60 @@ static int upload(const mx_format *F, int xhot_request, mx_device *D) {
   return 0;
 }
 
+/* y = C x + z with the cold kernel D->cold (the one dispatch point for SpMV and the timing below). */
+static int cold_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
+  if (D->cold == MX_COLD_CUSPARSE) return mx_cold_cusparse_launch(D, x, z, y, s);
+  if (D->cold == MX_COLD_MERGE) return mx_cold_merge_launch(D, x, z, y, s);
+  return mx_cold_segment_launch(D, x, z, y, s);
+}
+
+/* Median of MX_AUTO_TIME_REPS timed calls (after as many warm-up calls) of D's cold kernel on the
+ * staging vectors, in ms, on the default stream. */
+static int time_cold(const mx_device *D, float *ms) {
+  float t[MX_AUTO_TIME_REPS];
+  cudaEvent_t e0, e1;
+  MX_CUDA_TRY(cudaEventCreate(&e0));
+  MX_CUDA_TRY(cudaEventCreate(&e1));
+  for (int k = 0; k < MX_AUTO_TIME_REPS; ++k)
+    if (cold_launch(D, D->x_stage, nullptr, D->y_stage, 0)) return 1;
+  for (int k = 0; k < MX_AUTO_TIME_REPS; ++k) {
+    MX_CUDA_TRY(cudaEventRecord(e0, 0));
+    if (cold_launch(D, D->x_stage, nullptr, D->y_stage, 0)) return 1;
+    MX_CUDA_TRY(cudaEventRecord(e1, 0));
+    MX_CUDA_TRY(cudaEventSynchronize(e1));
+    MX_CUDA_TRY(cudaEventElapsedTime(&t[k], e0, e1));
+  }
+  MX_CUDA_TRY(cudaEventDestroy(e0));
+  MX_CUDA_TRY(cudaEventDestroy(e1));
+  std::sort(t, t + MX_AUTO_TIME_REPS);
+  *ms = t[MX_AUTO_TIME_REPS / 2];
+  return 0;
+}
+
+/* cuSPARSE for the cold CSR when asked, or (AUTO) when it times faster than our kernel by more
+ * than MX_AUTO_CUSPARSE_MARGIN at upload; never when the cold CSR holds x-hot codes (cuSPARSE reads
+ * plain columns) or is empty. Timed on x = 1 (not zeros: zeros can run faster than data). */
+static int choose_cold(mx_device *D, mx_cold_kernel req) {
+  if (D->cold_nnz == 0 || D->xhot_cold) return 0;
+  if (req == MX_COLD_CUSPARSE) {
+    if (mx_cold_cusparse_setup(D)) return 1;
+    D->cold = MX_COLD_CUSPARSE;
+    return 0;
+  }
+  if (req != MX_COLD_AUTO || D->cold_nnz < MX_AUTO_CUSPARSE_MIN_NNZ) return 0;
+  const mx_cold_kernel ours = D->cold;
+  float t_ours, t_sp;
+  std::vector<double> ones((size_t)D->ncols, 1.0);
+  MX_CUDA_TRY(cudaMemcpy(D->x_stage, ones.data(), sizeof(double) * D->ncols, cudaMemcpyHostToDevice));
+  if (time_cold(D, &t_ours) || mx_cold_cusparse_setup(D)) return 1;
+  D->cold = MX_COLD_CUSPARSE;
+  if (time_cold(D, &t_sp)) return 1;
+  if (t_sp < (1.0f - (float)MX_AUTO_CUSPARSE_MARGIN) * t_ours) return 0;
+  D->cold = ours;
+  mx_cold_cusparse_free(D);
+  return 0;
+}
+
 extern "C" int mx_device_upload(const mx_format *F, mx_cold_kernel cold, mx_device **Dout) {
   return mx_device_upload_xhot(F, cold, MX_XHOT_AUTO, Dout);
 }
@@ -309,7 +370,7 @@ extern "C" int mx_device_upload_xhot(const mx_format *F, mx_cold_kernel cold, in
   if (F->nrows < 0 || F->ncols < 0 || F->nnz < 0 || F->cold_nnz < 0 || F->hot_nnz < 0 || F->nchunks < 0)
     return mx_fail("mx_device_upload: negative size in the format");
   if (F->nrows > 0 && !F->cold_rowptr) return mx_fail("mx_device_upload: cold_rowptr is NULL");
-  if (cold != MX_COLD_AUTO && cold != MX_COLD_SEGMENT && cold != MX_COLD_MERGE)
+  if (cold != MX_COLD_AUTO && cold != MX_COLD_SEGMENT && cold != MX_COLD_MERGE && cold != MX_COLD_CUSPARSE)
     return mx_fail("mx_device_upload: unknown cold kernel %d", (int)cold);
   if ((int64_t)F->nrows + F->cold_nnz > INT32_MAX - MX_MERGE_TILE)
     return mx_fail("mx_device_upload: rows + cold nonzeros (%lld) exceed the 32-bit merge path",
@@ -318,7 +379,7 @@ extern "C" int mx_device_upload_xhot(const mx_format *F, mx_cold_kernel cold, in
   mx_device *D = (mx_device *)calloc(1, sizeof *D);
   if (!D) return mx_fail("mx_device_upload: out of host memory");
   D->cold = resolve_cold(F, cold);
-  if (upload(F, xhot_cols, D)) {
+  if (upload(F, xhot_cols, D) || choose_cold(D, cold)) {
     mx_device_free(D);
     return 1;
   }
@@ -341,8 +402,7 @@ extern "C" int mx_device_spmv(mx_device *D, const double *x, const double *z, do
   if (!x && D->ncols > 0 && D->nnz > 0) return mx_fail("mx_device_spmv: x is NULL");
   cudaStream_t s = (cudaStream_t)stream;
   if (mx_xhot_launch(D, x, s)) return 1;
-  const int rc = D->cold == MX_COLD_MERGE ? mx_cold_merge_launch(D, x, z, y, s) : mx_cold_segment_launch(D, x, z, y, s);
-  if (rc) return 1;
+  if (cold_launch(D, x, z, y, s)) return 1;
   if (D->mode == MX_HOT_DU) return mx_hot_du_launch(D, x, y, s);
   if (D->mode == MX_HOT_SE) return mx_hot_se_launch(D, x, y, s);
   return 0;
@@ -374,6 +434,7 @@ extern "C" int mx_device_refresh_values(mx_device *D, const double *val, void *s
   if (mx_gather_launch(D->cold_val, D->cold_src, D->val_in, D->cold_nnz, s)) return 1;
   if (D->mode == MX_HOT_DU && mx_gather_launch(D->du_val, D->hot_src, D->val_in, D->hot_nvals, s)) return 1;
   if (D->mode == MX_HOT_SE && mx_gather_launch(D->se_val, D->hot_src, D->val_in, D->hot_nvals, s)) return 1;
+  if (D->cold == MX_COLD_CUSPARSE && mx_cold_cusparse_refresh(D, s)) return 1;
   /* val may be pinned memory the caller reuses at once: finish the copy before returning */
   MX_CUDA_TRY(cudaStreamSynchronize(s));
   return 0;

@@ -18,9 +18,11 @@ extern "C" {
 
 typedef struct mx_device mx_device;
 
-/* Cold kernel choice: the paper's Alg. 2 (segment products in shared memory, then row sums) or a
- * merge-path split; AUTO picks by the measured rule documented in mx_device.cu. */
-typedef enum { MX_COLD_AUTO = 0, MX_COLD_SEGMENT = 1, MX_COLD_MERGE = 2 } mx_cold_kernel;
+/* Cold kernel choice: the paper's Alg. 2 (segment products in shared memory, then row sums), a
+ * merge-path split, or cusparseSpMV (CSR, deterministic ALG2); AUTO picks segment/merge by the
+ * row-length rule documented in mx_device.cu, then keeps cuSPARSE instead where it times faster at
+ * upload. */
+typedef enum { MX_COLD_AUTO = 0, MX_COLD_SEGMENT = 1, MX_COLD_MERGE = 2, MX_COLD_CUSPARSE = 3 } mx_cold_kernel;
 
 /* 1 if this build has CUDA and a device is visible, else 0 (never fails). */
 int mx_device_count(void);

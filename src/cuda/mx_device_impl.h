@@ -21,9 +21,12 @@ struct mx_hot_split {
   int chunk, first_slot, npieces, pad;
 };
 
+struct mx_cusparse_cold; /* mx_cold_cusparse.cu */
+
 struct mx_device {
   int nrows, ncols, nnz;
-  mx_cold_kernel cold; /* resolved: SEGMENT or MERGE */
+  mx_cold_kernel cold; /* resolved: SEGMENT, MERGE or CUSPARSE */
+  mx_cusparse_cold *csp; /* cuSPARSE descriptors when cold == MX_COLD_CUSPARSE, else NULL */
 
   /* cold CSR */
   int cold_nnz;
@@ -77,6 +80,12 @@ int mx_cuda_check(cudaError_t e, const char *what);
 /* Launchers (0 or 1 with the error recorded). Cold ones write every row of y (= cold x + z). */
 int mx_cold_segment_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s);
 int mx_cold_merge_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s);
+/* cusparseSpMV (CSR ALG2) on the cold CSR: setup at upload (after the staging vectors exist),
+ * preprocess again after a value refresh, free. */
+int mx_cold_cusparse_setup(mx_device *D);
+int mx_cold_cusparse_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s);
+int mx_cold_cusparse_refresh(mx_device *D, cudaStream_t s);
+void mx_cold_cusparse_free(mx_device *D);
 /* Hot ones add into y at hot_row[]. */
 int mx_hot_du_launch(const mx_device *D, const double *x, double *y, cudaStream_t s);
 int mx_hot_se_launch(const mx_device *D, const double *x, double *y, cudaStream_t s);

@@ -52,6 +52,19 @@
 #ifndef MX_AUTO_MAX_ROW_SEGS
 #define MX_AUTO_MAX_ROW_SEGS 1
 #endif
+/* MX_COLD_AUTO times our cold kernel against cusparseSpMV at upload when the cold CSR has at least
+ * this many nonzeros (below it both are launch-bound and the timing costs more than it can save),
+ * MX_AUTO_TIME_REPS calls each after as many warm-up calls, and keeps cuSPARSE only if it is faster
+ * by more than MX_AUTO_CUSPARSE_MARGIN (relative). */
+#ifndef MX_AUTO_CUSPARSE_MIN_NNZ
+#define MX_AUTO_CUSPARSE_MIN_NNZ (1 << 20)
+#endif
+#ifndef MX_AUTO_TIME_REPS
+#define MX_AUTO_TIME_REPS 10
+#endif
+#ifndef MX_AUTO_CUSPARSE_MARGIN
+#define MX_AUTO_CUSPARSE_MARGIN 0.02
+#endif
 #ifndef MX_AUTO_CV
 #define MX_AUTO_CV 2.0
 #endif

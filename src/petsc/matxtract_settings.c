@@ -4,7 +4,7 @@
 
 const char *const MatXtractModeNames[]   = {"auto", "du", "se", "MatXtractMode", "MX_MODE_", NULL};
 const char *const MatXtractDeviceNames[] = {"auto", "cpu", "gpu", "MatXtractDevice", "MATXTRACT_DEVICE_", NULL};
-const char *const MatXtractColdNames[]   = {"auto", "segment", "merge", "MatXtractCold", "MX_COLD_", NULL};
+const char *const MatXtractColdNames[]   = {"auto", "segment", "merge", "cusparse", "MatXtractCold", "MX_COLD_", NULL};
 const char *const MatXtractSourceNames[] = {"default (no predictor yet: all cold)", "option -mat_matxtract_crux", "MatXtractSetCrux", "predictor"};
 
 PetscErrorCode MatXtractSettingsDefault(MatXtractSettings *set)
@@ -38,7 +38,7 @@ PetscErrorCode MatXtractSettingsFromOptions(Mat A, PetscOptionItems *PetscOption
   PetscCall(PetscOptionsRealArray("-mat_matxtract_crux", "Crux tau_c,tau_r (0 <= tau_r <= tau_c <= 1); default 0,0 = all cold, since no predictor is built in yet", "MatXtractSetCrux", crux, &ncrux, &set_crux));
   PetscCall(PetscOptionsEList("-mat_matxtract_mode", "Hot region format: auto (smaller of DU/SE by exact byte cost), du (dense unfolding), se (sparse encoding)", "", MatXtractModeNames, 3, MatXtractModeNames[mode], &mode, &set_mode));
   PetscCall(PetscOptionsEList("-mat_matxtract_device", "Where MatMult runs: auto (GPU when one is visible), cpu, gpu", "", MatXtractDeviceNames, 3, MatXtractDeviceNames[device], &device, &set_device));
-  PetscCall(PetscOptionsEList("-mat_matxtract_cold", "Cold-region GPU kernel: auto, segment (paper Alg. 2), merge (merge path)", "", MatXtractColdNames, 3, MatXtractColdNames[cold], &cold, &set_cold));
+  PetscCall(PetscOptionsEList("-mat_matxtract_cold", "Cold-region GPU kernel: auto (measured at upload), segment (paper Alg. 2), merge (merge path), cusparse (cusparseSpMV CSR ALG2)", "", MatXtractColdNames, 4, MatXtractColdNames[cold], &cold, &set_cold));
   PetscOptionsHeadEnd();
   if (set_crux) {
     PetscCheck(ncrux == 2, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "-mat_matxtract_crux takes two numbers tau_c,tau_r; got %" PetscInt_FMT, ncrux);
@@ -77,7 +77,7 @@ PetscErrorCode MatXtractSettingsFromDatabase(Mat A, MatXtractSettings *set)
   if (flg) set->mode = (mx_mode_request)choice;
   PetscCall(PetscOptionsGetEList(((PetscObject)A)->options, prefix, "-mat_matxtract_device", MatXtractDeviceNames, 3, &choice, &flg));
   if (flg) set->device_choice = (MatXtractDeviceChoice)choice;
-  PetscCall(PetscOptionsGetEList(((PetscObject)A)->options, prefix, "-mat_matxtract_cold", MatXtractColdNames, 3, &choice, &flg));
+  PetscCall(PetscOptionsGetEList(((PetscObject)A)->options, prefix, "-mat_matxtract_cold", MatXtractColdNames, 4, &choice, &flg));
   if (flg) set->cold_kernel = (mx_cold_kernel)choice;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

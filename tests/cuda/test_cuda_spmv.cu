@@ -303,7 +303,7 @@ static void csr_spmv(const Csr &A, const std::vector<double> &x, std::vector<dou
 static void check_matrix(const Csr &A, bool small, std::mt19937_64 &rng) {
   static const mx_crux grid[] = {{0, 0}, {1, 1}, {1, 0}, {0.5, 0.3}, {0.9, 0.8}, {0.7, 0.5}};
   static const mx_mode_request modes[] = {MX_MODE_DU, MX_MODE_SE};
-  static const mx_cold_kernel colds[] = {MX_COLD_SEGMENT, MX_COLD_MERGE};
+  static const mx_cold_kernel colds[] = {MX_COLD_SEGMENT, MX_COLD_MERGE, MX_COLD_CUSPARSE};
   const int fail0 = g_fail;
   mx_csr a = A.view();
   int ncase = 0;
@@ -324,21 +324,22 @@ static void check_matrix(const Csr &A, bool small, std::mt19937_64 &rng) {
       }
       for (mx_cold_kernel ck : colds) {
         snprintf(tag, sizeof tag, "%s crux(%g,%g) %s %s", A.name.c_str(), c.tau_c, c.tau_r,
-                 md == MX_MODE_DU ? "du" : "se", ck == MX_COLD_SEGMENT ? "segment" : "merge");
+                 md == MX_MODE_DU ? "du" : "se", ck == MX_COLD_SEGMENT ? "segment" : ck == MX_COLD_MERGE ? "merge" : "cusparse");
         check_case(A, &F, ck, tag, rng);
-        for (int k : {1, 1 + A.ncols / 8, A.ncols + 3}) check_xhot(A, &F, ck, k, std::string(tag) + " k=" + std::to_string(k), rng);
+        if (ck != MX_COLD_CUSPARSE) /* cuSPARSE reads plain columns: a coded cold CSR falls back to ours */
+          for (int k : {1, 1 + A.ncols / 8, A.ncols + 3}) check_xhot(A, &F, ck, k, std::string(tag) + " k=" + std::to_string(k), rng);
         ++ncase;
       }
       mx_format_free(&F);
     }
-  /* AUTO resolves to one of the two */
+  /* AUTO resolves to one of the three */
   {
     mx_format F;
     if (mx_format_build(&a, mx_crux{0, 0}, MX_MODE_AUTO, &F) == MX_OK) {
       mx_device *D = nullptr;
       if (mx_device_upload(&F, MX_COLD_AUTO, &D) == 0) {
         const mx_cold_kernel k = mx_device_cold_kernel(D);
-        expect(k == MX_COLD_SEGMENT || k == MX_COLD_MERGE, A.name + " AUTO resolves");
+        expect(k == MX_COLD_SEGMENT || k == MX_COLD_MERGE || k == MX_COLD_CUSPARSE, A.name + " AUTO resolves");
         mx_device_free(D);
       } else {
         expect(false, A.name + " AUTO upload: " + mx_device_last_error());

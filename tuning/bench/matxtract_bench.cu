@@ -12,7 +12,7 @@
  *
  * Variants per matrix: (a) the predictor's crux: no predictor exists yet, so its columns stay empty
  * and t_ours is the fastest of the variants below (an oracle over the tried cruxes, not a
- * prediction); (b) every -crux (hot mode AUTO, cold kernel = the faster one at (0,0)); (c) (0,0)
+ * prediction); (b) every -crux (hot mode AUTO, cold kernel MX_COLD_AUTO, timed at upload); (c) (0,0)
  * with the segment and the merge cold kernel, and the kernel MX_COLD_AUTO picks (t_default: what
  * -mat_type matxtract runs today); cuSPARSE CSR ALG1 and ALG2, each after cusparseSpMV_preprocess.
  *
@@ -296,7 +296,9 @@ struct Built {
 };
 
 static const char *mode_name(mx_hot_mode m) { return m == MX_HOT_DU ? "du" : m == MX_HOT_SE ? "se" : "none"; }
-static const char *cold_name(mx_cold_kernel k) { return k == MX_COLD_MERGE ? "merge" : "segment"; }
+static const char *cold_name(mx_cold_kernel k) {
+  return k == MX_COLD_MERGE ? "merge" : k == MX_COLD_CUSPARSE ? "cusparse" : "segment";
+}
 
 static std::string csv_quote(const std::string &s) {
   std::string r = "\"";
@@ -517,19 +519,10 @@ int main(int argc, char **argv) {
     };
     bool ok00 = run_ours(b00.F, b00.ms, 1, MX_COLD_SEGMENT, "seg00", nullptr);
     ok00 = run_ours(b00.F, b00.ms, 1, MX_COLD_MERGE, "merge00", nullptr) && ok00;
-    /* AUTO choice (no timing of its own: it runs one of the two kernels just timed) */
-    std::string autok;
-    double auto_upload_ms = 0;
-    {
-      mx_device *D;
-      double s = now_ms();
-      if (mx_device_upload(&b00.F, MX_COLD_AUTO, &D) == 0) {
-        CK(cudaDeviceSynchronize());
-        auto_upload_ms = now_ms() - s;
-        autok = cold_name(mx_device_cold_kernel(D));
-        mx_device_free(D);
-      }
-    }
+    /* AUTO: what -mat_type matxtract runs at (0,0) (its upload times our kernel against cuSPARSE) */
+    ok00 = run_ours(b00.F, b00.ms, 1, MX_COLD_AUTO, "auto00", nullptr) && ok00;
+    const std::string autok = ok00 ? vs[2].cold : "";
+    const double auto_upload_ms = ok00 ? vs[2].upload_ms : 0;
     mx_format_free(&b00.F);
 
     int64_t rmax = 0;
@@ -600,8 +593,8 @@ int main(int argc, char **argv) {
 
     /* --- the -crux variants, with the cold kernel that won at (0,0) --- */
     for (auto &w : workers) w.join();
-    if (ok00 && vs.size() >= 2) {
-      const mx_cold_kernel best_cold = vs[0].t.med <= vs[1].t.med ? MX_COLD_SEGMENT : MX_COLD_MERGE;
+    if (ok00 && vs.size() >= 3) {
+      const mx_cold_kernel best_cold = MX_COLD_AUTO; /* the library's own choice for each crux */
       for (size_t k = 0; k < ncx; ++k) {
         if (bc[k].st != MX_OK) fprintf(stderr, "%s: build failed at (%g,%g)\n", mat.name.c_str(), o.cruxes[k].tau_c, o.cruxes[k].tau_r);
         else run_ours(bc[k].F, bc[k].ms, setup_jobs, best_cold, "crux", nullptr);
@@ -614,7 +607,7 @@ int main(int argc, char **argv) {
       CK(cudaFree(dx[c]));
       CK(cudaFree(dy[c]));
     }
-    if (!ok00 || vs.size() < 2) continue;
+    if (!ok00 || vs.size() < 3) continue;
 
     /* --- rows --- */
     for (auto &v : vs)
@@ -626,7 +619,7 @@ int main(int argc, char **argv) {
     for (auto &v : vs)
       if (v.t.med < best->t.med) best = &v;
     const Variant &cold = seg00.t.med <= mrg00.t.med ? seg00 : mrg00;
-    const Variant &dflt = autok == "merge" ? mrg00 : seg00;
+    const Variant &dflt = vs[2];
     const double tcold = cold.t.med;
     const int kbest = tcs[0].med <= tcs[1].med ? 0 : 1;
     const double tcs_best = tcs[kbest].med;
