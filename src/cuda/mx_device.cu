@@ -335,12 +335,17 @@ static int time_cold(const mx_device *D, float *ms) {
 }
 
 /* cuSPARSE for the cold CSR when asked, or (AUTO) when it times faster than our kernel by more
- * than MX_AUTO_CUSPARSE_MARGIN at upload; never when the cold CSR holds x-hot codes (cuSPARSE reads
- * plain columns) or is empty. Timed on x = 1 (not zeros: zeros can run faster than data). */
+ * than MX_AUTO_CUSPARSE_MARGIN at upload. Our kernel stays (also when asked for cuSPARSE) where
+ * cuSPARSE cannot take the cold CSR: x-hot codes in it (cuSPARSE reads plain columns), no nonzero,
+ * more stored entries than rows x cols (duplicates; cusparseCreateCsr refuses that), or a setup
+ * error. Timed on x = 1 (not zeros: zeros can run faster than data). */
 static int choose_cold(mx_device *D, mx_cold_kernel req) {
-  if (D->cold_nnz == 0 || D->xhot_cold) return 0;
+  if (D->cold_nnz == 0 || D->xhot_cold || (int64_t)D->cold_nnz > (int64_t)D->nrows * D->ncols) return 0;
   if (req == MX_COLD_CUSPARSE) {
-    if (mx_cold_cusparse_setup(D)) return 1;
+    if (mx_cold_cusparse_setup(D)) {
+      mx_cold_cusparse_free(D);
+      return 0;
+    }
     D->cold = MX_COLD_CUSPARSE;
     return 0;
   }
@@ -349,7 +354,11 @@ static int choose_cold(mx_device *D, mx_cold_kernel req) {
   float t_ours, t_sp;
   std::vector<double> ones((size_t)D->ncols, 1.0);
   MX_CUDA_TRY(cudaMemcpy(D->x_stage, ones.data(), sizeof(double) * D->ncols, cudaMemcpyHostToDevice));
-  if (time_cold(D, &t_ours) || mx_cold_cusparse_setup(D)) return 1;
+  if (time_cold(D, &t_ours)) return 1;
+  if (mx_cold_cusparse_setup(D)) {
+    mx_cold_cusparse_free(D);
+    return 0;
+  }
   D->cold = MX_COLD_CUSPARSE;
   if (time_cold(D, &t_sp)) return 1;
   if (t_sp < (1.0f - (float)MX_AUTO_CUSPARSE_MARGIN) * t_ours) return 0;
