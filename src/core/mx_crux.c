@@ -98,6 +98,15 @@ mx_status mx_crux_select(const mx_csr *A, mx_crux c, mx_crux_sel *S) {
   S->is_hot_col = calloc((size_t)n + 1, 1);
   S->slot = malloc(((size_t)m + 1) * sizeof(int32_t));
   mx_status st = (len && perm && S->is_hot_col && S->slot) ? MX_OK : MX_ERR_MEM;
+  if (st == MX_OK && mx_crux_target(c.tau_c, nnz) == 0) { /* no hot column, so no hot row (tau_r <= tau_c): */
+    for (int32_t i = 0; i < m; i++) S->slot[i] = -1;     /* all cold, without the sorts (the default (0,0)) */
+    S->hot_rows = malloc(sizeof(int32_t));
+    if (!S->hot_rows) st = MX_ERR_MEM;
+    free(len);
+    free(perm);
+    if (st != MX_OK) mx_crux_sel_free(S);
+    return st;
+  }
   if (st == MX_OK) { /* columns */
     col_lengths(A, len);
     st = mx_sort_desc_by_length(n, len, perm);
