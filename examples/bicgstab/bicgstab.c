@@ -76,19 +76,15 @@ int main(int argc, char **argv)
   MPI_Comm           comm;
   char               file[PETSC_MAX_PATH_LEN] = "", spec[256] = "";
   PetscBool          hasfile = PETSC_FALSE, hasgen = PETSC_FALSE, isgenhelp;
-  PetscInt           n = 64, dim = 2, M, N, its;
-  PetscReal          conv[3] = {20.0, 10.0, 5.0}, bnorm, rnorm, enorm, xsnorm;
+  PetscInt           n = 64, dim = 2, M, N;
+  PetscReal          conv[3] = {20.0, 10.0, 5.0}, bnorm, enorm, xsnorm;
   Mat                A;
-  Vec                x, b, r, xs;
-  KSP                ksp;
-  PC                 pc;
-  KSPType            ktype;
-  PCType             ptype;
+  Vec                x, b, xs;
   MatType            mtype;
   VecType            vtype;
   MatInfo            info;
-  KSPConvergedReason reason;
-  PetscLogDouble     t0, t1, t2, t3, t4, t5, t6, t7;
+  SolveResult        sol;
+  PetscLogDouble     t0, t1, t6, t7;
   PetscMPIInt        size;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -129,7 +125,6 @@ int main(int argc, char **argv)
 
   PetscCall(SetVecTypeFromOptions(A));
   PetscCall(MatCreateVecs(A, &x, &b));
-  PetscCall(VecDuplicate(b, &r));
   PetscCall(VecDuplicate(x, &xs));
   PetscCall(VecGetType(b, &vtype));
   PetscCall(VecSet(xs, 1.0));
@@ -140,27 +135,7 @@ int main(int argc, char **argv)
   PetscCall(VecNorm(b, NORM_2, &bnorm)); /* waits for the device */
   PetscCall(Now(comm, &t7));
 
-  PetscCall(KSPCreate(comm, &ksp));
-  PetscCall(KSPSetOperators(ksp, A, A));
-  PetscCall(KSPSetType(ksp, KSPBCGS));
-  PetscCall(KSPSetFromOptions(ksp));
-  PetscCall(Now(comm, &t2));
-  PetscCall(KSPSetUp(ksp));
-  PetscCall(Now(comm, &t3));
-  PetscCall(VecSet(x, 0.0));
-  PetscCall(Now(comm, &t4));
-  PetscCall(KSPSolve(ksp, b, x));
-  PetscCall(Now(comm, &t5));
-  PetscCall(KSPGetIterationNumber(ksp, &its));
-  PetscCall(KSPGetConvergedReason(ksp, &reason));
-  PetscCall(KSPGetType(ksp, &ktype));
-  PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCGetType(pc, &ptype));
-
-  PetscCall(MatMult(A, x, r));
-  PetscCall(VecAYPX(r, -1.0, b));
-  PetscCall(VecNorm(r, NORM_2, &rnorm));
-  PetscCall(VecNorm(b, NORM_2, &bnorm));
+  PetscCall(SolveTimed(A, b, x, KSPBCGS, &sol));
   PetscCall(VecNorm(xs, NORM_2, &xsnorm));
   PetscCall(VecAXPY(xs, -1.0, x));
   PetscCall(VecNorm(xs, NORM_2, &enorm));
@@ -173,22 +148,12 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(comm, "matrix type: %s\n", mtype));
   PetscCall(PetscPrintf(comm, "vector type: %s\n", vtype));
   PetscCall(PetscPrintf(comm, "processes: %d\n", (int)size));
-  PetscCall(PetscPrintf(comm, "ksp: %s, pc: %s\n", ktype, ptype));
-  PetscCall(PetscPrintf(comm, "iterations: %" PetscInt_FMT "\n", its));
-  PetscCall(PetscPrintf(comm, "converged reason: %s\n", KSPConvergedReasons[reason]));
-  PetscCall(PetscPrintf(comm, "true residual ||b - A x||_2 / ||b||_2: %.3e\n", (double)(bnorm > 0.0 ? rnorm / bnorm : rnorm)));
+  PetscCall(PrintSolve(comm, &sol));
   PetscCall(PetscPrintf(comm, "error ||x - 1||_2 / ||1||_2: %.3e\n", (double)(enorm / xsnorm)));
-  PetscCall(PetscPrintf(comm, "time: setup, matrix (create/read, assembly, conversion): %.6f s\n", t1 - t0));
-  PetscCall(PetscPrintf(comm, "time: setup, first MatMult: %.6f s\n", t7 - t6));
-  PetscCall(PetscPrintf(comm, "time: setup, KSPSetUp (preconditioner): %.6f s\n", t3 - t2));
-  PetscCall(PetscPrintf(comm, "time: solve: %.6f s\n", t5 - t4));
-  PetscCall(PetscPrintf(comm, "time: per iteration: %.3e s\n", its > 0 ? (t5 - t4) / its : 0.0));
-  PetscCall(PetscPrintf(comm, "time: total: %.6f s\n", (t1 - t0) + (t7 - t6) + (t3 - t2) + (t5 - t4)));
+  PetscCall(PrintSolveTimes(comm, "create/read, assembly, conversion", t1 - t0, t7 - t6, &sol));
 
-  PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
-  PetscCall(VecDestroy(&r));
   PetscCall(VecDestroy(&xs));
   PetscCall(MatDestroy(&A));
   PetscCall(PetscFinalize());

@@ -4,6 +4,7 @@
 #define EXAMPLE_UTIL_H
 
 #include <matxtract.h>
+#include <petscksp.h>
 
 #if PETSC_VERSION_LT(3, 19, 0)
   #define PETSC_SUCCESS 0
@@ -28,6 +29,83 @@ static inline PetscErrorCode Now(MPI_Comm comm, PetscLogDouble *t)
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Barrier(comm));
   PetscCall(PetscTime(t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* What a timed linear solve reports. */
+typedef struct {
+  PetscInt           its;
+  KSPConvergedReason reason;
+  char               ktype[64], ptype[64];
+  PetscLogDouble     t_setup, t_solve; /* KSPSetUp (the preconditioner), KSPSolve */
+  PetscReal          rnorm, bnorm;     /* true residual ||b - A x||_2, and ||b||_2 */
+} SolveResult;
+
+/* Solve A x = b from x = 0 with a KSP of type dflt (NULL: PETSc's default; -ksp_type, -pc_type ...
+ * win), KSPSetUp and KSPSolve timed apart, then the true residual. */
+static inline PetscErrorCode SolveTimed(Mat A, Vec b, Vec x, KSPType dflt, SolveResult *s)
+{
+  MPI_Comm       comm = PetscObjectComm((PetscObject)A);
+  KSP            ksp;
+  PC             pc;
+  KSPType        kt;
+  PCType         pt;
+  Vec            r;
+  PetscLogDouble t0, t1, t2, t3;
+
+  PetscFunctionBeginUser;
+  PetscCall(KSPCreate(comm, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  if (dflt) PetscCall(KSPSetType(ksp, dflt));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(Now(comm, &t0));
+  PetscCall(KSPSetUp(ksp));
+  PetscCall(Now(comm, &t1));
+  PetscCall(VecSet(x, 0.0));
+  PetscCall(Now(comm, &t2));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(Now(comm, &t3));
+  s->t_setup = t1 - t0;
+  s->t_solve = t3 - t2;
+  PetscCall(KSPGetIterationNumber(ksp, &s->its));
+  PetscCall(KSPGetConvergedReason(ksp, &s->reason));
+  PetscCall(KSPGetType(ksp, &kt));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCGetType(pc, &pt));
+  PetscCall(PetscStrncpy(s->ktype, kt, sizeof s->ktype));
+  PetscCall(PetscStrncpy(s->ptype, pt, sizeof s->ptype));
+  PetscCall(VecDuplicate(b, &r));
+  PetscCall(MatMult(A, x, r));
+  PetscCall(VecAYPX(r, -1.0, b));
+  PetscCall(VecNorm(r, NORM_2, &s->rnorm));
+  PetscCall(VecNorm(b, NORM_2, &s->bnorm));
+  PetscCall(VecDestroy(&r));
+  PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The solver lines every solve example prints (compared by the tests). */
+static inline PetscErrorCode PrintSolve(MPI_Comm comm, const SolveResult *s)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscPrintf(comm, "ksp: %s, pc: %s\n", s->ktype, s->ptype));
+  PetscCall(PetscPrintf(comm, "iterations: %" PetscInt_FMT "\n", s->its));
+  PetscCall(PetscPrintf(comm, "converged reason: %s\n", KSPConvergedReasons[s->reason]));
+  if (s->bnorm > 0.0) PetscCall(PetscPrintf(comm, "true residual ||b - A x||_2 / ||b||_2: %.3e\n", (double)(s->rnorm / s->bnorm)));
+  else PetscCall(PetscPrintf(comm, "true residual ||b - A x||_2 (b = 0): %.3e\n", (double)s->rnorm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The timing lines ("time:" prefix: the tests skip them); matrix_what names the matrix setup. */
+static inline PetscErrorCode PrintSolveTimes(MPI_Comm comm, const char *matrix_what, PetscLogDouble t_matrix, PetscLogDouble t_first_mult, const SolveResult *s)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscPrintf(comm, "time: setup, matrix (%s): %.6f s\n", matrix_what, t_matrix));
+  PetscCall(PetscPrintf(comm, "time: setup, first MatMult: %.6f s\n", t_first_mult));
+  PetscCall(PetscPrintf(comm, "time: setup, KSPSetUp (preconditioner): %.6f s\n", s->t_setup));
+  PetscCall(PetscPrintf(comm, "time: solve: %.6f s\n", s->t_solve));
+  PetscCall(PetscPrintf(comm, "time: per iteration: %.3e s\n", s->its > 0 ? s->t_solve / s->its : 0.0));
+  PetscCall(PetscPrintf(comm, "time: total: %.6f s\n", t_matrix + t_first_mult + s->t_setup + s->t_solve));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

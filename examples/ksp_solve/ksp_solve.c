@@ -44,19 +44,15 @@ int main(int argc, char **argv)
   MPI_Comm           comm;
   char               file[PETSC_MAX_PATH_LEN] = "", spec[256] = "", rhs[PETSC_MAX_PATH_LEN] = "ones";
   PetscBool          hasfile = PETSC_FALSE, hasgen = PETSC_FALSE, isgenhelp, isones, israndom;
-  PetscInt           seed = 1, M, N, its;
+  PetscInt           seed = 1, M, N;
   Mat                A;
   Vec                x, b, r;
-  KSP                ksp;
-  PC                 pc;
-  KSPType            ktype;
-  PCType             ptype;
   MatType            mtype;
   VecType            vtype;
   MatInfo            info;
-  KSPConvergedReason reason;
-  PetscReal          bnorm, rnorm, xnorm;
-  PetscLogDouble     t0, t1, t2, t3, t4, t5, t6, t7;
+  SolveResult        sol;
+  PetscReal          rnorm, xnorm;
+  PetscLogDouble     t0, t1, t6, t7;
   PetscMPIInt        size;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -112,27 +108,7 @@ int main(int argc, char **argv)
   PetscCall(VecNorm(r, NORM_2, &rnorm)); /* waits for the device */
   PetscCall(Now(comm, &t7));
 
-  PetscCall(KSPCreate(comm, &ksp));
-  PetscCall(KSPSetOperators(ksp, A, A));
-  PetscCall(KSPSetFromOptions(ksp));
-  PetscCall(Now(comm, &t2));
-  PetscCall(KSPSetUp(ksp));
-  PetscCall(Now(comm, &t3));
-  PetscCall(VecSet(x, 0.0));
-  PetscCall(Now(comm, &t4));
-  PetscCall(KSPSolve(ksp, b, x));
-  PetscCall(Now(comm, &t5));
-  PetscCall(KSPGetIterationNumber(ksp, &its));
-  PetscCall(KSPGetConvergedReason(ksp, &reason));
-  PetscCall(KSPGetType(ksp, &ktype));
-  PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCGetType(pc, &ptype));
-
-  /* true residual */
-  PetscCall(MatMult(A, x, r));
-  PetscCall(VecAYPX(r, -1.0, b));
-  PetscCall(VecNorm(r, NORM_2, &rnorm));
-  PetscCall(VecNorm(b, NORM_2, &bnorm));
+  PetscCall(SolveTimed(A, b, x, NULL, &sol));
   PetscCall(VecNorm(x, NORM_2, &xnorm));
 
   if (hasfile) PetscCall(PetscPrintf(comm, "ksp_solve: %s\n", file));
@@ -142,20 +118,10 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(comm, "matrix type: %s\n", mtype));
   PetscCall(PetscPrintf(comm, "vector type: %s\n", vtype));
   PetscCall(PetscPrintf(comm, "processes: %d\n", (int)size));
-  PetscCall(PetscPrintf(comm, "ksp: %s, pc: %s\n", ktype, ptype));
-  PetscCall(PetscPrintf(comm, "iterations: %" PetscInt_FMT "\n", its));
-  PetscCall(PetscPrintf(comm, "converged reason: %s\n", KSPConvergedReasons[reason]));
-  if (bnorm > 0.0) PetscCall(PetscPrintf(comm, "true residual ||b - A x||_2 / ||b||_2: %.3e\n", (double)(rnorm / bnorm)));
-  else PetscCall(PetscPrintf(comm, "true residual ||b - A x||_2 (b = 0): %.3e\n", (double)rnorm));
+  PetscCall(PrintSolve(comm, &sol));
   PetscCall(PetscPrintf(comm, "solution ||x||_2: %.6e\n", (double)xnorm));
-  PetscCall(PetscPrintf(comm, "time: setup, matrix (read/generate, assembly, conversion): %.6f s\n", t1 - t0));
-  PetscCall(PetscPrintf(comm, "time: setup, first MatMult: %.6f s\n", t7 - t6));
-  PetscCall(PetscPrintf(comm, "time: setup, KSPSetUp (preconditioner): %.6f s\n", t3 - t2));
-  PetscCall(PetscPrintf(comm, "time: solve: %.6f s\n", t5 - t4));
-  PetscCall(PetscPrintf(comm, "time: per iteration: %.3e s\n", its > 0 ? (t5 - t4) / its : 0.0));
-  PetscCall(PetscPrintf(comm, "time: total: %.6f s\n", (t1 - t0) + (t7 - t6) + (t3 - t2) + (t5 - t4)));
+  PetscCall(PrintSolveTimes(comm, "read/generate, assembly, conversion", t1 - t0, t7 - t6, &sol));
 
-  PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&r));
