@@ -54,7 +54,8 @@ static PetscErrorCode MatXtractGetCSR(Mat A, mx_csr *csr)
 #if defined(PETSC_USE_64BIT_INDICES)
   PetscCall(PetscFree(x->rowptr32));
   PetscCall(PetscFree(x->colidx32));
-  PetscCall(PetscMalloc2(n + 1, &x->rowptr32, ia[n], &x->colidx32));
+  PetscCall(PetscMalloc1(n + 1, &x->rowptr32)); /* two allocations: MatXtractFreeShadow frees each */
+  PetscCall(PetscMalloc1(ia[n], &x->colidx32));
   for (PetscInt i = 0; i <= n; i++) x->rowptr32[i] = (int32_t)ia[i];
   for (PetscInt k = 0; k < ia[n]; k++) x->colidx32[k] = (int32_t)ja[k];
   csr->rowptr = x->rowptr32;
