@@ -6,7 +6,9 @@
  *   - MatAssemblyEnd(FINAL) syncs eagerly (the expensive conversion happens at assembly);
  *   - MatScale/MatShift/MatZeroEntries/MatCopy/MatAXPY change values without an assembly: the
  *     next product sees a new object state and refreshes values through the gather map;
- *   - a new nonzero pattern (nonzerostate) rebuilds the format. */
+ *   - a new nonzero pattern (nonzerostate) rebuilds the format.
+ * PetscScalar is real double in every build that gets past MatConvert_SeqAIJ_SeqAIJMatXtract (others
+ * are refused there with a clear error), hence the double views of PETSc's arrays below. */
 #include "matxtract_impl.h"
 #include <petscdevice.h>
 
@@ -256,7 +258,7 @@ static PetscErrorCode MatXtractApplyDeviceVectors(Mat A, mx_device *D, PetscLogD
   if (zz == yy) za = ya;
   *done = (PetscBool)(PetscMemTypeDevice(xm) && PetscMemTypeDevice(ym) && PetscMemTypeDevice(zm));
   if (*done) {
-    PetscCall(MatXtractCheckDevice(A, mx_device_spmv(D, xa, za, ya, MatXtractStream()), "MatMult"));
+    PetscCall(MatXtractCheckDevice(A, mx_device_spmv(D, (const double *)xa, (const double *)za, (double *)ya, MatXtractStream()), "MatMult"));
     PetscCall(PetscLogGpuFlops(2.0 * nnz));
   }
   if (zz == yy) PetscCall(VecRestoreArrayAndMemType(yy, &ya));
@@ -287,16 +289,18 @@ static PetscErrorCode MatXtractApply(Mat A, PetscBool transpose, Vec xx, Vec zz,
     if (zz == yy) PetscCall(VecGetArray(yy, &ya));
     else PetscCall(VecGetArrayWrite(yy, &ya));
     if (zz == yy) za = ya;
+    const double *xd = (const double *)xa, *zd = (const double *)za; /* PetscScalar is double here */
+    double       *yd = (double *)ya;
     if (D) {
       if (!x->staged_info_done) PetscCall(PetscInfo(A, "matxtract: host vectors are staged through device buffers (-vec_type cuda avoids the copies)\n"));
       x->staged_info_done = PETSC_TRUE;
-      PetscCall(MatXtractCheckDevice(A, mx_device_spmv_host(D, xa, za, ya, MatXtractStream()), "MatMult (host vectors)"));
+      PetscCall(MatXtractCheckDevice(A, mx_device_spmv_host(D, xd, zd, yd, MatXtractStream()), "MatMult (host vectors)"));
     } else if (!transpose) {
-      if (zz) mx_spmv_add(&x->F, xa, za, ya);
-      else mx_spmv(&x->F, xa, ya);
+      if (zz) mx_spmv_add(&x->F, xd, zd, yd);
+      else mx_spmv(&x->F, xd, yd);
     } else {
-      if (zz) mx_spmv_t_add(&x->F, xa, za, ya);
-      else mx_spmv_t(&x->F, xa, ya);
+      if (zz) mx_spmv_t_add(&x->F, xd, zd, yd);
+      else mx_spmv_t(&x->F, xd, yd);
     }
     PetscCall(PetscLogFlops(2.0 * nnz));
     if (zz == yy) PetscCall(VecRestoreArray(yy, &ya));
