@@ -181,7 +181,7 @@ static PetscErrorCode MatView_MPIAIJMatXtract(Mat A, PetscViewer viewer)
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
   {
     PetscViewer sub;
-    PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: diagonal block of each rank:\n"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: diagonal block of %s:\n", format == PETSC_VIEWER_ASCII_INFO_DETAIL ? "each rank" : "rank 0 (::ascii_info_detail: every rank)"));
     PetscCall(PetscViewerGetSubViewer(viewer, PETSC_COMM_SELF, &sub));
     if (!PetscGlobalRank || format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(MatXtractViewInfo_SeqAIJ(Ad, sub));
     PetscCall(PetscViewerRestoreSubViewer(viewer, PETSC_COMM_SELF, &sub));
