@@ -69,42 +69,6 @@ int mx_io_csr_check(const mx_io_csr *A, char *err, size_t errlen)
  * with insertion sort below 24 elements; recursion only on the smaller side. -------------------- */
 #define MX_SORT_SMALL 24
 
-void mx_io_sort_i32(int32_t *c, int64_t n)
-{
-  while (n > MX_SORT_SMALL) {
-    int64_t m = n / 2, l = n - 1;
-    int32_t a = c[0], b = c[m], d = c[l];
-    int32_t p = (a < b) ? ((b < d) ? b : (a < d ? d : a)) : ((a < d) ? a : (b < d ? d : b));
-    int64_t i = -1, j = n;
-    for (;;) {
-      do i++; while (c[i] < p);
-      do j--; while (c[j] > p);
-      if (i >= j) break;
-      int32_t t = c[i];
-      c[i] = c[j];
-      c[j] = t;
-    }
-    /* [0, j] <= p <= [j+1, n) */
-    if (j + 1 < n - j - 1) {
-      mx_io_sort_i32(c, j + 1);
-      c += j + 1;
-      n -= j + 1;
-    } else {
-      mx_io_sort_i32(c + j + 1, n - j - 1);
-      n = j + 1;
-    }
-  }
-  for (int64_t i = 1; i < n; i++) {
-    int32_t x = c[i];
-    int64_t j = i - 1;
-    while (j >= 0 && c[j] > x) {
-      c[j + 1] = c[j];
-      j--;
-    }
-    c[j + 1] = x;
-  }
-}
-
 void mx_io_sort_pairs(int32_t *c, double *v, int64_t n)
 {
   while (n > MX_SORT_SMALL) {
@@ -119,31 +83,34 @@ void mx_io_sort_pairs(int32_t *c, double *v, int64_t n)
       int32_t t = c[i];
       c[i] = c[j];
       c[j] = t;
-      double tv = v[i];
-      v[i] = v[j];
-      v[j] = tv;
+      if (v) {
+        double tv = v[i];
+        v[i] = v[j];
+        v[j] = tv;
+      }
     }
+    /* [0, j] <= p <= [j+1, n) */
     if (j + 1 < n - j - 1) {
       mx_io_sort_pairs(c, v, j + 1);
       c += j + 1;
-      v += j + 1;
+      if (v) v += j + 1;
       n -= j + 1;
     } else {
-      mx_io_sort_pairs(c + j + 1, v + j + 1, n - j - 1);
+      mx_io_sort_pairs(c + j + 1, v ? v + j + 1 : NULL, n - j - 1);
       n = j + 1;
     }
   }
   for (int64_t i = 1; i < n; i++) {
     int32_t x = c[i];
-    double xv = v[i];
+    double xv = v ? v[i] : 0.0;
     int64_t j = i - 1;
     while (j >= 0 && c[j] > x) {
       c[j + 1] = c[j];
-      v[j + 1] = v[j];
+      if (v) v[j + 1] = v[j];
       j--;
     }
     c[j + 1] = x;
-    v[j + 1] = xv;
+    if (v) v[j + 1] = xv;
   }
 }
 
@@ -162,8 +129,7 @@ int64_t mx_io_csr_sort_dedup(int32_t nrows, int64_t *rowptr, int32_t *col, doubl
         break;
       }
     if (!sorted) {
-      if (val) mx_io_sort_pairs(col + a, val + a, len);
-      else mx_io_sort_i32(col + a, len);
+      mx_io_sort_pairs(col + a, val ? val + a : NULL, len);
     }
     rowptr[i] = w;
     for (int64_t k = a; k < b; k++) {

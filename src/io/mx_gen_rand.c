@@ -46,7 +46,7 @@ static void sample_distinct(mx_rng *r, int64_t n, int64_t k, int32_t *c)
   int64_t have = 0;
   while (have < k) {
     for (int64_t i = have; i < k; i++) c[i] = (int32_t)mx_rng_below(r, (uint64_t)n);
-    mx_io_sort_i32(c, k);
+    mx_io_sort_pairs(c, NULL, k);
     int64_t w = 1;
     for (int64_t i = 1; i < k; i++)
       if (c[i] != c[w - 1]) c[w++] = c[i];

@@ -81,9 +81,7 @@ static inline double mx_hash_unit(uint64_t seed, uint64_t a, uint64_t b)
 }
 
 /* ---- sorting and CSR finishing ------------------------------------------------------------------- */
-/* sort c[0..n) ascending */
-void mx_io_sort_i32(int32_t *c, int64_t n);
-/* sort (c, v) pairs by c ascending (v moves with c) */
+/* sort c[0..n) ascending; v (may be NULL) moves with c */
 void mx_io_sort_pairs(int32_t *c, double *v, int64_t n);
 
 /* Sort every row by column and merge duplicates (values summed when val != NULL, otherwise the
