@@ -1,13 +1,14 @@
 #!/bin/bash
 # The whole GPU cycle on the GPU host, in one command (see ../shared/docs/GPU-HOST.md):
-#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize bench amortize scaling pack
+#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize bench amortize scaling profile pack
 #                                       (default: setup build test sanitize bench amortize pack)
 # setup unpacks the PETSc 3.22+CUDA bundle from .deps/ into /opt/petsc-cuda; build configures and
 # builds this tree in build-gpu/ (sm_90; BUILD_TARGETS limits the targets); test runs the ctest labels gpu, petsc, mpi and unit;
 # sanitize runs the ctest label sanitize (compute-sanitizer memcheck + racecheck on the gpu tests);
 # bench runs the harness (tuning/bench/run_corpus.sh; quick subset unless BENCH_ARGS is set, e.g.
 # BENCH_ARGS= for the whole corpus); amortize runs tuning/amortization/run.sh; scaling runs
-# tuning/mpi/scaling.sh (needs 2 GPUs); pack tars every result folder into $OUT/results.tgz (the
+# tuning/mpi/scaling.sh (needs 2 GPUs); profile runs tuning/profile/ncu_cold.sh (Nsight Compute counters
+# of the cold kernels vs cuSPARSE; PROFILE_SPECS picks the matrices); pack tars every result folder into $OUT/results.tgz (the
 # device tool brings back at most 8 files).
 # Logs go to $OUT/logs (one per stage), results to $OUT/<stage>; pack turns them into one tarball.
 set -uo pipefail
@@ -40,9 +41,10 @@ stage_sanitize() { ctest --test-dir build-gpu -L sanitize --output-on-failure; }
 stage_bench() { bash tuning/bench/run_corpus.sh ${BENCH_ARGS---quick} "$OUT/bench"; }
 stage_amortize() { bash tuning/amortization/run.sh "$OUT/amortization" build-gpu; }
 stage_scaling() { bash tuning/mpi/scaling.sh "$OUT/scaling" build-gpu; }
+stage_profile() { bash tuning/profile/ncu_cold.sh "$OUT/profile" ${PROFILE_SPECS:-}; }
 stage_pack() {
   local dirs
-  dirs=$(cd "$OUT" && ls -d logs bench amortization scaling 2>/dev/null)
+  dirs=$(cd "$OUT" && ls -d logs bench amortization scaling profile 2>/dev/null)
   tar czf "$OUT/results.tgz" -C "$OUT" $dirs && (cd "$OUT" && rm -rf $dirs)
 }
 
