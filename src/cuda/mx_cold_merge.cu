@@ -1,6 +1,5 @@
 /* mx_cold_merge.cu - cold kernel B: merge-path SpMV (Merrill & Garland), y = C x + z, no atomics. */
 #include <limits.h>
-#include <algorithm>
 #include "mx_device_impl.h"
 #include "mx_kernel_common.cuh"
 
@@ -73,25 +72,25 @@ __device__ __forceinline__ merge_state merge_consume(int r, int n, int tile_item
   return merge_state{r, run};
 }
 
-/* One tile: merge items [t*TILE, (t+1)*TILE) of the merge of row ends and nonzeros; thread i of
- * the block consumes ITEMS consecutive ones. The thread that consumes the END of row r writes y[r],
- * once: its sum = carry-in from the preceding threads of the tile (a fixed-order segmented scan) +
- * its own products + z[r]. What the tile accumulates for the row still open at its end goes to
- * carry_row/val[t]; mx_merge_fixup adds those, in tile order, after the kernel. Ends with a barrier,
- * so the block may start its next tile at once. */
+/* Ownership: tile t (one block) consumes merge items [t*TILE, (t+1)*TILE) of the merge of row ends
+ * and nonzeros; thread i of the tile consumes ITEMS consecutive ones. The thread that consumes the
+ * END of row r writes y[r], once: its sum = carry-in from the preceding threads of the tile (a
+ * fixed-order segmented scan) + its own products + z[r]. What a tile accumulates for the row still
+ * open at its end goes to carry_row/val[t]; mx_merge_fixup adds those, in tile order, after this
+ * kernel. Every y[r] has one writer per kernel, so no atomics; every sum has a fixed order.
+ * XH: x-hot cache mode (mx_kernel_common.cuh); it changes where x values are read, not the sums. */
 template <int XH>
-__device__ __forceinline__ void merge_tile(int t, const int *__restrict__ rowptr, const int *__restrict__ col,
-                                           const double *__restrict__ val, const int2 *__restrict__ coord,
-                                           const double *__restrict__ x, const double *__restrict__ xhot,
-                                           const double *z, double *y, int *__restrict__ carry_row,
-                                           double *__restrict__ carry_val) {
+__global__ void __launch_bounds__(MX_MERGE_THREADS, MX_MERGE_MIN_BLOCKS)
+mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col, const double *__restrict__ val,
+                     const int2 *__restrict__ coord, const double *__restrict__ x, const double *__restrict__ xhot,
+                     const double *z, double *y, int *__restrict__ carry_row, double *__restrict__ carry_val) {
   __shared__ double s_prod[MX_MERGE_TILE];
   __shared__ int s_rowend[MX_MERGE_TILE + 1];
   __shared__ int s_wkey_last[MX_MERGE_THREADS / 32], s_wkey_first[MX_MERGE_THREADS / 32];
   __shared__ double s_wval[MX_MERGE_THREADS / 32];
   __shared__ double s_incl[MX_MERGE_THREADS];
 
-  const int2 c0 = coord[t], c1 = coord[t + 1];
+  const int2 c0 = coord[blockIdx.x], c1 = coord[blockIdx.x + 1];
   const int r0 = c0.x, n0 = c0.y, tile_rows = c1.x - r0, tile_nnz = c1.y - n0;
   const int tile_items = tile_rows + tile_nnz;
 
@@ -112,33 +111,9 @@ __device__ __forceinline__ void merge_tile(int t, const int *__restrict__ rowptr
   const double carry_in = threadIdx.x > 0 ? s_incl[threadIdx.x - 1] : 0.0;
   merge_consume<true>(start.x, start.y, tile_items, r0, n0, carry_in, s_rowend, s_prod, z, y);
   if (threadIdx.x == MX_MERGE_THREADS - 1) {
-    carry_row[t] = key;
-    carry_val[t] = incl;
+    carry_row[blockIdx.x] = key;
+    carry_val[blockIdx.x] = incl;
   }
-  __syncthreads();
-}
-
-/* Ownership: block b runs tiles b, b + gridDim.x, ... (one tile per block unless persistent); each
- * tile as in merge_tile. Every y[r] has one writer per kernel, so no atomics; every sum has a fixed
- * order, whichever block runs the tile. XH: x-hot cache mode (mx_kernel_common.cuh); it changes
- * where x values are read, not the sums. MX_XH_SHARED: the grid is persistent (the blocks that fit
- * on the GPU at once) and each block first copies the xhot_n packed values into shared memory
- * (dynamic, 8 * xhot_n bytes), so the most used columns are read from there by every tile. */
-template <int XH>
-__global__ void __launch_bounds__(MX_MERGE_THREADS, XH == MX_XH_SHARED ? MX_MERGE_XS_MIN_BLOCKS : MX_MERGE_MIN_BLOCKS)
-mx_cold_merge_kernel(int ntiles, const int *__restrict__ rowptr, const int *__restrict__ col,
-                     const double *__restrict__ val, const int2 *__restrict__ coord, const double *__restrict__ x,
-                     const double *__restrict__ xhot, int xhot_n, const double *z, double *y,
-                     int *__restrict__ carry_row, double *__restrict__ carry_val) {
-  extern __shared__ double s_xhot[];
-  const double *xh = xhot;
-  if (XH == MX_XH_SHARED) {
-    for (int i = threadIdx.x; i < xhot_n; i += MX_MERGE_THREADS) s_xhot[i] = xhot[i];
-    __syncthreads();
-    xh = s_xhot;
-  }
-  for (int t = blockIdx.x; t < ntiles; t += gridDim.x)
-    merge_tile<XH>(t, rowptr, col, val, coord, x, xh, z, y, carry_row, carry_val);
 }
 
 /* Ownership: thread t looks at tile t's carry; only the first tile of a run of tiles carrying into
@@ -158,36 +133,19 @@ mx_merge_fixup_kernel(int ntiles, int nrows, const int *__restrict__ carry_row,
 
 template <int XH>
 static void merge_kernel_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
-  const size_t dyn = XH == MX_XH_SHARED ? sizeof(double) * D->xhot_n : 0;
-  mx_cold_merge_kernel<XH><<<D->merge_grid, MX_MERGE_THREADS, dyn, s>>>(
-      D->merge_ntiles, D->cold_rowptr, D->cold_col, D->cold_val, D->merge_coord, x, D->xhot, D->xhot_n, z, y,
-      D->carry_row, D->carry_val);
+  mx_cold_merge_kernel<XH><<<D->merge_ntiles, MX_MERGE_THREADS, 0, s>>>(D->cold_rowptr, D->cold_col, D->cold_val,
+                                                                         D->merge_coord, x, D->xhot, z, y,
+                                                                         D->carry_row, D->carry_val);
 }
 
 int mx_cold_merge_set_carveout(int percent) {
-  MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_merge_kernel<MX_XH_SHARED>, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
-  return 0;
-}
-
-/* One block per tile; with the shared x-hot copy (D->xhot_cold), as many blocks as fit at once. */
-int mx_cold_merge_plan_grid(mx_device *D) {
-  D->merge_grid = D->merge_ntiles;
-  if (!D->xhot_cold || D->merge_ntiles == 0) return 0;
-  const int dyn = (int)(sizeof(double) * D->xhot_n);
-  int dev, nsm, per_sm;
-  MX_CUDA_TRY(cudaGetDevice(&dev));
-  MX_CUDA_TRY(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
-  MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_merge_kernel<MX_XH_SHARED>, cudaFuncAttributeMaxDynamicSharedMemorySize, dyn));
-  MX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mx_cold_merge_kernel<MX_XH_SHARED>,
-                                                            MX_MERGE_THREADS, dyn));
-  if (per_sm < 1) return mx_fail("merge kernel: %d packed x values do not fit in shared memory", D->xhot_n);
-  D->merge_grid = std::min(D->merge_ntiles, per_sm * nsm);
+  MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_merge_kernel<MX_XH_ON>, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
   return 0;
 }
 
 int mx_cold_merge_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
   if (D->nrows == 0) return 0;
-  if (D->xhot_cold) merge_kernel_launch<MX_XH_SHARED>(D, x, z, y, s);
+  if (D->xhot_mode == MX_XH_ON && D->xhot_cold) merge_kernel_launch<MX_XH_ON>(D, x, z, y, s);
   else merge_kernel_launch<MX_XH_OFF>(D, x, z, y, s);
   MX_LAUNCH_CHECK("mx_cold_merge_kernel launch");
   if (D->merge_ntiles > 1) {

@@ -21,8 +21,8 @@
  * x-hot cache (mx_xhot.cu, rule in mx_tuning.h): chosen at upload from the stored column codes; when
  * on, the cold and hot kernels read the packed hot x values, gathered first on the same stream.
  * Benchmark A/B overrides of the AUTO rule (environment, read at upload; unset in normal use):
- * MX_XHOT_COLS (cap, 0 = off), MX_XHOT_COLD (0: never code the cold CSR), MX_XHOT_CARVEOUT (percent, preferred shared-memory
- * carveout of the cached cold kernels). */
+ * MX_XHOT_COLS (cap, 0 = off), MX_XHOT_COLD (1: cold CSR too), MX_XHOT_CARVEOUT (percent, preferred shared-memory carveout of the
+ * cached cold kernels). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -198,23 +198,16 @@ struct col_codes {
   const int32_t *cold_p, *se_p, *du_p;
 };
 
-static int upload_xhot(const mx_format *F, int request, mx_cold_kernel cold_req, mx_device *D, col_codes &cc) {
+static int upload_xhot(const mx_format *F, int request, mx_device *D, col_codes &cc) {
   cc.cold_p = F->cold_col;
   cc.se_p = F->se_col;
   cc.du_p = F->du_col;
-  /* forced requests code every array (so tests cover every kernel); AUTO codes the cold CSR only for
-   * the merge kernel (its shared copy; MX_XHOT_COLD) and not when cuSPARSE was asked for (it reads
-   * plain columns), and is off when it would code nothing */
-  const int merge_codes = D->cold == MX_COLD_MERGE && cold_req != MX_COLD_CUSPARSE && env_int("MX_XHOT_COLD", MX_XHOT_COLD);
-  const int cold = request != MX_XHOT_AUTO ? 1 : merge_codes;
+  /* forced requests code every array (so tests cover every kernel); AUTO codes the cold CSR only
+   * when MX_XHOT_COLD says so, and is off without a hot region then */
+  const int cold = request != MX_XHOT_AUTO ? 1 : env_int("MX_XHOT_COLD", MX_XHOT_COLD);
   if (!cold && F->hot_nnz == 0) return 0;
-  int cap = env_int("MX_XHOT_COLS", MX_XHOT_MAX_COLS);
-  if (cold && D->cold == MX_COLD_MERGE) { /* the ranks must fit the merge kernel's shared copy */
-    request = request > MX_XHOT_SHARED_MAX_COLS ? MX_XHOT_SHARED_MAX_COLS : request;
-    cap = cap > MX_XHOT_SHARED_MAX_COLS ? MX_XHOT_SHARED_MAX_COLS : cap;
-  }
   std::vector<int32_t> cols;
-  mx_xhot_select(F, request, cap, cols);
+  mx_xhot_select(F, request, env_int("MX_XHOT_COLS", MX_XHOT_MAX_COLS), cols);
   if (cols.empty()) return 0;
   std::vector<int32_t> rank((size_t)F->ncols, -1);
   for (size_t i = 0; i < cols.size(); ++i) rank[cols[i]] = (int32_t)i;
@@ -241,13 +234,13 @@ static int upload_xhot(const mx_format *F, int request, mx_cold_kernel cold_req,
   return 0;
 }
 
-static int upload(const mx_format *F, int xhot_request, mx_cold_kernel cold_req, mx_device *D) {
+static int upload(const mx_format *F, int xhot_request, mx_device *D) {
   D->nrows = F->nrows;
   D->ncols = F->ncols;
   D->nnz = F->nnz;
   D->cold_nnz = F->cold_nnz;
   col_codes cc;
-  if (upload_xhot(F, xhot_request, cold_req, D, cc)) return 1;
+  if (upload_xhot(F, xhot_request, D, cc)) return 1;
   if (dev_upload(D, &D->cold_rowptr, F->cold_rowptr, F->cold_rowptr ? (size_t)F->nrows + 1 : 0, "upload cold_rowptr") ||
       dev_upload(D, &D->cold_col, cc.cold_p, F->cold_nnz, "upload cold_col") ||
       dev_upload(D, &D->cold_val, F->cold_val, F->cold_nnz, "upload cold_val") ||
@@ -262,7 +255,7 @@ static int upload(const mx_format *F, int xhot_request, mx_cold_kernel cold_req,
     std::vector<int2> c = plan_merge(F, &D->merge_ntiles);
     if (dev_upload(D, &D->merge_coord, c.data(), c.size(), "upload merge plan") ||
         dev_alloc(D, &D->carry_row, D->merge_ntiles, "alloc merge carry rows") ||
-        dev_alloc(D, &D->carry_val, D->merge_ntiles, "alloc merge carry values") || mx_cold_merge_plan_grid(D))
+        dev_alloc(D, &D->carry_val, D->merge_ntiles, "alloc merge carry values"))
       return 1;
   }
 
@@ -318,13 +311,6 @@ static int cold_launch(const mx_device *D, const double *x, const double *z, dou
   return mx_cold_segment_launch(D, x, z, y, s);
 }
 
-/* One cold product on the staging vectors (stream 0), with the x-hot gather it needs when the cold
- * CSR is coded. */
-static int cold_call(const mx_device *D) {
-  if (D->cold != MX_COLD_CUSPARSE && D->xhot_cold && mx_xhot_launch(D, D->x_stage, 0)) return 1;
-  return cold_launch(D, D->x_stage, nullptr, D->y_stage, 0);
-}
-
 /* Median of MX_AUTO_TIME_REPS timed calls (after as many warm-up calls) of D's cold kernel on the
  * staging vectors, in ms, on the default stream. */
 static int time_cold(const mx_device *D, float *ms) {
@@ -333,10 +319,10 @@ static int time_cold(const mx_device *D, float *ms) {
   MX_CUDA_TRY(cudaEventCreate(&e0));
   MX_CUDA_TRY(cudaEventCreate(&e1));
   for (int k = 0; k < MX_AUTO_TIME_REPS; ++k)
-    if (cold_call(D)) return 1;
+    if (cold_launch(D, D->x_stage, nullptr, D->y_stage, 0)) return 1;
   for (int k = 0; k < MX_AUTO_TIME_REPS; ++k) {
     MX_CUDA_TRY(cudaEventRecord(e0, 0));
-    if (cold_call(D)) return 1;
+    if (cold_launch(D, D->x_stage, nullptr, D->y_stage, 0)) return 1;
     MX_CUDA_TRY(cudaEventRecord(e1, 0));
     MX_CUDA_TRY(cudaEventSynchronize(e1));
     MX_CUDA_TRY(cudaEventElapsedTime(&t[k], e0, e1));
@@ -348,36 +334,13 @@ static int time_cold(const mx_device *D, float *ms) {
   return 0;
 }
 
-template <typename T>
-static void dev_free(mx_device *D, T **p, size_t count) {
-  if (*p) {
-    cudaFree(*p);
-    D->bytes -= count * sizeof(T);
-  }
-  *p = nullptr;
-}
-
-/* cuSPARSE took the cold CSR (plain columns): the cold codes are gone, and so is the cache when no
- * hot kernel reads it. */
-static void drop_cold_codes(mx_device *D) {
-  D->xhot_cold = 0;
-  if (D->mode != MX_HOT_NONE) return;
-  dev_free(D, &D->xhot_col, (size_t)D->xhot_n);
-  dev_free(D, &D->xhot, (size_t)D->xhot_n);
-  D->xhot_n = 0;
-  D->xhot_mode = MX_XH_OFF;
-}
-
 /* cuSPARSE for the cold CSR when asked, or (AUTO) when it times faster than our kernel by more
  * than MX_AUTO_CUSPARSE_MARGIN at upload. Our kernel stays (also when asked for cuSPARSE) where
- * cuSPARSE cannot take the cold CSR: no nonzero, more stored entries than rows x cols (duplicates;
- * cusparseCreateCsr refuses that), forced x-hot codes in it, or a setup error. Under AUTO a coded
- * cold CSR (the merge kernel's shared x-hot copy) is timed with its gather against cuSPARSE on a
- * plain copy of the columns; the loser's column array is freed. Timed on x = 1 (not zeros: zeros can
- * run faster than data). */
-static int choose_cold(const mx_format *F, mx_device *D, mx_cold_kernel req) {
-  if (D->cold_nnz == 0 || (int64_t)D->cold_nnz > (int64_t)D->nrows * D->ncols) return 0;
-  if (D->xhot_cold && req != MX_COLD_AUTO) return 0;
+ * cuSPARSE cannot take the cold CSR: x-hot codes in it (cuSPARSE reads plain columns), no nonzero,
+ * more stored entries than rows x cols (duplicates; cusparseCreateCsr refuses that), or a setup
+ * error. Timed on x = 1 (not zeros: zeros can run faster than data). */
+static int choose_cold(mx_device *D, mx_cold_kernel req) {
+  if (D->cold_nnz == 0 || D->xhot_cold || (int64_t)D->cold_nnz > (int64_t)D->nrows * D->ncols) return 0;
   if (req == MX_COLD_CUSPARSE) {
     if (mx_cold_cusparse_setup(D)) {
       mx_cold_cusparse_free(D);
@@ -392,35 +355,15 @@ static int choose_cold(const mx_format *F, mx_device *D, mx_cold_kernel req) {
   std::vector<double> ones((size_t)D->ncols, 1.0);
   MX_CUDA_TRY(cudaMemcpy(D->x_stage, ones.data(), sizeof(double) * D->ncols, cudaMemcpyHostToDevice));
   if (time_cold(D, &t_ours)) return 1;
-  int *codes = nullptr; /* ours' coded columns while cuSPARSE is tried on plain ones */
-  if (D->xhot_cold) {
-    codes = D->cold_col;
-    D->cold_col = nullptr;
-    if (dev_upload(D, &D->cold_col, F->cold_col, (size_t)D->cold_nnz, "upload plain cold_col")) {
-      dev_free(D, &D->cold_col, (size_t)D->cold_nnz);
-      D->cold_col = codes;
-      return 1;
-    }
-  }
-  const int setup_failed = mx_cold_cusparse_setup(D);
-  D->cold = MX_COLD_CUSPARSE;
-  if (!setup_failed && time_cold(D, &t_sp)) {
-    if (codes) cudaFree(codes);
-    return 1;
-  }
-  if (!setup_failed && t_sp < (1.0f - (float)MX_AUTO_CUSPARSE_MARGIN) * t_ours) {
-    if (codes) {
-      dev_free(D, &codes, (size_t)D->cold_nnz);
-      drop_cold_codes(D);
-    }
+  if (mx_cold_cusparse_setup(D)) {
+    mx_cold_cusparse_free(D);
     return 0;
   }
+  D->cold = MX_COLD_CUSPARSE;
+  if (time_cold(D, &t_sp)) return 1;
+  if (t_sp < (1.0f - (float)MX_AUTO_CUSPARSE_MARGIN) * t_ours) return 0;
   D->cold = ours;
   mx_cold_cusparse_free(D);
-  if (codes) {
-    dev_free(D, &D->cold_col, (size_t)D->cold_nnz);
-    D->cold_col = codes;
-  }
   return 0;
 }
 
@@ -445,7 +388,7 @@ extern "C" int mx_device_upload_xhot(const mx_format *F, mx_cold_kernel cold, in
   mx_device *D = (mx_device *)calloc(1, sizeof *D);
   if (!D) return mx_fail("mx_device_upload: out of host memory");
   D->cold = resolve_cold(F, cold);
-  if (upload(F, xhot_cols, cold, D) || choose_cold(F, D, cold)) {
+  if (upload(F, xhot_cols, D) || choose_cold(D, cold)) {
     mx_device_free(D);
     return 1;
   }

@@ -36,7 +36,7 @@ struct mx_device {
   int seg_nblocks;
   int4 *seg_plan;
   /* merge plan: tile t starts at merge_coord[t] = (row, nnz) on the merge path */
-  int merge_ntiles, merge_grid; /* grid: ntiles, or the persistent grid with the shared x-hot copy */
+  int merge_ntiles;
   int2 *merge_coord;
   int *carry_row;
   double *carry_val;
@@ -53,10 +53,8 @@ struct mx_device {
   double *hot_partials;
 
   /* x-hot cache (mx_xhot.cu): xhot[i] = x[xhot_col[i]] gathered once per SpMV; stored column codes
-   * <= -2 name rank -2-code in xhot. xhot_mode: MX_XH_OFF / MX_XH_ON (mx_kernel_common.cuh).
-   * xhot_cold: the cold CSR holds codes too (the merge kernel reads them from a shared copy, the
-   * segment kernel from xhot). */
-  int xhot_mode, xhot_n, xhot_cold;
+   * <= -2 name rank -2-code in xhot. xhot_mode: MX_XH_OFF / MX_XH_ON (mx_kernel_common.cuh). */
+  int xhot_mode, xhot_n, xhot_cold; /* xhot_cold: the cold CSR holds codes too */
   int *xhot_col;
   double *xhot;
 
@@ -82,8 +80,6 @@ int mx_cuda_check(cudaError_t e, const char *what);
 /* Launchers (0 or 1 with the error recorded). Cold ones write every row of y (= cold x + z). */
 int mx_cold_segment_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s);
 int mx_cold_merge_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s);
-/* D->merge_grid from D->merge_ntiles, D->xhot_cold and D->xhot_n (after both are set) */
-int mx_cold_merge_plan_grid(mx_device *D);
 /* cusparseSpMV (CSR ALG2) on the cold CSR: setup at upload (after the staging vectors exist),
  * preprocess again after a value refresh, free. */
 int mx_cold_cusparse_setup(mx_device *D);

@@ -21,11 +21,9 @@ __device__ __forceinline__ uint32_t mx_ld_stream(const uint32_t *p) { return __l
 /* x is gathered: read-only path, default caching. */
 __device__ __forceinline__ double mx_ld_x(const double *x, int c) { return __ldg(x + c); }
 
-/* x-hot cache modes (mx_xhot.cu): 0 off; 1 on, packed values read from global memory (through L1);
- * 2 on, packed values read from a copy in the block's shared memory (the persistent merge kernel). */
+/* x-hot cache modes (mx_xhot.cu): 0 off; 1 on. */
 #define MX_XH_OFF 0
 #define MX_XH_ON 1
-#define MX_XH_SHARED 2
 /* Column code of a stored nonzero: c >= 0 an original column of x; c <= -2 rank -2-c in xhot (the
  * packed hot values); -1 is never a stored column (padding; it maps to xhot[0], harmless). The
  * address is computed without a branch and read by one load: a branch per nonzero kept ptxas from
@@ -37,16 +35,9 @@ __device__ __forceinline__ const double *mx_xc_addr(const double *x, const doubl
   const int idx = max(max(c, -2 - c), 0);
   return (const double *)(base + 8ull * (unsigned long long)idx);
 }
-/* XH == MX_XH_SHARED: xhot is the shared-memory copy. Both loads are issued for every code (a hot
- * code reads x[0], one sector shared by the warp's hot lanes; an original column reads xhot[0], a
- * broadcast) and one is selected: no branch, so a thread's gathers all stay in flight. */
 template <int XH>
 __device__ __forceinline__ double mx_ld_xc(const double *__restrict__ x, const double *__restrict__ xhot, int c) {
   if (XH == MX_XH_OFF) return mx_ld_x(x, c);
-  if (XH == MX_XH_SHARED) {
-    const double g = mx_ld_x(x, max(c, 0)), h = xhot[max(-2 - c, 0)];
-    return c >= 0 ? g : h;
-  }
   return __ldg(mx_xc_addr(x, xhot, c));
 }
 

@@ -43,11 +43,6 @@
 #ifndef MX_MERGE_MIN_BLOCKS
 #define MX_MERGE_MIN_BLOCKS 8
 #endif
-/* blocks per SM the merge kernel with the shared x-hot copy is compiled for (its dynamic shared
- * memory, up to 8 * MX_XHOT_SHARED_MAX_COLS bytes, allows 2-4 anyway) */
-#ifndef MX_MERGE_XS_MIN_BLOCKS
-#define MX_MERGE_XS_MIN_BLOCKS 2
-#endif
 #ifndef MX_FIXUP_THREADS
 #define MX_FIXUP_THREADS 256
 #endif
@@ -116,18 +111,12 @@
 #ifndef MX_XHOT_MIN_SPREAD
 #define MX_XHOT_MIN_SPREAD 2.0
 #endif
-/* AUTO: 1 = the cold CSR is coded too when the cold kernel is the merge kernel, which then keeps the
- * packed values in shared memory (persistent blocks, mx_cold_merge.cu); 0 = only the hot kernels
- * (SE/DU) read the packed values. The segment kernel never reads them in AUTO: through L1 (global
- * xhot) the cold kernels lost on an H200 (kron20 merge 271 -> 320 us: their shared memory leaves
- * L1 too small for the packed values), which is why the merge kernel copies them to shared memory. */
+/* AUTO: 0 = only the hot kernels (SE/DU) read the packed values, the cold CSR keeps its original
+ * columns (and the cache is off at crux (0,0)); 1 = the cold kernels too. Measured on an H200: the
+ * cold kernels lose with it (kron20 merge 271 -> 320 us: their shared memory leaves L1 too small for
+ * the packed values), the SE kernel gains (kron20 at (0.9,0.8): 255 -> 232 us in all). */
 #ifndef MX_XHOT_COLD
-#define MX_XHOT_COLD 1
-#endif
-/* most packed values the merge kernel copies into shared memory (8 B each); a coded cold CSR for the
- * merge kernel never holds more ranks than this */
-#ifndef MX_XHOT_SHARED_MAX_COLS
-#define MX_XHOT_SHARED_MAX_COLS 8192
+#define MX_XHOT_COLD 0
 #endif
 /* preferred shared-memory carveout (percent) of the kernels when the cache is on; -1: driver's choice */
 #ifndef MX_XHOT_CARVEOUT
