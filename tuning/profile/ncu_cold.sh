@@ -5,6 +5,9 @@
 # Runs matxtract-bench on each matrix under ncu, profiling every launch of our cold kernels and of
 # cuSPARSE's kernels (the bench's (0,0) segment/merge/AUTO variants, then ALG1 and ALG2), and
 # writes OUTDIR/NAME.csv (raw, one row per launch) and OUTDIR/summary.md (median per kernel run).
+# Cost and reach (H200, 2026-11-21): about 0.25 s per profiled launch; on chunglu 1M (13.3M nnz) the
+# 900 launches cover the (0,0) segment and merge variants and the AUTO upload's cuSPARSE ALG2 runs,
+# not ALG1; kron 20 does not finish in the 240 s limit. Raise -c / the limit for more.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUTD=${1:?OUTDIR}; shift
