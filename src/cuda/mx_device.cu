@@ -12,7 +12,9 @@
  *   cv 6.5-24.7 (kron 18/20, chunglu 1M): merge wins by 1.16-2.1x;
  *   cv <= 0.95 (lap2d, lap3d, rgg, rand, blockdense): segment wins or ties (1.0-1.16x);
  *   band (cv 0.001, 17/row) was the exception (merge 1.24x) before the short-tail staging.
- * Then, for a cold CSR of >= MX_AUTO_CUSPARSE_MIN_NNZ nonzeros, that kernel and cusparseSpMV (CSR
+ * For a cold CSR of >= MX_AUTO_CUSPARSE_MIN_NNZ nonzeros the rule is checked by timing: both plans
+ * are uploaded, both kernels timed, and the other kernel kept only when faster by more than
+ * MX_AUTO_KERNEL_MARGIN (the rule lost 6-15% on 3 of the 36 corpus matrices). Then that kernel and cusparseSpMV (CSR
  * ALG2, deterministic) are timed at upload and cuSPARSE is kept if it is faster by more than
  * MX_AUTO_CUSPARSE_MARGIN: on the 36-matrix H200 corpus (tuning/results/h200/corpus-2026-11-21) our
  * cold kernels lose to cuSPARSE by up to 21% on power-law graphs (kron, chunglu) and win by up to
@@ -234,7 +236,12 @@ static int upload_xhot(const mx_format *F, int request, mx_device *D, col_codes 
   return 0;
 }
 
-static int upload(const mx_format *F, int xhot_request, mx_device *D) {
+/* Under AUTO a cold CSR this large gets both cold kernels' plans, and the faster kernel is kept. */
+static bool time_both_kernels(const mx_format *F, mx_cold_kernel req) {
+  return req == MX_COLD_AUTO && F->cold_nnz >= MX_AUTO_CUSPARSE_MIN_NNZ;
+}
+
+static int upload(const mx_format *F, int xhot_request, mx_cold_kernel cold_req, mx_device *D) {
   D->nrows = F->nrows;
   D->ncols = F->ncols;
   D->nnz = F->nnz;
@@ -247,11 +254,13 @@ static int upload(const mx_format *F, int xhot_request, mx_device *D) {
       dev_upload(D, &D->cold_src, F->cold_src, F->cold_nnz, "upload cold_src"))
     return 1;
 
-  if (D->cold == MX_COLD_SEGMENT) {
+  const bool both = time_both_kernels(F, cold_req);
+  if (both || D->cold == MX_COLD_SEGMENT) {
     std::vector<int4> plan = plan_segments(F);
     D->seg_nblocks = (int)plan.size();
     if (dev_upload(D, &D->seg_plan, plan.data(), plan.size(), "upload segment plan")) return 1;
-  } else {
+  }
+  if (both || D->cold == MX_COLD_MERGE) {
     std::vector<int2> c = plan_merge(F, &D->merge_ntiles);
     if (dev_upload(D, &D->merge_coord, c.data(), c.size(), "upload merge plan") ||
         dev_alloc(D, &D->carry_row, D->merge_ntiles, "alloc merge carry rows") ||
@@ -334,12 +343,48 @@ static int time_cold(const mx_device *D, float *ms) {
   return 0;
 }
 
+template <typename T>
+static void dev_free(mx_device *D, T **p, size_t count) {
+  if (*p) {
+    cudaFree(*p);
+    D->bytes -= count * sizeof(T);
+  }
+  *p = nullptr;
+}
+
+/* Both cold plans were uploaded (time_both_kernels): time the segment and the merge kernel, keep the
+ * row-skew rule's choice (D->cold) unless the other is faster by more than MX_AUTO_KERNEL_MARGIN,
+ * and free the other's plan. x_stage must hold the timing vector. */
+static int keep_faster_kernel(mx_device *D) {
+  const mx_cold_kernel rule = D->cold, other = rule == MX_COLD_MERGE ? MX_COLD_SEGMENT : MX_COLD_MERGE;
+  float t_rule, t_other;
+  if (time_cold(D, &t_rule)) return 1;
+  D->cold = other;
+  if (time_cold(D, &t_other)) return 1;
+  D->cold = t_other < (1.0f - (float)MX_AUTO_KERNEL_MARGIN) * t_rule ? other : rule;
+  if (D->cold == MX_COLD_MERGE) {
+    dev_free(D, &D->seg_plan, (size_t)D->seg_nblocks);
+    D->seg_nblocks = 0;
+  } else {
+    dev_free(D, &D->merge_coord, (size_t)D->merge_ntiles + 1);
+    dev_free(D, &D->carry_row, (size_t)D->merge_ntiles);
+    dev_free(D, &D->carry_val, (size_t)D->merge_ntiles);
+    D->merge_ntiles = 0;
+  }
+  return 0;
+}
+
 /* cuSPARSE for the cold CSR when asked, or (AUTO) when it times faster than our kernel by more
  * than MX_AUTO_CUSPARSE_MARGIN at upload. Our kernel stays (also when asked for cuSPARSE) where
  * cuSPARSE cannot take the cold CSR: x-hot codes in it (cuSPARSE reads plain columns), no nonzero,
  * more stored entries than rows x cols (duplicates; cusparseCreateCsr refuses that), or a setup
  * error. Timed on x = 1 (not zeros: zeros can run faster than data). */
 static int choose_cold(mx_device *D, mx_cold_kernel req) {
+  if (D->seg_plan && D->merge_coord) { /* AUTO, large cold CSR: our two kernels first */
+    std::vector<double> ones((size_t)D->ncols, 1.0);
+    MX_CUDA_TRY(cudaMemcpy(D->x_stage, ones.data(), sizeof(double) * D->ncols, cudaMemcpyHostToDevice));
+    if (keep_faster_kernel(D)) return 1;
+  }
   if (D->cold_nnz == 0 || D->xhot_cold || (int64_t)D->cold_nnz > (int64_t)D->nrows * D->ncols) return 0;
   if (req == MX_COLD_CUSPARSE) {
     if (mx_cold_cusparse_setup(D)) {
@@ -388,7 +433,7 @@ extern "C" int mx_device_upload_xhot(const mx_format *F, mx_cold_kernel cold, in
   mx_device *D = (mx_device *)calloc(1, sizeof *D);
   if (!D) return mx_fail("mx_device_upload: out of host memory");
   D->cold = resolve_cold(F, cold);
-  if (upload(F, xhot_cols, D) || choose_cold(D, cold)) {
+  if (upload(F, xhot_cols, cold, D) || choose_cold(D, cold)) {
     mx_device_free(D);
     return 1;
   }

@@ -65,6 +65,13 @@
 #ifndef MX_AUTO_CUSPARSE_MARGIN
 #define MX_AUTO_CUSPARSE_MARGIN 0.02
 #endif
+/* MX_COLD_AUTO on a cold CSR of >= MX_AUTO_CUSPARSE_MIN_NNZ nonzeros also times the segment and the
+ * merge kernel and takes the other kernel than the row-skew rule's only when it is faster by more
+ * than this (relative): the rule lost 6-15% on 3 of 36 H200 corpus matrices (band_2M_20,
+ * blockdense_500k_500_128, blockdense_2M_200_512; tuning/results/h200/corpus-2026-11-21-s2). */
+#ifndef MX_AUTO_KERNEL_MARGIN
+#define MX_AUTO_KERNEL_MARGIN 0.02
+#endif
 #ifndef MX_AUTO_CV
 #define MX_AUTO_CV 2.0
 #endif
