@@ -3,10 +3,9 @@
  * three hot modes; also value refresh, pattern rebuild, duplicate/copy/convert, options, errors.
  * Usage: test_petsc_ops [-dir MATRICES_DIR/real] */
 #include <matxtract.h>
+#include "../common/petsc_check.h"
 
 static const char help[] = "MatXtract op-by-op comparison with SeqAIJ.\n";
-
-#define TOL 1e-12
 
 typedef struct {
   PetscReal tc, tr;
@@ -14,7 +13,6 @@ typedef struct {
 
 static const Crux        cruxes[] = {{0, 0}, {1, 1}, {1, 0}, {0.5, 0.3}, {0.9, 0.8}, {0.7, 0.5}};
 static const char *const modes[]  = {"auto", "du", "se"};
-static PetscInt          nchecks = 0, nfail = 0;
 
 /* splitmix64: deterministic random numbers for matrix patterns and values */
 static uint64_t rng_next(uint64_t *s)
@@ -25,50 +23,6 @@ static uint64_t rng_next(uint64_t *s)
   return z ^ (z >> 31);
 }
 static double rng_unit(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1.0p-53; }
-
-/* ||a - b|| <= TOL ||a|| over the finite entries of a (exact match when a is zero); non-finite
- * entries (matrices holding inf, like skew_fp64) must be non-finite in b too, of the same kind. */
-static PetscErrorCode CheckClose(Vec a, Vec b, const char *what, const char *name)
-{
-  const PetscScalar *x, *y;
-  PetscInt           n;
-  PetscReal          na = 0, nd = 0;
-  PetscBool          same_kind = PETSC_TRUE;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(a, &n));
-  PetscCall(VecGetArrayRead(a, &x));
-  PetscCall(VecGetArrayRead(b, &y));
-  for (PetscInt i = 0; i < n; i++) {
-    if (PetscIsInfOrNanReal(x[i])) {
-      if (!(PetscIsNanReal(x[i]) ? PetscIsNanReal(y[i]) : x[i] == y[i])) same_kind = PETSC_FALSE;
-      continue;
-    }
-    na += x[i] * x[i];
-    nd += (x[i] - y[i]) * (x[i] - y[i]);
-  }
-  PetscCall(VecRestoreArrayRead(a, &x));
-  PetscCall(VecRestoreArrayRead(b, &y));
-  na = PetscSqrtReal(na);
-  nd = PetscSqrtReal(nd);
-  nchecks++;
-  if (!same_kind || !(nd <= TOL * na || (na == 0 && nd == 0))) {
-    nfail++;
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s on %s: |ref| %g, |diff| %g%s\n", what, name, (double)na, (double)nd, same_kind ? "" : ", non-finite entries differ"));
-  }
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode Expect(PetscBool ok, const char *what, const char *name)
-{
-  PetscFunctionBegin;
-  nchecks++;
-  if (!ok) {
-    nfail++;
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s on %s\n", what, name));
-  }
-  PetscFunctionReturn(0);
-}
 
 /* Random m x n AIJ: per-row lengths from `kind` (uniform, power law, one dense row, one dense
  * column, empty rows), values in [-1, 1). */
@@ -102,80 +56,6 @@ static PetscErrorCode RandomAIJ(PetscInt m, PetscInt n, PetscInt avg, int kind, 
   PetscCall(PetscFree2(cols, vals));
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode RandomVec(Vec v, uint64_t seed)
-{
-  PetscScalar *a;
-  PetscInt     n;
-  uint64_t     s = seed;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(v, &n));
-  PetscCall(VecGetArray(v, &a));
-  for (PetscInt i = 0; i < n; i++) a[i] = 2.0 * rng_unit(&s) - 1.0;
-  PetscCall(VecRestoreArray(v, &a));
-  PetscFunctionReturn(0);
-}
-
-/* The four products of B (ours) against A (AIJ), x and z fresh random each call. */
-static PetscErrorCode CheckProducts(Mat A, Mat B, const char *name, uint64_t seed)
-{
-  Vec x, z, ya, yb, xt, zt, yta, ytb;
-
-  PetscFunctionBegin;
-  PetscCall(MatCreateVecs(A, &x, &ya));
-  PetscCall(VecDuplicate(ya, &yb));
-  PetscCall(VecDuplicate(ya, &z));
-  PetscCall(MatCreateVecs(A, &yta, &xt));
-  PetscCall(VecDuplicate(yta, &ytb));
-  PetscCall(VecDuplicate(yta, &zt));
-  PetscCall(RandomVec(x, seed));
-  PetscCall(RandomVec(z, seed + 1));
-  PetscCall(RandomVec(xt, seed + 2));
-  PetscCall(RandomVec(zt, seed + 3));
-
-  PetscCall(VecSet(yb, NAN));
-  PetscCall(MatMult(A, x, ya));
-  PetscCall(MatMult(B, x, yb));
-  PetscCall(CheckClose(ya, yb, "MatMult", name));
-
-  PetscCall(VecSet(yb, NAN));
-  PetscCall(MatMultAdd(A, x, z, ya));
-  PetscCall(MatMultAdd(B, x, z, yb));
-  PetscCall(CheckClose(ya, yb, "MatMultAdd", name));
-
-  PetscCall(VecCopy(z, ya));
-  PetscCall(VecCopy(z, yb));
-  PetscCall(MatMultAdd(A, x, ya, ya));
-  PetscCall(MatMultAdd(B, x, yb, yb));
-  PetscCall(CheckClose(ya, yb, "MatMultAdd y==z", name));
-
-  PetscCall(VecSet(ytb, NAN));
-  PetscCall(MatMultTranspose(A, xt, yta));
-  PetscCall(MatMultTranspose(B, xt, ytb));
-  PetscCall(CheckClose(yta, ytb, "MatMultTranspose", name));
-
-  PetscCall(VecSet(ytb, NAN));
-  PetscCall(MatMultTransposeAdd(A, xt, zt, yta));
-  PetscCall(MatMultTransposeAdd(B, xt, zt, ytb));
-  PetscCall(CheckClose(yta, ytb, "MatMultTransposeAdd", name));
-
-  PetscCall(VecCopy(zt, yta));
-  PetscCall(VecCopy(zt, ytb));
-  PetscCall(MatMultTransposeAdd(A, xt, yta, yta));
-  PetscCall(MatMultTransposeAdd(B, xt, ytb, ytb));
-  PetscCall(CheckClose(yta, ytb, "MatMultTransposeAdd y==z", name));
-
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&z));
-  PetscCall(VecDestroy(&ya));
-  PetscCall(VecDestroy(&yb));
-  PetscCall(VecDestroy(&xt));
-  PetscCall(VecDestroy(&zt));
-  PetscCall(VecDestroy(&yta));
-  PetscCall(VecDestroy(&ytb));
   PetscFunctionReturn(0);
 }
 

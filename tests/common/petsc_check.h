@@ -1,0 +1,130 @@
+/* petsc_check.h - the comparison helpers of the PETSc-level tests (test_petsc_ops, test_petsc_gpu,
+ * test_mpi_ops; each is one translation unit that includes this once): a pass/fail tally, a
+ * relative-error check of two vectors over all ranks that treats non-finite entries exactly, and the
+ * six product forms of a matrix against a reference on fresh random vectors. */
+#ifndef MX_PETSC_CHECK_H
+#define MX_PETSC_CHECK_H
+
+#include <petscmat.h>
+
+#define TOL 1e-12
+static PetscInt nchecks = 0, nfail = 0;
+
+/* Tally one check; a failure prints what failed, on which matrix, and the two numbers compared. */
+static inline PetscErrorCode Record(PetscBool ok, const char *what, const char *name, PetscReal a, PetscReal b)
+{
+  PetscFunctionBegin;
+  nchecks++;
+  if (!ok) {
+    nfail++;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL %s on %s (%g vs %g)\n", what, name, (double)a, (double)b));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Tally a yes/no check. */
+static inline PetscErrorCode Expect(PetscBool ok, const char *what, const char *name)
+{
+  PetscFunctionBegin;
+  nchecks++;
+  if (!ok) {
+    nfail++;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL %s on %s\n", what, name));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* ||a - b|| <= TOL ||a|| over the finite entries of a on all ranks of a's communicator (exact match
+ * when a is zero; a NaN in b fails); non-finite entries of a (matrices holding inf, like skew_fp64)
+ * must be non-finite in b too, of the same kind. Device vectors are read through the host. */
+static inline PetscErrorCode CheckClose(Vec a, Vec b, const char *what, const char *name)
+{
+  const PetscScalar *x, *y;
+  PetscInt           n;
+  PetscReal          loc[3] = {0, 0, 0}, sum[3]; /* |a|^2, |a-b|^2, entries of another kind */
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(a, &n));
+  PetscCall(VecGetArrayRead(a, &x));
+  PetscCall(VecGetArrayRead(b, &y));
+  for (PetscInt i = 0; i < n; i++) {
+    if (PetscIsInfOrNanReal(x[i])) {
+      if (!(PetscIsNanReal(x[i]) ? PetscIsNanReal(y[i]) : x[i] == y[i])) loc[2] += 1;
+      continue;
+    }
+    loc[0] += x[i] * x[i];
+    loc[1] += (x[i] - y[i]) * (x[i] - y[i]);
+  }
+  PetscCall(VecRestoreArrayRead(a, &x));
+  PetscCall(VecRestoreArrayRead(b, &y));
+  PetscCallMPI(MPI_Allreduce(loc, sum, 3, MPIU_REAL, MPI_SUM, PetscObjectComm((PetscObject)a)));
+  const PetscReal na = PetscSqrtReal(sum[0]), nd = PetscSqrtReal(sum[1]);
+  if (sum[2] > 0) PetscCall(Expect(PETSC_FALSE, "non-finite entries differ", name));
+  PetscCall(Record((PetscBool)(nd <= TOL * na || (na == 0 && nd == 0)), what, name, na, nd));
+  PetscFunctionReturn(0);
+}
+
+/* B against the reference R: MatMult, MatMultAdd (z, and y == z), MatMultTranspose,
+ * MatMultTransposeAdd (z, and y == z); x and z fresh random from `seed`, B's outputs poisoned with
+ * NaN first where B must write every entry. */
+static inline PetscErrorCode CheckProducts(Mat R, Mat B, const char *name, unsigned long seed)
+{
+  Vec         x, z, yr, yb, xt, zt, ytr, ytb;
+  PetscRandom rnd;
+
+  PetscFunctionBegin;
+  PetscCall(PetscRandomCreate(PetscObjectComm((PetscObject)R), &rnd));
+  PetscCall(PetscRandomSetSeed(rnd, seed));
+  PetscCall(PetscRandomSeed(rnd));
+  PetscCall(MatCreateVecs(B, &x, &yb));
+  PetscCall(VecDuplicate(yb, &yr));
+  PetscCall(VecDuplicate(yb, &z));
+  PetscCall(MatCreateVecs(B, &ytb, &xt));
+  PetscCall(VecDuplicate(ytb, &ytr));
+  PetscCall(VecDuplicate(ytb, &zt));
+  PetscCall(VecSetRandom(x, rnd));
+  PetscCall(VecSetRandom(z, rnd));
+  PetscCall(VecSetRandom(xt, rnd));
+  PetscCall(VecSetRandom(zt, rnd));
+
+  PetscCall(VecSet(yb, NAN));
+  PetscCall(MatMult(R, x, yr));
+  PetscCall(MatMult(B, x, yb));
+  PetscCall(CheckClose(yr, yb, "MatMult", name));
+  PetscCall(VecSet(yb, NAN));
+  PetscCall(MatMultAdd(R, x, z, yr));
+  PetscCall(MatMultAdd(B, x, z, yb));
+  PetscCall(CheckClose(yr, yb, "MatMultAdd", name));
+  PetscCall(VecCopy(z, yr));
+  PetscCall(VecCopy(z, yb));
+  PetscCall(MatMultAdd(R, x, yr, yr));
+  PetscCall(MatMultAdd(B, x, yb, yb));
+  PetscCall(CheckClose(yr, yb, "MatMultAdd y==z", name));
+
+  PetscCall(VecSet(ytb, NAN));
+  PetscCall(MatMultTranspose(R, xt, ytr));
+  PetscCall(MatMultTranspose(B, xt, ytb));
+  PetscCall(CheckClose(ytr, ytb, "MatMultTranspose", name));
+  PetscCall(VecSet(ytb, NAN));
+  PetscCall(MatMultTransposeAdd(R, xt, zt, ytr));
+  PetscCall(MatMultTransposeAdd(B, xt, zt, ytb));
+  PetscCall(CheckClose(ytr, ytb, "MatMultTransposeAdd", name));
+  PetscCall(VecCopy(zt, ytr));
+  PetscCall(VecCopy(zt, ytb));
+  PetscCall(MatMultTransposeAdd(R, xt, ytr, ytr));
+  PetscCall(MatMultTransposeAdd(B, xt, ytb, ytb));
+  PetscCall(CheckClose(ytr, ytb, "MatMultTransposeAdd y==z", name));
+
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&yr));
+  PetscCall(VecDestroy(&yb));
+  PetscCall(VecDestroy(&xt));
+  PetscCall(VecDestroy(&zt));
+  PetscCall(VecDestroy(&ytr));
+  PetscCall(VecDestroy(&ytb));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscFunctionReturn(0);
+}
+
+#endif
