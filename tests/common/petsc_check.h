@@ -64,9 +64,35 @@ static inline PetscErrorCode CheckClose(Vec a, Vec b, const char *what, const ch
   PetscFunctionReturn(0);
 }
 
-/* B against the reference R: MatMult, MatMultAdd (z, and y == z), MatMultTranspose,
- * MatMultTransposeAdd (z, and y == z); x and z fresh random from `seed`, B's outputs poisoned with
- * NaN first where B must write every entry. */
+/* One product and its Add form of B against R (mult = MatMult or MatMultTranspose, with multadd to
+ * match): y = op(A) x with y poisoned, y = op(A) x + z with y poisoned, and y = op(A) x + y. */
+static inline PetscErrorCode CheckProductForms(Mat R, Mat B, PetscErrorCode (*mult)(Mat, Vec, Vec),
+                                               PetscErrorCode (*multadd)(Mat, Vec, Vec, Vec), Vec x, Vec z, Vec yr,
+                                               Vec yb, const char *what, const char *name)
+{
+  char label[128];
+
+  PetscFunctionBegin;
+  PetscCall(VecSet(yb, NAN));
+  PetscCall(mult(R, x, yr));
+  PetscCall(mult(B, x, yb));
+  PetscCall(CheckClose(yr, yb, what, name));
+  PetscCall(PetscSNPrintf(label, sizeof label, "%s + z", what));
+  PetscCall(VecSet(yb, NAN));
+  PetscCall(multadd(R, x, z, yr));
+  PetscCall(multadd(B, x, z, yb));
+  PetscCall(CheckClose(yr, yb, label, name));
+  PetscCall(PetscSNPrintf(label, sizeof label, "%s + y (y == z)", what));
+  PetscCall(VecCopy(z, yr));
+  PetscCall(VecCopy(z, yb));
+  PetscCall(multadd(R, x, yr, yr));
+  PetscCall(multadd(B, x, yb, yb));
+  PetscCall(CheckClose(yr, yb, label, name));
+  PetscFunctionReturn(0);
+}
+
+/* B against the reference R: MatMult and MatMultTranspose, each with its Add forms, on fresh random
+ * vectors from `seed`. */
 static inline PetscErrorCode CheckProducts(Mat R, Mat B, const char *name, unsigned long seed)
 {
   Vec         x, z, yr, yb, xt, zt, ytr, ytb;
@@ -86,35 +112,8 @@ static inline PetscErrorCode CheckProducts(Mat R, Mat B, const char *name, unsig
   PetscCall(VecSetRandom(z, rnd));
   PetscCall(VecSetRandom(xt, rnd));
   PetscCall(VecSetRandom(zt, rnd));
-
-  PetscCall(VecSet(yb, NAN));
-  PetscCall(MatMult(R, x, yr));
-  PetscCall(MatMult(B, x, yb));
-  PetscCall(CheckClose(yr, yb, "MatMult", name));
-  PetscCall(VecSet(yb, NAN));
-  PetscCall(MatMultAdd(R, x, z, yr));
-  PetscCall(MatMultAdd(B, x, z, yb));
-  PetscCall(CheckClose(yr, yb, "MatMultAdd", name));
-  PetscCall(VecCopy(z, yr));
-  PetscCall(VecCopy(z, yb));
-  PetscCall(MatMultAdd(R, x, yr, yr));
-  PetscCall(MatMultAdd(B, x, yb, yb));
-  PetscCall(CheckClose(yr, yb, "MatMultAdd y==z", name));
-
-  PetscCall(VecSet(ytb, NAN));
-  PetscCall(MatMultTranspose(R, xt, ytr));
-  PetscCall(MatMultTranspose(B, xt, ytb));
-  PetscCall(CheckClose(ytr, ytb, "MatMultTranspose", name));
-  PetscCall(VecSet(ytb, NAN));
-  PetscCall(MatMultTransposeAdd(R, xt, zt, ytr));
-  PetscCall(MatMultTransposeAdd(B, xt, zt, ytb));
-  PetscCall(CheckClose(ytr, ytb, "MatMultTransposeAdd", name));
-  PetscCall(VecCopy(zt, ytr));
-  PetscCall(VecCopy(zt, ytb));
-  PetscCall(MatMultTransposeAdd(R, xt, ytr, ytr));
-  PetscCall(MatMultTransposeAdd(B, xt, ytb, ytb));
-  PetscCall(CheckClose(ytr, ytb, "MatMultTransposeAdd y==z", name));
-
+  PetscCall(CheckProductForms(R, B, MatMult, MatMultAdd, x, z, yr, yb, "MatMult", name));
+  PetscCall(CheckProductForms(R, B, MatMultTranspose, MatMultTransposeAdd, xt, zt, ytr, ytb, "MatMultTranspose", name));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&z));
   PetscCall(VecDestroy(&yr));
