@@ -68,8 +68,8 @@ static inline PetscErrorCode CheckClose(Vec a, Vec b, const char *what, const ch
  * match): y = op(B) x, y = op(B) x + z and y = op(B) x + y (y == z), B's output poisoned with NaN
  * first where it must write every entry. The reference for the Add forms is op(R) x + z (VecAXPY),
  * not R's own Add form: PETSc 3.22.5's aijcusparse MatMultTransposeAdd(A, x, z, y) with y != z
- * gave results consistent with y_old + A^T x + z on an H200 (2026-11-21; every such check of petsc_gpu failed by |A^T x|
- * while the same form of ours matched MPIAIJ on the CPU). */
+ * returns y_old + A^T x + z (aijcusparse.cu, default transpose path: cusparseSpMV with beta = 1 into
+ * the output's old values, then + z; seen on an H200 2026-11-21, confirmed in the 3.22.5 source). */
 static inline PetscErrorCode CheckProductForms(Mat R, Mat B, PetscErrorCode (*mult)(Mat, Vec, Vec),
                                                PetscErrorCode (*multadd)(Mat, Vec, Vec, Vec), Vec x, Vec z, Vec yr,
                                                Vec yb, const char *what, const char *name)
