@@ -23,6 +23,7 @@
  * the -crux build times are taken with up to -jobs builds running at once (column setup_jobs). */
 #include <cuda_runtime.h>
 #include <cusparse.h>
+#include <nvtx3/nvToolsExt.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -125,6 +126,15 @@ static Timing time_calls(const std::function<void(int)> &f, int warmup, int reps
   r.mn = 1e3 * t.front();
   r.mx = 1e3 * t.back();
   return r;
+}
+
+/* The warm-up and timed calls of one variant inside the NVTX range `range`, so a profiler can select
+ * exactly them (tuning/profile/ncu_cold.sh: ncu --nvtx --nvtx-include "merge00/"). */
+static Timing time_calls(const char *range, const std::function<void(int)> &f, int warmup, int reps) {
+  nvtxRangePushA(range);
+  const Timing t = time_calls(f, warmup, reps);
+  nvtxRangePop();
+  return t;
 }
 
 /* Device-to-device copy bandwidth (bytes read + written per second), median of 20 copies of 1 GiB. */
@@ -511,7 +521,7 @@ int main(int argc, char **argv) {
         mx_device_free(D);
         return false;
       }
-      v.t = time_calls([&](int i) { mx_device_spmv(D, dx[i % ncopy], nullptr, dy[i % ncopy], g_stream); }, o.warmup,
+      v.t = time_calls(label, [&](int i) { mx_device_spmv(D, dx[i % ncopy], nullptr, dy[i % ncopy], g_stream); }, o.warmup,
                        o.reps);
       mx_device_free(D);
       vs.push_back(v);
@@ -574,7 +584,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s: cuSPARSE ALG%d rel err %g\n", mat.name.c_str(), k + 1, e);
         exit(3);
       }
-      tcs[k] = time_calls([&](int i) {
+      tcs[k] = time_calls(k == 0 ? "cusparse_alg1" : "cusparse_alg2", [&](int i) {
         cusparseSpMV(hs, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mA, vx[i % ncopy], &beta, vy[i % ncopy], CUDA_R_64F,
                      algs[k], buf);
       }, o.warmup, o.reps);

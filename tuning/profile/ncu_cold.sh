@@ -1,17 +1,21 @@
 #!/bin/bash
-# Hardware counters (Nsight Compute) of the cold kernels and cuSPARSE's CSR SpMV kernels, same
-# process, same matrix, steady state (no cache flush, clocks left alone: see the device README):
+# Hardware counters (Nsight Compute) of our cold kernels and cuSPARSE's CSR SpMV, same process, same
+# matrix, steady state (no cache flush, clocks left alone: see the device README):
 #   tuning/profile/ncu_cold.sh OUTDIR [GEN_SPEC ...]     (default: chunglu 1M and kron 20)
-# Runs matxtract-bench on each matrix under ncu, profiling every launch of our cold kernels and of
-# cuSPARSE's kernels (the bench's (0,0) segment/merge/AUTO variants, then ALG1 and ALG2), and
-# writes OUTDIR/NAME.csv (raw, one row per launch) and OUTDIR/summary.md (median per kernel run).
-# Cost and reach (H200, 2026-11-21): about 0.25 s per profiled launch; on chunglu 1M (13.3M nnz) the
-# 900 launches cover the (0,0) segment and merge variants and the AUTO upload's cuSPARSE ALG2 runs,
-# not ALG1; kron 20 does not finish in the 240 s limit. Raise -c / the limit for more.
+# matxtract-bench wraps each variant's warm-up and timed calls in an NVTX range (seg00, merge00,
+# auto00, crux, cusparse_alg1, cusparse_alg2); one ncu run per (matrix, range) profiles PROFILE_LAUNCHES
+# launches of that range after skipping PROFILE_SKIP (the warm-up), so every run is short.
+# PROFILE_EXTRA_METRICS: more metric names, comma-separated (an unknown name makes ncu refuse the run:
+# list them first with `ncu --query-metrics | grep -i ltcfabric`, e.g. for L2 partition-crossing
+# traffic, which section 3 of tuning/results/h200/kernels-2026-11-21-s2.md asks about).
+# Writes OUTDIR/NAME-RANGE.csv (raw, one row per launch) and OUTDIR/summary.md (median per kernel).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUTD=${1:?OUTDIR}; shift
-SPECS=${*:-chunglu:1000000:16:2.1:v kron:20:16:v}
+SPECS=${*:-chunglu:1000000:16:2.1 kron:20:16}
+RANGES=${PROFILE_RANGES:-seg00 merge00 cusparse_alg1 cusparse_alg2}
+SKIP=${PROFILE_SKIP:-30}
+COUNT=${PROFILE_LAUNCHES:-9}
 BIN=${BIN:-build-gpu/tuning/bench/matxtract-bench}
 mkdir -p "$OUTD"
 METRICS=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,\
@@ -22,14 +26,16 @@ smsp__inst_executed.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed,\
 l1tex__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,\
 smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct,\
 smsp__warp_issue_stalled_barrier_per_warp_active.pct,smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct,\
-launch__grid_size,launch__block_size,launch__registers_per_thread
+launch__grid_size,launch__block_size,launch__registers_per_thread${PROFILE_EXTRA_METRICS:+,$PROFILE_EXTRA_METRICS}
 for spec in $SPECS; do
   name=$(echo "$spec" | tr ':.' '__')
-  echo "=== $spec $(date -u +%H:%M:%S)"
-  timeout 240 ncu --clock-control none --cache-control none --csv --page raw --metrics "$METRICS" \
-    -k 'regex:mx_cold|[Cc]sr|[Ss]p[Mm][Vv]' -c 900 \
-    "$BIN" -gen "$spec" -crux "" -o "/tmp/ncu-bench-$name" > "$OUTD/$name.csv" 2> "$OUTD/$name.err"
-  echo "ncu status $? ($(wc -l < "$OUTD/$name.csv") lines)"; tail -3 "$OUTD/$name.err"
+  for range in $RANGES; do
+    echo "=== $spec $range $(date -u +%H:%M:%S)"
+    timeout 240 ncu --clock-control none --cache-control none --csv --page raw --metrics "$METRICS" \
+      --nvtx --nvtx-include "$range/" -s "$SKIP" -c "$COUNT" \
+      "$BIN" -gen "$spec" -crux "" -o "/tmp/ncu-bench-$name" > "$OUTD/$name-$range.csv" 2> "$OUTD/$name-$range.err"
+    echo "ncu status $? ($(grep -c '^"[0-9]' "$OUTD/$name-$range.csv") launches)"; tail -2 "$OUTD/$name-$range.err"
+  done
 done
 python3 tuning/profile/ncu_summary.py "$OUTD"/*.csv > "$OUTD/summary.md"
 cat "$OUTD/summary.md"

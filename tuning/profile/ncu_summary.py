@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Summarise `ncu --csv --page raw` files written by ncu_cold.sh: one table row per run of
-consecutive launches of one kernel (median over the run), per input file."""
+"""Summarise `ncu --csv --page raw` files written by ncu_cold.sh (one file per matrix and NVTX
+range): one table row per kernel name (median over its launches), per input file."""
 import csv
 import statistics
 import sys
@@ -48,17 +48,12 @@ def read_rows(path):
     return out
 
 
-def runs(rows):
-    cur, name = [], None
+def by_kernel(rows):
+    """(kernel name, its launches) in order of first appearance."""
+    groups = {}
     for r in rows:
-        k = r.get("Kernel Name", "?")
-        if k != name and cur:
-            yield name, cur
-            cur = []
-        name = k
-        cur.append(r)
-    if cur:
-        yield name, cur
+        groups.setdefault(r.get("Kernel Name", "?"), []).append(r)
+    return groups.items()
 
 
 def med(rs, m):
@@ -69,9 +64,9 @@ def main():
     for path in sys.argv[1:]:
         rows = read_rows(path)
         print(f"## {path.rsplit('/', 1)[-1]} ({len(rows)} launches profiled)\n")
-        print("| run | kernel | launches | " + " | ".join(c[0] for c in COLS) + " |")
-        print("|---" * (len(COLS) + 3) + "|")
-        for i, (name, rs) in enumerate(runs(rows)):
+        print("| kernel | launches | " + " | ".join(c[0] for c in COLS) + " |")
+        print("|---" * (len(COLS) + 2) + "|")
+        for name, rs in by_kernel(rows):
             cells = []
             for h, m, sc in COLS:
                 if h == "L2 hit %":
@@ -83,7 +78,7 @@ def main():
                 else:
                     v = med(rs, m) * sc
                 cells.append(f"{v:.1f}" if abs(v) < 1e5 else f"{v:.0f}")
-            print(f"| {i} | {name[:60]} | {len(rs)} | " + " | ".join(cells) + " |")
+            print(f"| {name.split('(')[0][:70]} | {len(rs)} | " + " | ".join(cells) + " |")
         print()
 
 
