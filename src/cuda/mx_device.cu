@@ -236,9 +236,9 @@ static int upload_xhot(const mx_format *F, int request, mx_device *D, col_codes 
   return 0;
 }
 
-/* Under AUTO a cold CSR this large gets both cold kernels' plans, and the faster kernel is kept. */
-static bool time_both_kernels(const mx_format *F, mx_cold_kernel req) {
-  return req == MX_COLD_AUTO && F->cold_nnz >= MX_AUTO_CUSPARSE_MIN_NNZ;
+/* AUTO measures its choice on a cold CSR this large (choose_cold); upload then plans both kernels. */
+static bool auto_timed(int64_t cold_nnz, mx_cold_kernel req) {
+  return req == MX_COLD_AUTO && cold_nnz >= MX_AUTO_CUSPARSE_MIN_NNZ;
 }
 
 static int upload(const mx_format *F, int xhot_request, mx_cold_kernel cold_req, mx_device *D) {
@@ -254,7 +254,7 @@ static int upload(const mx_format *F, int xhot_request, mx_cold_kernel cold_req,
       dev_upload(D, &D->cold_src, F->cold_src, F->cold_nnz, "upload cold_src"))
     return 1;
 
-  const bool both = time_both_kernels(F, cold_req);
+  const bool both = auto_timed(F->cold_nnz, cold_req);
   if (both || D->cold == MX_COLD_SEGMENT) {
     std::vector<int4> plan = plan_segments(F);
     D->seg_nblocks = (int)plan.size();
@@ -352,16 +352,18 @@ static void dev_free(mx_device *D, T **p, size_t count) {
   *p = nullptr;
 }
 
-/* Both cold plans were uploaded (time_both_kernels): time the segment and the merge kernel, keep the
+/* Both cold plans were uploaded (auto_timed): time the segment and the merge kernel, keep the
  * row-skew rule's choice (D->cold) unless the other is faster by more than MX_AUTO_KERNEL_MARGIN,
- * and free the other's plan. x_stage must hold the timing vector. */
-static int keep_faster_kernel(mx_device *D) {
+ * free the other's plan, and return the kept kernel's time in *ms. x_stage holds the timing vector. */
+static int keep_faster_kernel(mx_device *D, float *ms) {
   const mx_cold_kernel rule = D->cold, other = rule == MX_COLD_MERGE ? MX_COLD_SEGMENT : MX_COLD_MERGE;
   float t_rule, t_other;
   if (time_cold(D, &t_rule)) return 1;
   D->cold = other;
   if (time_cold(D, &t_other)) return 1;
-  D->cold = t_other < (1.0f - (float)MX_AUTO_KERNEL_MARGIN) * t_rule ? other : rule;
+  const bool take_other = t_other < (1.0f - (float)MX_AUTO_KERNEL_MARGIN) * t_rule;
+  D->cold = take_other ? other : rule;
+  *ms = take_other ? t_other : t_rule;
   if (D->cold == MX_COLD_MERGE) {
     dev_free(D, &D->seg_plan, (size_t)D->seg_nblocks);
     D->seg_nblocks = 0;
@@ -374,37 +376,30 @@ static int keep_faster_kernel(mx_device *D) {
   return 0;
 }
 
-/* cuSPARSE for the cold CSR when asked, or (AUTO) when it times faster than our kernel by more
- * than MX_AUTO_CUSPARSE_MARGIN at upload. Our kernel stays (also when asked for cuSPARSE) where
- * cuSPARSE cannot take the cold CSR: x-hot codes in it (cuSPARSE reads plain columns), no nonzero,
- * more stored entries than rows x cols (duplicates; cusparseCreateCsr refuses that), or a setup
- * error. Timed on x = 1 (not zeros: zeros can run faster than data). */
+/* The cold kernel. Under AUTO on a cold CSR of >= MX_AUTO_CUSPARSE_MIN_NNZ nonzeros, measured at
+ * upload on x = 1 (not zeros: zeros can run faster than data): our two kernels against each other
+ * (keep_faster_kernel), then the winner against cusparseSpMV, kept only when faster by more than
+ * MX_AUTO_CUSPARSE_MARGIN. cuSPARSE also when asked for. Our kernel stays (also when asked for
+ * cuSPARSE) where cuSPARSE cannot take the cold CSR: x-hot codes in it (cuSPARSE reads plain
+ * columns), no nonzero, more stored entries than rows x cols (duplicates; cusparseCreateCsr refuses
+ * that), or a setup error. */
 static int choose_cold(mx_device *D, mx_cold_kernel req) {
-  if (D->seg_plan && D->merge_coord) { /* AUTO, large cold CSR: our two kernels first */
+  const bool timed = auto_timed(D->cold_nnz, req);
+  float t_ours = 0.0f, t_sp;
+  if (timed) {
     std::vector<double> ones((size_t)D->ncols, 1.0);
     MX_CUDA_TRY(cudaMemcpy(D->x_stage, ones.data(), sizeof(double) * D->ncols, cudaMemcpyHostToDevice));
-    if (keep_faster_kernel(D)) return 1;
+    if (keep_faster_kernel(D, &t_ours)) return 1;
   }
   if (D->cold_nnz == 0 || D->xhot_cold || (int64_t)D->cold_nnz > (int64_t)D->nrows * D->ncols) return 0;
-  if (req == MX_COLD_CUSPARSE) {
-    if (mx_cold_cusparse_setup(D)) {
-      mx_cold_cusparse_free(D);
-      return 0;
-    }
-    D->cold = MX_COLD_CUSPARSE;
-    return 0;
-  }
-  if (req != MX_COLD_AUTO || D->cold_nnz < MX_AUTO_CUSPARSE_MIN_NNZ) return 0;
+  if (req != MX_COLD_CUSPARSE && !timed) return 0;
   const mx_cold_kernel ours = D->cold;
-  float t_ours, t_sp;
-  std::vector<double> ones((size_t)D->ncols, 1.0);
-  MX_CUDA_TRY(cudaMemcpy(D->x_stage, ones.data(), sizeof(double) * D->ncols, cudaMemcpyHostToDevice));
-  if (time_cold(D, &t_ours)) return 1;
   if (mx_cold_cusparse_setup(D)) {
     mx_cold_cusparse_free(D);
     return 0;
   }
   D->cold = MX_COLD_CUSPARSE;
+  if (req == MX_COLD_CUSPARSE) return 0;
   if (time_cold(D, &t_sp)) return 1;
   if (t_sp < (1.0f - (float)MX_AUTO_CUSPARSE_MARGIN) * t_ours) return 0;
   D->cold = ours;
