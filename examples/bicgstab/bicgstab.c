@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 {
   MPI_Comm           comm;
   char               file[PETSC_MAX_PATH_LEN] = "", spec[256] = "";
-  PetscBool          hasfile = PETSC_FALSE, hasgen = PETSC_FALSE, isgenhelp;
+  PetscBool          hasfile = PETSC_FALSE, hasgen = PETSC_FALSE, genhelp = PETSC_FALSE;
   PetscInt           n = 64, dim = 2, M, N;
   PetscReal          conv[3] = {20.0, 10.0, 5.0}, bnorm, enorm, xsnorm;
   Mat                A;
@@ -103,13 +103,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-conv_z", "Velocity, z component (3D)", NULL, conv[2], &conv[2], NULL));
   PetscOptionsEnd();
 
-  PetscCall(PetscStrcmp(spec, "help", &isgenhelp));
-  if (hasgen && isgenhelp) {
-    PetscCall(PetscPrintf(comm, "%s\n", MatXtractGenerateHelp()));
+  PetscCall(CheckMatrixSource(comm, hasfile, hasgen, spec, &genhelp));
+  if (genhelp) {
     PetscCall(PetscFinalize());
     return 0;
   }
-  PetscCheck(!(hasfile && hasgen), comm, PETSC_ERR_ARG_INCOMP, "Give -f FILE or -gen SPEC, not both");
   PetscCheck(n >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-n %" PetscInt_FMT ": need n >= 1", n);
   PetscCheck(dim == 2 || dim == 3, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dim %" PetscInt_FMT ": need 2 or 3", dim);
 

@@ -23,6 +23,23 @@ static inline PetscErrorCode SetVecTypeFromOptions(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The matrix source options of an example, -f FILE and -gen SPEC, once read: refuses both at once;
+ * "-gen help" prints the generator families and sets *done (the example then exits). */
+static inline PetscErrorCode CheckMatrixSource(MPI_Comm comm, PetscBool hasfile, PetscBool hasgen, const char *spec, PetscBool *done)
+{
+  PetscBool isgenhelp;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrcmp(spec, "help", &isgenhelp));
+  *done = (PetscBool)(hasgen && isgenhelp);
+  if (*done) {
+    PetscCall(PetscPrintf(comm, "%s\n", MatXtractGenerateHelp()));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(!(hasfile && hasgen), comm, PETSC_ERR_ARG_INCOMP, "Give -f FILE or -gen SPEC, not both");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Wall clock after a barrier, so every rank's interval covers the same work. */
 static inline PetscErrorCode Now(MPI_Comm comm, PetscLogDouble *t)
 {

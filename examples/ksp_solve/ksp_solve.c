@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 {
   MPI_Comm           comm;
   char               file[PETSC_MAX_PATH_LEN] = "", spec[256] = "", rhs[PETSC_MAX_PATH_LEN] = "ones";
-  PetscBool          hasfile = PETSC_FALSE, hasgen = PETSC_FALSE, isgenhelp, isones, israndom;
+  PetscBool          hasfile = PETSC_FALSE, hasgen = PETSC_FALSE, genhelp = PETSC_FALSE, isones, israndom;
   PetscInt           seed = 1, M, N;
   Mat                A;
   Vec                x, b, r;
@@ -68,14 +68,12 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-rhs_seed", "Seed for -rhs random", NULL, seed, &seed, NULL));
   PetscOptionsEnd();
 
-  PetscCall(PetscStrcmp(spec, "help", &isgenhelp));
-  if (hasgen && isgenhelp) {
-    PetscCall(PetscPrintf(comm, "%s\n", MatXtractGenerateHelp()));
+  PetscCall(CheckMatrixSource(comm, hasfile, hasgen, spec, &genhelp));
+  if (genhelp) {
     PetscCall(PetscFinalize());
     return 0;
   }
   PetscCheck(hasfile || hasgen, comm, PETSC_ERR_USER_INPUT, "Give the matrix with -f FILE (.mtx or PETSc binary) or -gen SPEC (-gen help lists the generators)");
-  PetscCheck(!(hasfile && hasgen), comm, PETSC_ERR_ARG_INCOMP, "Give -f FILE or -gen SPEC, not both");
   PetscCheck(seed >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-rhs_seed %" PetscInt_FMT ": need a nonnegative seed", seed);
 
   /* ---- setup: the matrix in the requested type (for matxtract the format is built at assembly) ---- */

@@ -329,7 +329,7 @@ int main(int argc, char **argv)
   MPI_Comm         comm;
   char             file[PETSC_MAX_PATH_LEN] = "", spec[256] = "", pers[PETSC_MAX_PATH_LEN] = "uniform";
   char             savefile[PETSC_MAX_PATH_LEN] = "", cmpfile[PETSC_MAX_PATH_LEN] = "", ptype[256] = "";
-  PetscBool        hasfile = PETSC_FALSE, hasgen = PETSC_FALSE, transpose = PETSC_FALSE, weighted = PETSC_FALSE, save = PETSC_FALSE, cmp = PETSC_FALSE, isgenhelp;
+  PetscBool        hasfile = PETSC_FALSE, hasgen = PETSC_FALSE, transpose = PETSC_FALSE, weighted = PETSC_FALSE, save = PETSC_FALSE, cmp = PETSC_FALSE, genhelp = PETSC_FALSE;
   PRMethod         method = PR_POWER;
   PetscReal        alpha = 0.85, tol = 1e-10, cmptol = 1e-10, res = 0.0, diff;
   PetscScalar      sum;
@@ -370,13 +370,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-compare_tol", "Largest l1 difference accepted by -pagerank_compare", NULL, cmptol, &cmptol, NULL));
   PetscOptionsEnd();
 
-  PetscCall(PetscStrcmp(spec, "help", &isgenhelp));
-  if (hasgen && isgenhelp) {
-    PetscCall(PetscPrintf(comm, "%s\n", MatXtractGenerateHelp()));
+  PetscCall(CheckMatrixSource(comm, hasfile, hasgen, spec, &genhelp));
+  if (genhelp) {
     PetscCall(PetscFinalize());
     return 0;
   }
-  PetscCheck(!(hasfile && hasgen), comm, PETSC_ERR_ARG_INCOMP, "Give -f FILE or -gen SPEC, not both");
   PetscCheck(alpha >= 0.0 && alpha < 1.0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_alpha %g: need 0 <= alpha < 1", (double)alpha);
   PetscCheck(tol > 0.0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_tol %g: need tol > 0", (double)tol);
   PetscCheck(max_it >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_max_it %" PetscInt_FMT ": need at least 1", max_it);
