@@ -92,7 +92,10 @@ PETSC_INTERN PetscErrorCode MatXtractSync_SeqAIJ(Mat);
 PETSC_INTERN PetscErrorCode MatXtractSettingsDefault(MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractSettingsFromOptions(Mat, PetscOptionItems *, MatXtractSettings *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatXtractSettingsFromDatabase(Mat, MatXtractSettings *);
-PETSC_INTERN PetscErrorCode MatXtractCheckCrux(Mat, PetscReal, PetscReal);
+PETSC_INTERN PetscErrorCode MatXtractSettingsSetCrux(Mat, MatXtractSettings *, PetscReal, PetscReal, MatXtractCruxSource);
+PETSC_INTERN PetscErrorCode MatXtractConvertBegin(Mat, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatXtractSetDefaultVecType(Mat, PetscBool);
+PETSC_INTERN PetscBool      MatXtractSettingsWantDevice(const MatXtractSettings *);
 PETSC_INTERN const char *const MatXtractModeNames[], *const MatXtractDeviceNames[], *const MatXtractColdNames[], *const MatXtractSourceNames[];
 PETSC_INTERN PetscErrorCode MatXtractSetSettings_SeqAIJ(Mat, const MatXtractSettings *, PetscBool);
 

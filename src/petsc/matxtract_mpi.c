@@ -145,10 +145,7 @@ static PetscErrorCode MatXtractSetCrux_MPIAIJ(Mat A, PetscReal tau_c, PetscReal 
   Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(MatXtractCheckCrux(A, tau_c, tau_r));
-  m->set.crux.tau_c  = tau_c;
-  m->set.crux.tau_r  = tau_r;
-  m->set.crux_source = MATXTRACT_CRUX_USER;
+  PetscCall(MatXtractSettingsSetCrux(A, &m->set, tau_c, tau_r, MATXTRACT_CRUX_USER));
   if (A->preallocated) PetscCall(MatXtractMPIConvertBlocks(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -231,11 +228,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat A, MatType type, MatReuse r
   Mat_MPIAIJMatXtract *m;
 
   PetscFunctionBegin;
-#if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
-  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract needs PetscScalar = real double (the tensor-core path is FP64); this PETSc is configured with another scalar type: use -mat_type aij");
-#endif
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+  PetscCall(MatXtractConvertBegin(A, reuse, &B));
   if (B->spptr) PetscFunctionReturn(PETSC_SUCCESS); /* already ours */
 
   PetscCall(PetscNew(&m));
@@ -260,12 +253,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat A, MatType type, MatReuse r
   B->ops->multtransposeadd = MatMultTransposeAdd_MPIAIJMatXtract;
   PetscCall(MatXtractMPIComposeAll(B, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJMATXTRACT));
-#if defined(PETSC_HAVE_CUDA)
-  if (m->set.device_choice != MATXTRACT_DEVICE_CPU && mx_device_count() > 0) { /* MatCreateVecs gives device vectors, as with mpiaijcusparse */
-    PetscCall(PetscFree(B->defaultvectype));
-    PetscCall(PetscStrallocpy(VECCUDA, &B->defaultvectype));
-  }
-#endif
+  PetscCall(MatXtractSetDefaultVecType(B, MatXtractSettingsWantDevice(&m->set)));
   if (B->preallocated) PetscCall(MatXtractMPIConvertBlocks(B));
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -72,12 +72,6 @@ static PetscErrorCode MatXtractGetCSR(Mat A, mx_csr *csr)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscBool MatXtractWantDevice(Mat_MatXtract *x)
-{
-  if (x->set.device_choice == MATXTRACT_DEVICE_CPU) return PETSC_FALSE;
-  return mx_device_count() > 0 ? PETSC_TRUE : PETSC_FALSE;
-}
-
 /* The stream PETSc's own vector operations use, so our kernels stay ordered with them (the
  * default stream when PETSc has no CUDA or predates PetscGetCurrentCUDAStream). */
 static void *MatXtractStream(void)
@@ -113,7 +107,7 @@ static PetscErrorCode MatXtractUpload(Mat A, const mx_format *F, mx_device **D)
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
 
   PetscFunctionBegin;
-  if (!MatXtractWantDevice(x)) {
+  if (!MatXtractSettingsWantDevice(&x->set)) {
     PetscCheck(x->set.device_choice != MATXTRACT_DEVICE_GPU, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract: -mat_matxtract_device gpu, but no GPU is usable (%s)", mx_device_count() ? "" : "this build has no CUDA or no device is visible");
     PetscCall(PetscInfo(A, "matxtract: no GPU in use; MatMult runs the CPU kernels\n"));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -442,11 +436,8 @@ static PetscErrorCode MatXtractSetCrux_SeqAIJ(Mat A, PetscReal tau_c, PetscReal 
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(MatXtractCheckCrux(A, tau_c, tau_r));
-  x->set.crux.tau_c  = tau_c;
-  x->set.crux.tau_r  = tau_r;
-  x->set.crux_source = MATXTRACT_CRUX_USER;
-  x->built           = PETSC_FALSE;
+  PetscCall(MatXtractSettingsSetCrux(A, &x->set, tau_c, tau_r, MATXTRACT_CRUX_USER));
+  x->built = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -516,11 +507,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJMatXtract(Mat A, MatType type, MatReuse r
   Mat_MatXtract *x;
 
   PetscFunctionBegin;
-#if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
-  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract needs PetscScalar = real double (the tensor-core path is FP64); this PETSc is configured with another scalar type: use -mat_type aij");
-#endif
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+  PetscCall(MatXtractConvertBegin(A, reuse, &B));
   if (B->spptr) PetscFunctionReturn(PETSC_SUCCESS); /* already ours (duplicate of a matxtract) */
 
   PetscCall(PetscNew(&x));
@@ -539,12 +526,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJMatXtract(Mat A, MatType type, MatReuse r
   PetscCall(MatXtractInstallOps(B));
   PetscCall(MatXtractComposeAll(B, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJMATXTRACT));
-#if defined(PETSC_HAVE_CUDA)
-  if (MatXtractWantDevice(x)) { /* MatCreateVecs gives device vectors, as with aijcusparse */
-    PetscCall(PetscFree(B->defaultvectype));
-    PetscCall(PetscStrallocpy(VECCUDA, &B->defaultvectype));
-  }
-#endif
+  PetscCall(MatXtractSetDefaultVecType(B, MatXtractSettingsWantDevice(&x->set)));
   if (B->assembled) PetscCall(MatXtractSync_SeqAIJ(B));
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,5 +1,5 @@
-/* matxtract_settings.c - the user's choices (-mat_matxtract_* options), shared by the sequential
- * and MPI types. */
+/* matxtract_settings.c - the user's choices (-mat_matxtract_* options), and the conversion steps
+ * that the sequential and MPI types share. */
 #include "matxtract_impl.h"
 
 const char *const MatXtractModeNames[]   = {"auto", "du", "se", "MatXtractMode", "MX_MODE_", NULL};
@@ -19,10 +19,51 @@ PetscErrorCode MatXtractSettingsDefault(MatXtractSettings *set)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatXtractCheckCrux(Mat A, PetscReal tau_c, PetscReal tau_r)
+/* set->crux = (tau_c, tau_r) from `source`, after checking 0 <= tau_r <= tau_c <= 1. */
+PetscErrorCode MatXtractSettingsSetCrux(Mat A, MatXtractSettings *set, PetscReal tau_c, PetscReal tau_r, MatXtractCruxSource source)
 {
   PetscFunctionBegin;
   PetscCheck(tau_c >= 0 && tau_c <= 1 && tau_r >= 0 && tau_r <= tau_c, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "matxtract: crux (%g, %g) is invalid: need 0 <= tau_r <= tau_c <= 1", (double)tau_c, (double)tau_r);
+  set->crux.tau_c  = tau_c;
+  set->crux.tau_r  = tau_r;
+  set->crux_source = source;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* First step of MatConvert to a matxtract type: refuse scalars other than real double, and give
+ * *B the matrix to turn into ours (a duplicate, A's values copied in, or A itself in place). */
+PetscErrorCode MatXtractConvertBegin(Mat A, MatReuse reuse, Mat *B)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
+  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract needs PetscScalar = real double (the tensor-core path is FP64); this PETSc is configured with another scalar type: use -mat_type aij");
+#endif
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, B));
+  else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, *B, SAME_NONZERO_PATTERN));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether products run on the GPU: not refused by -mat_matxtract_device cpu, and a GPU is usable. */
+PetscBool MatXtractSettingsWantDevice(const MatXtractSettings *set)
+{
+  if (set->device_choice == MATXTRACT_DEVICE_CPU) return PETSC_FALSE;
+  return mx_device_count() > 0 ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* MatCreateVecs of a matxtract matrix whose products run on the GPU gives device vectors, as
+ * aijcusparse's does. */
+PetscErrorCode MatXtractSetDefaultVecType(Mat B, PetscBool on_device)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  if (on_device) {
+    PetscCall(PetscFree(B->defaultvectype));
+    PetscCall(PetscStrallocpy(VECCUDA, &B->defaultvectype));
+  }
+#else
+  (void)B;
+  (void)on_device;
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -42,10 +83,7 @@ PetscErrorCode MatXtractSettingsFromOptions(Mat A, PetscOptionItems *PetscOption
   PetscOptionsHeadEnd();
   if (set_crux) {
     PetscCheck(ncrux == 2, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "-mat_matxtract_crux takes two numbers tau_c,tau_r; got %" PetscInt_FMT, ncrux);
-    PetscCall(MatXtractCheckCrux(A, crux[0], crux[1]));
-    set->crux.tau_c  = crux[0];
-    set->crux.tau_r  = crux[1];
-    set->crux_source = MATXTRACT_CRUX_OPTION;
+    PetscCall(MatXtractSettingsSetCrux(A, set, crux[0], crux[1], MATXTRACT_CRUX_OPTION));
   }
   set->mode          = (mx_mode_request)mode;
   set->device_choice = (MatXtractDeviceChoice)device;
@@ -68,10 +106,7 @@ PetscErrorCode MatXtractSettingsFromDatabase(Mat A, MatXtractSettings *set)
   PetscCall(PetscOptionsGetRealArray(((PetscObject)A)->options, prefix, "-mat_matxtract_crux", crux, &ncrux, &flg));
   if (flg) {
     PetscCheck(ncrux == 2, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "-mat_matxtract_crux takes two numbers tau_c,tau_r; got %" PetscInt_FMT, ncrux);
-    PetscCall(MatXtractCheckCrux(A, crux[0], crux[1]));
-    set->crux.tau_c  = crux[0];
-    set->crux.tau_r  = crux[1];
-    set->crux_source = MATXTRACT_CRUX_OPTION;
+    PetscCall(MatXtractSettingsSetCrux(A, set, crux[0], crux[1], MATXTRACT_CRUX_OPTION));
   }
   PetscCall(PetscOptionsGetEList(((PetscObject)A)->options, prefix, "-mat_matxtract_mode", MatXtractModeNames, 3, &choice, &flg));
   if (flg) set->mode = (mx_mode_request)choice;
