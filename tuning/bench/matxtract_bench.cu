@@ -137,6 +137,26 @@ static Timing time_calls(const char *range, const std::function<void(int)> &f, i
   return t;
 }
 
+/* Run-to-run reproducibility: how many of REPRO_RUNS further calls of f (each into an output
+ * poisoned first) give a y that differs bitwise from the first call's. cuSPARSE promises identical
+ * results for CSR ALG2 only; our kernels have no floating-point atomics and must always give 0. */
+#define REPRO_RUNS 20
+static int differing_runs(const std::function<void()> &f, double *dy, int m) {
+  std::vector<double> first(m), again(m);
+  f();
+  CK(cudaStreamSynchronize(g_stream));
+  CK(cudaMemcpy(first.data(), dy, 8.0 * m, cudaMemcpyDeviceToHost));
+  int differ = 0;
+  for (int k = 0; k < REPRO_RUNS; ++k) {
+    CK(cudaMemsetAsync(dy, 0xff, 8.0 * m, g_stream));
+    f();
+    CK(cudaStreamSynchronize(g_stream));
+    CK(cudaMemcpy(again.data(), dy, 8.0 * m, cudaMemcpyDeviceToHost));
+    differ += memcmp(first.data(), again.data(), 8.0 * m) != 0;
+  }
+  return differ;
+}
+
 /* Device-to-device copy bandwidth (bytes read + written per second), median of 20 copies of 1 GiB. */
 static double copy_bandwidth() {
   const size_t n = (size_t)1 << 30;
@@ -293,7 +313,7 @@ struct Variant {
   mx_crux crux;
   std::string mode, cold;
   double hot_share = 0, setup_ms = 0, upload_ms = 0, err = 0;
-  int setup_jobs = 1;
+  int setup_jobs = 1, differ = 0;
   size_t fbytes = 0;
   Timing t;
 };
@@ -412,9 +432,9 @@ int main(int argc, char **argv) {
               "bw_frac_cusparse,features_ms,predictor_ms,setup_host_ms,upload_ms,setup_jobs,setup_ours_ms,"
               "setup_default_ms,cusparse_upload_ms,cusparse_setup_ms,setup_cusparse_ms,breakeven_its_cusparse,"
               "t_segment_us,t_merge_us,auto_kernel,cold_row_max,cold_row_cv,rotated_copies,matrix_bytes_over_l2,"
-              "load_ms,load_how,ref_ms,d2d_copy_GBps\n");
+              "load_ms,load_how,ref_ms,d2d_copy_GBps,differing_runs_alg1,differing_runs_alg2,differing_runs_default\n");
   fprintf(fc, "matrix,crux_tc,crux_tr,hot_mode,cold_kernel,hot_nnz_share,format_bytes,t_med_us,t_min_us,t_max_us,"
-              "setup_host_ms,upload_ms,rel_err,setup_jobs\n");
+              "setup_host_ms,upload_ms,rel_err,setup_jobs,differing_runs\n");
   fprintf(fm, "# matxtract-bench\n\nGPU: %s (%d SMs, L2 %.0f MB), CUDA driver %d, runtime %d; D2D copy %.0f GB/s; %s.\n"
               "Command: `%s`\n\n"
               "Times: median of %d calls after %d warm-up (us). Speedup = best cuSPARSE / ours. No crux predictor "
@@ -426,6 +446,7 @@ int main(int argc, char **argv) {
          "ours_us", "seg00_us", "mrg00_us", "cusp1_us", "cusp2_us", "speedup", "cold/cs", "host_s");
 
   const double t_start = now_ms();
+  std::string alg1_differs; /* matrices on which ALG1 was not bitwise reproducible */
   std::future<Loaded> pending;
   if (!o.mats.empty()) pending = std::async(std::launch::async, load_full, o.mats[0], 12345);
   for (size_t mi = 0; mi < o.mats.size(); ++mi) {
@@ -523,6 +544,12 @@ int main(int argc, char **argv) {
       }
       v.t = time_calls(label, [&](int i) { mx_device_spmv(D, dx[i % ncopy], nullptr, dy[i % ncopy], g_stream); }, o.warmup,
                        o.reps);
+      v.differ = differing_runs([&]() { mx_device_spmv(D, dx[0], nullptr, dy[0], g_stream); }, dy[0], m);
+      if (v.differ) {
+        fprintf(stderr, "%s: NOT REPRODUCIBLE at (%g,%g) %s %s: %d of %d runs differ bitwise\n", mat.name.c_str(),
+                F.crux.tau_c, F.crux.tau_r, v.mode.c_str(), v.cold.c_str(), v.differ, REPRO_RUNS);
+        g_wrong = 1;
+      }
       mx_device_free(D);
       vs.push_back(v);
       return true;
@@ -556,6 +583,7 @@ int main(int argc, char **argv) {
     const double cs_upload_ms = now_ms() - t0;
     Timing tcs[2];
     double cs_setup[2];
+    int cs_differ[2];
     const double alpha = 1.0, beta = 0.0;
     const cusparseSpMVAlg_t algs[2] = {CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_SPMV_CSR_ALG2};
     for (int k = 0; k < 2; ++k) {
@@ -588,8 +616,11 @@ int main(int argc, char **argv) {
         cusparseSpMV(hs, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mA, vx[i % ncopy], &beta, vy[i % ncopy], CUDA_R_64F,
                      algs[k], buf);
       }, o.warmup, o.reps);
-      fprintf(fc, "%s,cusparse,alg%d,,,,%zu,%.2f,%.2f,%.2f,%.3f,%.3f,%.3g,\n", mat.name.c_str(), k + 1,
-              mx_csr_bytes(m, nnz), tcs[k].med, tcs[k].mn, tcs[k].mx, cs_setup[k], cs_upload_ms, e);
+      cs_differ[k] = differing_runs([&]() {
+        cusparseSpMV(hs, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mA, vx[0], &beta, vy[0], CUDA_R_64F, algs[k], buf);
+      }, dy[0], m);
+      fprintf(fc, "%s,cusparse,alg%d,,,,%zu,%.2f,%.2f,%.2f,%.3f,%.3f,%.3g,,%d\n", mat.name.c_str(), k + 1,
+              mx_csr_bytes(m, nnz), tcs[k].med, tcs[k].mn, tcs[k].mx, cs_setup[k], cs_upload_ms, e, cs_differ[k]);
       CK(cudaFree(buf));
       for (int c = 0; c < ncopy; ++c) {
         cusparseDestroyDnVec(vx[c]);
@@ -597,6 +628,7 @@ int main(int argc, char **argv) {
       }
       cusparseDestroySpMat(mA);
     }
+    if (cs_differ[0]) alg1_differs += " " + mat.name + " (" + std::to_string(cs_differ[0]) + "/" + std::to_string(REPRO_RUNS) + ")";
     CK(cudaFree(dc.rowptr));
     CK(cudaFree(dc.col));
     CK(cudaFree(dc.val));
@@ -621,9 +653,9 @@ int main(int argc, char **argv) {
 
     /* --- rows --- */
     for (auto &v : vs)
-      fprintf(fc, "%s,%g,%g,%s,%s,%.4f,%zu,%.2f,%.2f,%.2f,%.2f,%.2f,%.3g,%d\n", mat.name.c_str(), v.crux.tau_c,
+      fprintf(fc, "%s,%g,%g,%s,%s,%.4f,%zu,%.2f,%.2f,%.2f,%.2f,%.2f,%.3g,%d,%d\n", mat.name.c_str(), v.crux.tau_c,
               v.crux.tau_r, v.mode.c_str(), v.cold.c_str(), v.hot_share, v.fbytes, v.t.med, v.t.mn, v.t.mx,
-              v.setup_ms, v.upload_ms, v.err, v.setup_jobs);
+              v.setup_ms, v.upload_ms, v.err, v.setup_jobs, v.differ);
     const Variant &seg00 = vs[0], &mrg00 = vs[1];
     const Variant *best = &vs[0];
     for (auto &v : vs)
@@ -647,7 +679,7 @@ int main(int argc, char **argv) {
     }
     fprintf(fk, "%s,%s,%s,%d,%d,%d,%g,%g,%s,%.4f,%s,%zu,%zu,%.2f,%.2f,%.2f,%.2f,%.2f,,,,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,"
                 "%.1f,%.1f,%.3f,%.3f,%.3f,%.1f,%.1f,%.1f,%.1f,%d,%.1f,%.1f,%.1f,%.2f,%.1f,%s,%.2f,%.2f,%s,%lld,%.3f,%d,"
-                "%.2f,%.1f,%s,%.1f,%.1f\n",
+                "%.2f,%.1f,%s,%.1f,%.1f,%d,%d,%d\n",
             mat.name.c_str(), mat.family.c_str(), csv_quote(mat.src.substr(mat.src.find(':') + 1)).c_str(), m, n, nnz,
             best->crux.tau_c, best->crux.tau_r, "oracle-best-tried", best->hot_share, best->mode.c_str(), best->fbytes,
             mx_csr_bytes(m, nnz), best->t.med, best->t.mn, best->t.mx, tcold, dflt.t.med, tcs[0].med, tcs[0].mn,
@@ -655,7 +687,7 @@ int main(int argc, char **argv) {
             bytes / (best->t.med * 1e-6) / bw, bytes / (tcold * 1e-6) / bw, bytes / (tcs_best * 1e-6) / bw, features_ms,
             predictor_ms, best->setup_ms, best->upload_ms, best->setup_jobs, setup_ours, setup_dflt, cs_upload_ms,
             cs_setup[kbest], setup_cs, be.c_str(), seg00.t.med, mrg00.t.med, autok.c_str(), (long long)rmax, cv, ncopy,
-            (double)mbytes / g_l2, L.load_ms, L.how.c_str(), L.ref_ms, bw / 1e9);
+            (double)mbytes / g_l2, L.load_ms, L.how.c_str(), L.ref_ms, bw / 1e9, cs_differ[0], cs_differ[1], dflt.differ);
     char cx[32];
     snprintf(cx, sizeof cx, "%g,%g", best->crux.tau_c, best->crux.tau_r);
     printf("%-24s %9d %10d %9s %4s %5.1f %9.1f %9.1f %9.1f %9.1f %9.1f %7.2f %7.2f %8.1f\n", mat.name.c_str(), m, nnz, cx,
@@ -672,6 +704,9 @@ int main(int argc, char **argv) {
   }
   fprintf(fm, "\nbw ours = (12 nnz + 4 (rows+1) + 8 rows + 8 cols) / t as a fraction of the copy bandwidth. "
               "Matrices under 2x L2 rotate 8 x/y copies (the matrix itself may still sit in L2).\n");
+  fprintf(fm, "\nRun-to-run reproducibility (%d repeated calls on the same x, bitwise): cuSPARSE ALG1 differed on%s.\n",
+          REPRO_RUNS, alg1_differs.empty() ? " none" : alg1_differs.c_str());
+  printf("# cuSPARSE ALG1 not bitwise reproducible on:%s\n", alg1_differs.empty() ? " none" : alg1_differs.c_str());
   printf("# total %.1f s\n", (now_ms() - t_start) * 1e-3);
   fclose(fk);
   fclose(fc);
