@@ -14,7 +14,7 @@
  * If every shape reaches the same bandwidth in 3 and 1 leaves a wide margin, the shape does not
  * limit the hot kernel: memory does, and the smaller tile (less padding on sparse tiles) wins.
  *
- * matxtract-mma-shapes [ROWS COLS]   (default 16384 x 1024: 134 MB of values) */
+ * matxtract-mma-shapes [ROWS COLS]   (default 65536 x 256: 134 MB of values, 4096-8192 warps) */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
@@ -194,11 +194,14 @@ static ChainResult measure_chains(int sms, double *sink, long long *dcycles) {
  * Ownership: warp w owns row chunk w (S::M rows) and walks its ntiles = COLS / K tiles in order;
  * lane 4g (t == 0) writes y of rows g and g + 8 (M == 16) once: no atomics, fixed order.
  * Values of tile (w, j): val[((w * ntiles + j) * A_PER + i) * 32 + lane] is A fragment i of the lane
- * (coalesced); tcol[j * K + k] is the x index of the tile's column k (the same for every chunk). */
+ * (coalesced); tcol[j * K + k] is the x index of the tile's column k (the same for every chunk).
+ * Every shape keeps the same 8 matrix values per lane in flight: U = 8 / A_PER tiles are loaded
+ * before their U mma (ntiles is a multiple of U: COLS is a multiple of 128). */
 template <class S>
 __global__ void __launch_bounds__(128) tile_spmv_kernel(int nchunks, int ntiles, const double *__restrict__ val,
                                                          const int *__restrict__ tcol, const double *__restrict__ x,
                                                          double *__restrict__ y) {
+  constexpr int U = 8 / S::A_PER;
   const int lane = threadIdx.x & 31;
   const int w = blockIdx.x * 4 + (threadIdx.x >> 5);
   if (w >= nchunks) return; /* warp-uniform */
@@ -206,17 +209,17 @@ __global__ void __launch_bounds__(128) tile_spmv_kernel(int nchunks, int ntiles,
 #pragma unroll
   for (int i = 0; i < S::D_PER; ++i) d[i] = 0.0;
   const double *v = val + (size_t)w * ntiles * S::A_PER * 32 + lane;
-  for (int j = 0; j < ntiles; j += 2) { /* ntiles is even: 2 tiles' loads before their mma */
-    double a[2][S::A_PER], b[2][S::B_PER];
+  for (int j = 0; j < ntiles; j += U) {
+    double a[U][S::A_PER], b[U][S::B_PER];
 #pragma unroll
-    for (int u = 0; u < 2; ++u) {
+    for (int u = 0; u < U; ++u) {
 #pragma unroll
       for (int i = 0; i < S::A_PER; ++i) a[u][i] = __ldcs(v + ((size_t)(j + u) * S::A_PER + i) * 32);
 #pragma unroll
       for (int i = 0; i < S::B_PER; ++i) b[u][i] = __ldg(x + __ldg(tcol + (j + u) * S::K + S::b_k(lane, i)));
     }
 #pragma unroll
-    for (int u = 0; u < 2; ++u) S::mma(d, a[u], b[u]);
+    for (int u = 0; u < U; ++u) S::mma(d, a[u], b[u]);
   }
   if ((lane & 3) == 0) {
     y[w * S::M + (lane >> 2)] = d[0];
@@ -274,8 +277,8 @@ static void measure_tiles(int rows, int cols, const std::vector<double> &ref, co
   const double err = std::isnan(dd) ? INFINITY : sqrt(dd / rr);
   const float ms = time_ms(launch_tile<S>, &ta, 10, 51);
   const double us = ms * 1e3, bytes = 8.0 * rows * cols + 8.0 * rows;
-  printf("| %s | %.2f | %.0f | %.2f | %.1f | %.1f | %.1f | %.3g | %s |\n", S::name(), chain_rate / 1e12,
-         chain_rate * S::M * S::K / 1e12, lat, us, bytes / (us * 1e-6) / 1e9, 100 * bytes / (us * 1e-6) / bw, err,
+  printf("| %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.1f | %.1f | %.3g | %s |\n", S::name(), chain_rate / 1e9,
+         2.0 * S::M * 8 * S::K * chain_rate / 1e12, chain_rate * S::M * S::K / 1e12, lat, us, bytes / (us * 1e-6) / 1e9, 100 * bytes / (us * 1e-6) / bw, err,
          err <= 1e-12 ? "ok" : "WRONG");
   CK(cudaFree(dv));
   if (!(err <= 1e-12)) exit(3);
@@ -306,9 +309,9 @@ static double copy_bw() {
 }
 
 int main(int argc, char **argv) {
-  const int rows = argc > 2 ? atoi(argv[1]) : 16384, cols = argc > 2 ? atoi(argv[2]) : 1024;
-  if (rows <= 0 || cols <= 0 || rows % 16 || cols % 32) {
-    fprintf(stderr, "usage: matxtract-mma-shapes [ROWS COLS] (ROWS a multiple of 16, COLS of 32)\n");
+  const int rows = argc > 2 ? atoi(argv[1]) : 65536, cols = argc > 2 ? atoi(argv[2]) : 256;
+  if (rows <= 0 || cols <= 0 || rows % 16 || cols % 128) {
+    fprintf(stderr, "usage: matxtract-mma-shapes [ROWS COLS] (ROWS a multiple of 16, COLS of 128)\n");
     return 2;
   }
   int ndev = 0;
@@ -351,8 +354,8 @@ int main(int argc, char **argv) {
   printf("# %s, %d SMs, D2D copy %.0f GB/s (read+write)\n", prop.name, prop.multiProcessorCount, bw / 1e9);
   printf("# dense-tile SpMV: H %d x %d FP64 (%.0f MB of values), x gathered from %d scattered columns of a 1M vector\n\n",
          rows, cols, 8.0 * rows * cols / 1e6, cols);
-  printf("| shape | issue rate (T mma/s) | A values/s (T) | latency (cycles) | tile SpMV (us) | tile SpMV GB/s | "
-         "%% of copy bw | rel err | check |\n|---|---|---|---|---|---|---|---|---|\n");
+  printf("| shape | issue rate (G mma/s) | TFLOP/s (2MNK) | A values/s (T) | latency (cycles) | tile SpMV (us) | "
+         "tile SpMV GB/s | %% of copy bw | rel err | check |\n|---|---|---|---|---|---|---|---|---|---|\n");
   ChainResult c;
   c = measure_chains<S884>(prop.multiProcessorCount, sink, dcycles);
   measure_tiles<S884>(rows, cols, ref, dx, dcol, dy, bw, c.mma_per_s, c.latency_cycles);

@@ -60,15 +60,27 @@ def med(rs, m):
     return statistics.median(num(r.get(m, "nan")) for r in rs)
 
 
+KNOWN = {c[1] for c in COLS} | {"lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
+                                 "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"}
+
+
+def extra_cols(rows):
+    """PROFILE_EXTRA_METRICS of ncu_cold.sh: every metric column not in COLS, unscaled, by name."""
+    if not rows:
+        return []
+    return [(m, m, 1) for m in rows[0] if "__" in m and m not in KNOWN]
+
+
 def main():
     for path in sys.argv[1:]:
         rows = read_rows(path)
+        cols = COLS + extra_cols(rows)
         print(f"## {path.rsplit('/', 1)[-1]} ({len(rows)} launches profiled)\n")
-        print("| kernel | launches | " + " | ".join(c[0] for c in COLS) + " |")
-        print("|---" * (len(COLS) + 2) + "|")
+        print("| kernel | launches | " + " | ".join(c[0] for c in cols) + " |")
+        print("|---" * (len(cols) + 2) + "|")
         for name, rs in by_kernel(rows):
             cells = []
-            for h, m, sc in COLS:
+            for h, m, sc in cols:
                 if h == "L2 hit %":
                     v = 100 * med(rs, "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum") / max(
                         med(rs, "lts__t_sectors_srcunit_tex_op_read.sum"), 1)
