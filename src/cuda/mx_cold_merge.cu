@@ -95,7 +95,11 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
   const int tile_items = tile_rows + tile_nnz;
 
   /* stage the tile: coalesced products and row ends */
+#if MX_MERGE_ALIGNED
+  mx_stage_products_aligned<MX_MERGE_THREADS, MX_MERGE_ITEMS, XH>(col, val, x, xhot, n0, n0 + tile_nnz, s_prod);
+#else
   mx_stage_products<MX_MERGE_THREADS, MX_MERGE_ITEMS, XH>(col, val, x, xhot, n0, n0 + tile_nnz, s_prod);
+#endif
   for (int i = threadIdx.x; i < tile_rows; i += MX_MERGE_THREADS) s_rowend[i] = rowptr[r0 + 1 + i];
   if (threadIdx.x == 0) s_rowend[tile_rows] = INT_MAX; /* past the tile's last row end: nonzeros only */
   __syncthreads();
@@ -116,19 +120,30 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
   }
 }
 
-/* Ownership: thread t looks at tile t's carry; only the first tile of a run of tiles carrying into
- * the same row acts: it sums the run's carries in tile order and adds them to y[row] (written by
- * the merge kernel, which has finished). One writer per row, fixed order: no atomics. */
+/* Ownership: warp w looks at tile w's carry; only the first tile of a run of tiles carrying into
+ * the same row acts: lane l sums the carries of tiles w+l, w+l+32, ... of the run in tile order, a
+ * fixed butterfly adds the 32 lane sums, and lane 0 adds the total to y[row] (written by the merge
+ * kernel, which has finished). Carry rows never decrease with the tile, so a run is contiguous and
+ * its length, hence the addition order, depends on the matrix structure only. One writer per row:
+ * no atomics, bitwise reproducible. (One thread per run, serially, took 16.6 us on chunglu 1M, whose
+ * longest row spans ~112 tiles; tuning/results/h200/kernels-2026-11-21-s3.md.) */
 __global__ void __launch_bounds__(MX_FIXUP_THREADS)
 mx_merge_fixup_kernel(int ntiles, int nrows, const int *__restrict__ carry_row,
                       const double *__restrict__ carry_val, double *y) {
-  const int t = blockIdx.x * MX_FIXUP_THREADS + threadIdx.x;
-  if (t >= ntiles) return;
+  const int lane = threadIdx.x & 31;
+  const int t = blockIdx.x * (MX_FIXUP_THREADS / 32) + (threadIdx.x >> 5);
+  if (t >= ntiles) return; /* warp-uniform */
   const int row = carry_row[t];
-  if (row >= nrows || (t > 0 && carry_row[t - 1] == row)) return;
-  double acc = carry_val[t];
-  for (int u = t + 1; u < ntiles && carry_row[u] == row; ++u) acc += carry_val[u];
-  y[row] += acc;
+  if (row >= nrows || (t > 0 && carry_row[t - 1] == row)) return; /* warp-uniform */
+  double acc = 0.0;
+  for (int base = t;; base += 32) {
+    const int u = base + lane;
+    const bool in_run = u < ntiles && carry_row[u] == row;
+    if (in_run) acc += carry_val[u];
+    if (!__all_sync(MX_FULL_MASK, in_run)) break;
+  }
+  acc = mx_group_sum(acc, 32);
+  if (lane == 0) y[row] += acc;
 }
 
 template <int XH>
@@ -149,7 +164,8 @@ int mx_cold_merge_launch(const mx_device *D, const double *x, const double *z, d
   else merge_kernel_launch<MX_XH_OFF>(D, x, z, y, s);
   MX_LAUNCH_CHECK("mx_cold_merge_kernel launch");
   if (D->merge_ntiles > 1) {
-    const int nb = (D->merge_ntiles + MX_FIXUP_THREADS - 1) / MX_FIXUP_THREADS;
+    const int warps_per_block = MX_FIXUP_THREADS / 32;
+    const int nb = (D->merge_ntiles + warps_per_block - 1) / warps_per_block;
     mx_merge_fixup_kernel<<<nb, MX_FIXUP_THREADS, 0, s>>>(D->merge_ntiles, D->nrows, D->carry_row, D->carry_val, y);
     MX_LAUNCH_CHECK("mx_merge_fixup_kernel launch");
   }

@@ -62,6 +62,32 @@ __device__ __forceinline__ void mx_stage_products(const int *__restrict__ col, c
     if (c[i] != -1) prod[i * THREADS + threadIdx.x] = v[i] * mx_ld_xc<XH>(x, xhot, c[i]);
 }
 
+/* The same products for a range that starts anywhere (merge tiles do): warp loads start on a
+ * 32-element boundary a0 = s0 & ~31 (one 128-byte line of col, two of val per warp load, not two
+ * and three), lanes before s0 or past s1 stay idle; prod[g - s0] receives element g. The loads of
+ * [a0, a0 + THREADS*PER) are batched as in mx_stage_products; what is left past them (s0 - a0 <= 31
+ * elements at most) is done by the first warp. Needs s1 - s0 <= THREADS*PER. */
+template <int THREADS, int PER, int XH>
+__device__ __forceinline__ void mx_stage_products_aligned(const int *__restrict__ col, const double *__restrict__ val,
+                                                          const double *__restrict__ x, const double *__restrict__ xhot,
+                                                          int s0, int s1, double *prod) {
+  const int a0 = s0 & ~31;
+  int c[PER];
+  double v[PER];
+#pragma unroll
+  for (int i = 0; i < PER; ++i) {
+    const int g = a0 + i * THREADS + (int)threadIdx.x;
+    const bool in = g >= s0 && g < s1;
+    c[i] = in ? mx_ld_stream(col + g) : -1;
+    v[i] = in ? mx_ld_stream(val + g) : 0.0;
+  }
+#pragma unroll
+  for (int i = 0; i < PER; ++i)
+    if (c[i] != -1) prod[a0 + i * THREADS + (int)threadIdx.x - s0] = v[i] * mx_ld_xc<XH>(x, xhot, c[i]);
+  const int g = a0 + THREADS * PER + (int)threadIdx.x;
+  if (g < s1) prod[g - s0] = mx_ld_stream(val + g) * mx_ld_xc<XH>(x, xhot, mx_ld_stream(col + g));
+}
+
 /* Sum over aligned lane groups of size g (power of two <= 32) by a fixed butterfly: every lane of
  * the group ends with the same bits, independent of timing. All 32 lanes must call it. */
 __device__ __forceinline__ double mx_group_sum(double v, int g) {

@@ -384,6 +384,8 @@ int main(int argc, char **argv) {
     mats.push_back(make_random("8k+1 rows", 8193, 5000, 9, UNIFORM, 12));
     mats.push_back(make_random("8k rows", 8192, 8192, 30, POWERLAW, 13));
     mats.push_back(make_random("one-long-row 3x200000", 3, 200000, 60000, UNIFORM, 14));
+    /* rows spanning ~140 merge tiles: the fixup's warp walks a run of carries in 5 rounds */
+    mats.push_back(make_random("long-rows 2x1000000", 2, 1000000, 250000, UNIFORM, 17));
     mats.push_back(make_random("powerlaw 60000", 60000, 60000, 20, POWERLAW, 15));
     mats.push_back(make_random("dense-rows 20000", 20000, 20000, 10, DENSE_ROWS, 16));
   }

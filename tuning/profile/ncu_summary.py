@@ -2,6 +2,7 @@
 """Summarise `ncu --csv --page raw` files written by ncu_cold.sh (one file per matrix and NVTX
 range): one table row per kernel name (median over its launches), per input file."""
 import csv
+import os
 import statistics
 import sys
 
@@ -60,21 +61,16 @@ def med(rs, m):
     return statistics.median(num(r.get(m, "nan")) for r in rs)
 
 
-KNOWN = {c[1] for c in COLS} | {"lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
-                                 "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"}
-
-
-def extra_cols(rows):
-    """PROFILE_EXTRA_METRICS of ncu_cold.sh: every metric column not in COLS, unscaled, by name."""
-    if not rows:
-        return []
-    return [(m, m, 1) for m in rows[0] if "__" in m and m not in KNOWN]
+def extra_cols():
+    """PROFILE_EXTRA_METRICS (ncu_cold.sh's environment): one more column each, unscaled, by name."""
+    names = os.environ.get("PROFILE_EXTRA_METRICS", "")
+    return [(m, m, 1) for m in names.split(",") if m]
 
 
 def main():
     for path in sys.argv[1:]:
         rows = read_rows(path)
-        cols = COLS + extra_cols(rows)
+        cols = COLS + extra_cols()
         print(f"## {path.rsplit('/', 1)[-1]} ({len(rows)} launches profiled)\n")
         print("| kernel | launches | " + " | ".join(c[0] for c in cols) + " |")
         print("|---" * (len(cols) + 2) + "|")
