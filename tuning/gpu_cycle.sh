@@ -16,10 +16,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT/logs"
 STAGES=${*:-setup build test sanitize bench amortize pack}
-export PETSC_DIR=/opt/petsc-cuda PETSC_ARCH= PKG_CONFIG_PATH=/opt/petsc-cuda/lib/pkgconfig
-export PETSC_OPTIONS="${PETSC_OPTIONS:--use_gpu_aware_mpi 0}"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export PATH=/usr/local/cuda/bin:$PATH
+. tuning/gpu_env.sh
 status=0
 
 stage_setup() {
@@ -44,7 +41,7 @@ stage_scaling() { bash tuning/mpi/scaling.sh "$OUT/scaling" build-gpu; }
 stage_profile() { bash tuning/profile/ncu_cold.sh "$OUT/profile" ${PROFILE_SPECS:-}; }
 stage_pack() {
   local dirs
-  dirs=$(cd "$OUT" && ls -d logs bench amortization scaling profile 2>/dev/null)
+  dirs=$(cd "$OUT" && ls -d logs bench amortization scaling profile ab 2>/dev/null)
   tar czf "$OUT/results.tgz" -C "$OUT" $dirs && (cd "$OUT" && rm -rf $dirs)
 }
 

@@ -1,0 +1,30 @@
+#!/bin/bash
+# A/B of compile-time tuning constants (src/cuda/mx_tuning.h) on the GPU host, after
+# `tuning/gpu_cycle.sh setup`: builds matxtract-bench once per flag set (build-ab-K/) and runs the
+# sets in ROUNDS interleaved rounds (A B A B ...) on the same matrices, so drift shows as a
+# difference between rounds of one set.
+#   tuning/bench/ab_build.sh OUTDIR "FLAGS_A" "FLAGS_B" ... -- BENCH_ARGS...
+# FLAGS: nvcc flags such as "-DMX_MERGE_ALIGNED=0" ("" = the defaults). Writes OUTDIR/ab-K-rR/ (the
+# bench's files) and OUTDIR/ab.md (the compact table of each run, in order).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tuning/gpu_env.sh
+OUTD=${1:?OUTDIR}; shift
+ROUNDS=${ROUNDS:-2}
+flags=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do flags+=("$1"); shift; done
+[ "${1:-}" = "--" ] && shift
+mkdir -p "$OUTD"
+: > "$OUTD/ab.md"
+for k in "${!flags[@]}"; do
+  cmake -S . -B "build-ab-$k" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DCMAKE_CUDA_FLAGS="${flags[$k]}" -DMATXTRACT_BUILD_TESTS=OFF -DMATXTRACT_BUILD_EXAMPLES=OFF > "$OUTD/build-$k.log" 2>&1 &&
+    cmake --build "build-ab-$k" -j"$(nproc)" --target matxtract-bench >> "$OUTD/build-$k.log" 2>&1 ||
+    { echo "build of set $k ('${flags[$k]}') failed: $OUTD/build-$k.log"; exit 1; }
+done
+for r in $(seq 1 "$ROUNDS"); do
+  for k in "${!flags[@]}"; do
+    echo "## round $r, set $k: '${flags[$k]:-defaults}'" | tee -a "$OUTD/ab.md"
+    "build-ab-$k/tuning/bench/matxtract-bench" "$@" -o "$OUTD/ab-$k-r$r" 2>&1 | grep -v '^#' | tee -a "$OUTD/ab.md"
+  done
+done
