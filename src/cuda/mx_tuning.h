@@ -43,10 +43,6 @@
 #ifndef MX_MERGE_MIN_BLOCKS
 #define MX_MERGE_MIN_BLOCKS 8
 #endif
-/* A/B (session 3): 1 = merge tiles stage their products with 32-element-aligned warp loads */
-#ifndef MX_MERGE_ALIGNED
-#define MX_MERGE_ALIGNED 1
-#endif
 #ifndef MX_FIXUP_THREADS
 #define MX_FIXUP_THREADS 256
 #endif

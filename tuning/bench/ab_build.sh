@@ -4,7 +4,7 @@
 # sets in ROUNDS interleaved rounds (A B A B ...) on the same matrices, so drift shows as a
 # difference between rounds of one set.
 #   tuning/bench/ab_build.sh OUTDIR "FLAGS_A" "FLAGS_B" ... -- BENCH_ARGS...
-# FLAGS: nvcc flags such as "-DMX_MERGE_ALIGNED=0" ("" = the defaults). Writes OUTDIR/ab-K-rR/ (the
+# FLAGS: nvcc flags such as "-DMX_MERGE_ITEMS=5" ("" = the defaults). Writes OUTDIR/ab-K-rR/ (the
 # bench's files) and OUTDIR/ab.md (the compact table of each run, in order).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
