@@ -43,7 +43,18 @@ static mx_status build_hot(const mx_csr *A, const mx_crux_sel *S, mx_mode_reques
   return st;
 }
 
-mx_status mx_format_build(const mx_csr *A, mx_crux c, mx_mode_request req, mx_format *F) {
+/* F->cold_* = A's own arrays: the cold part of a format without hot nonzeros is A, in input order. */
+static void borrow_cold(const mx_csr *A, mx_format *F) {
+  F->cold_borrowed = 1;
+  F->cold_nnz = F->nnz;
+  F->cold_rowptr = (int32_t *)A->rowptr; /* never written through: cold_borrowed */
+  F->cold_col = (int32_t *)A->colidx;
+  F->cold_val = (double *)A->val;
+  F->cold_src = NULL;
+}
+
+/* mx_format_build, or with borrow = 1 mx_format_build_borrow. */
+static mx_status build(const mx_csr *A, mx_crux c, mx_mode_request req, int borrow, mx_format *F) {
   if (!F) return MX_ERR_ARG;
   memset(F, 0, sizeof(*F));
   mx_crux cc;
@@ -64,16 +75,30 @@ mx_status mx_format_build(const mx_csr *A, mx_crux c, mx_mode_request req, mx_fo
   F->nchunks = (int32_t)(((int64_t)S.hot_nrows + MX_CHUNK_ROWS - 1) / MX_CHUNK_ROWS);
   F->mode = MX_HOT_NONE;
   st = hot_row_slots(&S, F);
-  if (st == MX_OK) st = mx_cold_csr_build(A, &S, F);
+  if (st == MX_OK && borrow && S.hot_nnz == 0) borrow_cold(A, F);
+  else if (st == MX_OK) st = mx_cold_csr_build(A, &S, F);
   if (st == MX_OK && F->hot_nnz > 0) st = build_hot(A, &S, req, F);
   mx_crux_sel_free(&S);
   if (st != MX_OK) mx_format_free(F);
   return st;
 }
 
-/* cold_val[p] = val[cold_src[p]]; hot values likewise, padding slots (src -1) = 0. */
+mx_status mx_format_build(const mx_csr *A, mx_crux c, mx_mode_request req, mx_format *F) {
+  return build(A, c, req, 0, F);
+}
+
+mx_status mx_format_build_borrow(const mx_csr *A, mx_crux c, mx_mode_request req, mx_format *F) {
+  return build(A, c, req, 1, F);
+}
+
+/* cold_val[p] = val[cold_src[p]]; hot values likewise, padding slots (src -1) = 0. A borrowed cold
+ * part (no hot part) takes val itself. */
 void mx_format_refresh_values(mx_format *F, const double *val) {
   if (!F) return;
+  if (F->cold_borrowed) {
+    F->cold_val = (double *)val; /* never written through: cold_borrowed */
+    return;
+  }
   const int32_t *cs = F->cold_src, *hs = F->hot_src;
   for (int32_t p = 0; p < F->cold_nnz; p++) F->cold_val[p] = val[cs[p]];
   if (F->mode == MX_HOT_DU)
@@ -93,9 +118,11 @@ void mx_format_free(mx_format *F) {
   free(F->se_ptr);
   free(F->se_col);
   free(F->se_val);
-  free(F->cold_rowptr);
-  free(F->cold_col);
-  free(F->cold_val);
+  if (!F->cold_borrowed) {
+    free(F->cold_rowptr);
+    free(F->cold_col);
+    free(F->cold_val);
+  }
   free(F->cold_src);
   free(F->hot_src);
   memset(F, 0, sizeof(*F));

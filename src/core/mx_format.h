@@ -25,6 +25,8 @@
  *   0 <= tau_r <= tau_c <= 1; every nonzero of the input is in exactly one of H and C;
  *   all indices are 32-bit; hot_row[] lists distinct rows; value slots map back to the input
  *   through cold_src/hot_src (the gather map used to refresh values without a rebuild).
+ *   A borrowed cold part (mx_format_build_borrow, H empty) IS the input CSR: cold_src is NULL
+ *   (the identity map) and the cold arrays belong to the caller.
  */
 #ifndef MX_FORMAT_H
 #define MX_FORMAT_H
@@ -90,15 +92,26 @@ typedef struct {
   int32_t *cold_col;    /* cold_nnz */
   double *cold_val;     /* cold_nnz */
 
+  /* 1: cold_rowptr/cold_col/cold_val are the input's own arrays (mx_format_build_borrow with H
+   * empty): never written or freed by the format, cold_src is NULL (identity). 0: owned copies. */
+  int cold_borrowed;
+
   /* gather map: value slot -> index into the input's val[] (-1 for padding slots) */
-  int32_t *cold_src; /* cold_nnz */
+  int32_t *cold_src; /* cold_nnz; NULL iff cold_borrowed */
   int32_t *hot_src;  /* hot_nnz (DU, into du_val) or se_nslots (SE, into se_val) */
 } mx_format;
 
 /* Build the format of A for crux c and hot mode request. On success *F owns its arrays. */
 mx_status mx_format_build(const mx_csr *A, mx_crux c, mx_mode_request mode, mx_format *F);
 
-/* Refresh every stored value from val[] (same pattern as at build time), via the gather map. */
+/* As mx_format_build, except when the crux selects no hot nonzero (always at crux (0,0)): then the
+ * cold CSR is not copied, F borrows A's rowptr/colidx/val (cold_borrowed = 1, cold_src = NULL), and
+ * A's arrays must stay alive and unchanged in pattern for F's lifetime. Saves a copy of the whole
+ * matrix (20 bytes per nonzero written) at the default crux. */
+mx_status mx_format_build_borrow(const mx_csr *A, mx_crux c, mx_mode_request mode, mx_format *F);
+
+/* Refresh every stored value from val[] (same pattern as at build time), via the gather map. A
+ * borrowed cold part takes val[] itself (cold_val = val: the caller keeps val alive, as A's before). */
 void mx_format_refresh_values(mx_format *F, const double *val);
 
 /* Free all arrays of F and zero it. Safe on a zeroed struct. */

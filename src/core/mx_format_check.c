@@ -114,8 +114,11 @@ static int hot_order_ok(const mx_format *F, const int32_t *len) {
   return 1;
 }
 
-/* Every slot's source in [0, nnz) and hit once; -1 exactly at SE padding. */
+/* Every slot's source in [0, nnz) and hit once; -1 exactly at SE padding. A borrowed cold part is
+ * the whole input (identity map, no hot part). */
 static int gather_ok(const mx_format *F, uint8_t *hit) {
+  if (F->cold_borrowed) return !F->cold_src && F->hot_nnz == 0 && F->mode == MX_HOT_NONE && F->cold_nnz == F->nnz;
+  if (!F->cold_src && F->cold_nnz > 0) return 0;
   const int32_t nh = F->mode == MX_HOT_SE ? F->se_nslots : F->mode == MX_HOT_DU ? F->hot_nnz : 0;
   for (int32_t p = 0; p < F->cold_nnz; p++) {
     const int32_t k = F->cold_src[p];

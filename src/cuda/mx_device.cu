@@ -251,7 +251,7 @@ static int upload(const mx_format *F, int xhot_request, mx_cold_kernel cold_req,
   if (dev_upload(D, &D->cold_rowptr, F->cold_rowptr, F->cold_rowptr ? (size_t)F->nrows + 1 : 0, "upload cold_rowptr") ||
       dev_upload(D, &D->cold_col, cc.cold_p, F->cold_nnz, "upload cold_col") ||
       dev_upload(D, &D->cold_val, F->cold_val, F->cold_nnz, "upload cold_val") ||
-      dev_upload(D, &D->cold_src, F->cold_src, F->cold_nnz, "upload cold_src"))
+      dev_upload(D, &D->cold_src, F->cold_src, F->cold_src ? F->cold_nnz : 0, "upload cold_src"))
     return 1;
 
   const bool both = auto_timed(F->cold_nnz, cold_req);
@@ -305,7 +305,8 @@ static int upload(const mx_format *F, int xhot_request, mx_cold_kernel cold_req,
       return 1;
   }
 
-  if (dev_alloc(D, &D->val_in, F->nnz, "alloc value staging") ||
+  D->cold_identity = F->cold_borrowed != 0;
+  if ((!D->cold_identity && dev_alloc(D, &D->val_in, F->nnz, "alloc value staging")) ||
       dev_alloc(D, &D->x_stage, F->ncols, "alloc x staging") ||
       dev_alloc(D, &D->y_stage, F->nrows, "alloc y staging") ||
       dev_alloc(D, &D->z_stage, F->nrows, "alloc z staging"))
@@ -419,6 +420,8 @@ extern "C" int mx_device_upload_xhot(const mx_format *F, mx_cold_kernel cold, in
   if (F->nrows < 0 || F->ncols < 0 || F->nnz < 0 || F->cold_nnz < 0 || F->hot_nnz < 0 || F->nchunks < 0)
     return mx_fail("mx_device_upload: negative size in the format");
   if (F->nrows > 0 && !F->cold_rowptr) return mx_fail("mx_device_upload: cold_rowptr is NULL");
+  if (F->cold_borrowed ? F->hot_nnz != 0 || F->cold_nnz != F->nnz : F->cold_nnz > 0 && !F->cold_src)
+    return mx_fail("mx_device_upload: the cold gather map is missing (only a borrowed cold part of a format without hot part has none)");
   if (cold != MX_COLD_AUTO && cold != MX_COLD_SEGMENT && cold != MX_COLD_MERGE && cold != MX_COLD_CUSPARSE)
     return mx_fail("mx_device_upload: unknown cold kernel %d", (int)cold);
   if ((int64_t)F->nrows + F->cold_nnz > INT32_MAX - MX_MERGE_TILE)
@@ -479,8 +482,12 @@ extern "C" int mx_device_refresh_values(mx_device *D, const double *val, void *s
   if (D->nnz == 0) return 0;
   if (!val) return mx_fail("mx_device_refresh_values: val is NULL");
   cudaStream_t s = (cudaStream_t)stream;
-  MX_CUDA_TRY(cudaMemcpyAsync(D->val_in, val, sizeof(double) * D->nnz, cudaMemcpyHostToDevice, s));
-  if (mx_gather_launch(D->cold_val, D->cold_src, D->val_in, D->cold_nnz, s)) return 1;
+  if (D->cold_identity) {
+    MX_CUDA_TRY(cudaMemcpyAsync(D->cold_val, val, sizeof(double) * D->nnz, cudaMemcpyHostToDevice, s));
+  } else {
+    MX_CUDA_TRY(cudaMemcpyAsync(D->val_in, val, sizeof(double) * D->nnz, cudaMemcpyHostToDevice, s));
+    if (mx_gather_launch(D->cold_val, D->cold_src, D->val_in, D->cold_nnz, s)) return 1;
+  }
   if (D->mode == MX_HOT_DU && mx_gather_launch(D->du_val, D->hot_src, D->val_in, D->hot_nvals, s)) return 1;
   if (D->mode == MX_HOT_SE && mx_gather_launch(D->se_val, D->hot_src, D->val_in, D->hot_nvals, s)) return 1;
   if (D->cold == MX_COLD_CUSPARSE && mx_cold_cusparse_refresh(D, s)) return 1;

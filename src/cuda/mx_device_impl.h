@@ -58,8 +58,11 @@ struct mx_device {
   int *xhot_col;
   double *xhot;
 
-  /* staging for refresh and the host-vector entry point */
+  /* staging for refresh and the host-vector entry point; cold_identity: the cold CSR is the whole
+   * matrix in input order (a borrowed cold part, no hot part), so refresh copies values straight
+   * into cold_val and there is no val_in or cold_src */
   double *val_in, *x_stage, *y_stage, *z_stage;
+  bool cold_identity;
 
   size_t bytes;
 };

@@ -131,7 +131,9 @@ static PetscErrorCode MatXtractBuild(Mat A)
   PetscCall(MatXtractFreeShadow(x));
   PetscCall(PetscLogEventBegin(MATXTRACT_Build, A, 0, 0, 0));
   PetscCall(MatXtractGetCSR(A, &csr));
-  PetscCall(MatXtractCheckStatus(A, mx_format_build(&csr, x->set.crux, x->set.mode, &x->F), "building the format"));
+  /* borrow: at a crux without hot nonzeros (the default (0,0)) F's cold CSR is A's own arrays (or the
+   * 32-bit index copies, which live as long as F), no copy; a new pattern rebuilds F */
+  PetscCall(MatXtractCheckStatus(A, mx_format_build_borrow(&csr, x->set.crux, x->set.mode, &x->F), "building the format"));
   PetscCall(PetscLogEventEnd(MATXTRACT_Build, A, 0, 0, 0));
   PetscCall(PetscInfo(A, "matxtract: built crux (%g,%g): hot %d x %d, hot nnz %d, cold nnz %d, mode %s\n", x->F.crux.tau_c, x->F.crux.tau_r, (int)x->F.hot_nrows, (int)x->F.hot_ncols, (int)x->F.hot_nnz, (int)x->F.cold_nnz, MatXtractHotNames[x->F.mode]));
   PetscCall(MatXtractUpload(A, &x->F, &x->D));
@@ -386,7 +388,7 @@ PetscErrorCode MatXtractViewInfo_SeqAIJ(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: crux (tau_c, tau_r) = (%g, %g) from %s\n", (double)info.tau_c, (double)info.tau_r, MatXtractSourceNames[info.crux_source]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: hot region %" PetscInt_FMT " rows x %" PetscInt_FMT " cols, hot nnz %" PetscInt_FMT " (%.1f%%), cold nnz %" PetscInt_FMT ", hot mode %s (requested %s)\n", info.hot_rows, info.hot_cols, info.hot_nnz,
                                    x->F.nnz ? 100.0 * (double)info.hot_nnz / (double)x->F.nnz : 0.0, info.cold_nnz, info.hot_mode, MatXtractModeNames[x->set.mode]));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: format %zu bytes vs CSR %zu bytes (%.3fx)\n", info.format_bytes, info.csr_bytes, info.csr_bytes ? (double)info.format_bytes / (double)info.csr_bytes : 1.0));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: format %zu bytes vs CSR %zu bytes (%.3fx)%s\n", info.format_bytes, info.csr_bytes, info.csr_bytes ? (double)info.format_bytes / (double)info.csr_bytes : 1.0, x->F.cold_borrowed ? "; its cold CSR is the AIJ arrays themselves (no host copy)" : ""));
   if (info.on_device) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the GPU, %zu device bytes, cold kernel %s\n", info.device_bytes, MatXtractColdNames[mx_device_cold_kernel(x->D)]));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the CPU (%s)\n", x->set.device_choice == MATXTRACT_DEVICE_CPU ? "-mat_matxtract_device cpu" : "no usable GPU"));
   PetscFunctionReturn(PETSC_SUCCESS);

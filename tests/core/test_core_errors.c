@@ -56,6 +56,30 @@ static void limits(void) {
   mx_format_free(&F);
 }
 
+/* A borrowed cold part is only valid as the identity of the whole input; an owned one needs its map. */
+static void borrowed_consistency(void) {
+  t_spec s = {64, 64, 600, 2, 2, 0, 0, 0, 0, 0.05, 78};
+  t_csr A = t_random(&s);
+  const mx_csr V = t_view(&A);
+  mx_format B, F;
+  CHECK(mx_format_build_borrow(&V, (mx_crux){0, 0}, MX_MODE_AUTO, &B) == MX_OK && B.cold_borrowed, "borrowed build");
+  CHECK(mx_format_check(&B) == MX_OK, "valid borrowed format");
+  B.cold_nnz--, B.hot_nnz++; /* a borrowed cold part that is not the whole input */
+  CHECK(mx_format_check(&B) == MX_ERR_ARG, "borrowed part short of the input not detected");
+  B.cold_nnz++, B.hot_nnz--;
+  CHECK(mx_format_build(&V, (mx_crux){0, 0}, MX_MODE_AUTO, &F) == MX_OK && !F.cold_borrowed, "owned build");
+  int32_t *map = F.cold_src;
+  F.cold_src = NULL; /* an owned cold part without its gather map */
+  CHECK(mx_format_check(&F) == MX_ERR_ARG, "missing gather map not detected");
+  B.cold_src = map; /* a borrowed part with a map */
+  CHECK(mx_format_check(&B) == MX_ERR_ARG, "borrowed part with a gather map not detected");
+  B.cold_src = NULL;
+  F.cold_src = map;
+  mx_format_free(&B);
+  mx_format_free(&F);
+  t_csr_free(&A);
+}
+
 /* A corrupted copy of a valid format must fail mx_format_check. */
 static void corrupt(void) {
   t_spec s = {64, 64, 600, 2, 2, 0, 0, 0, 0, 0.05, 77};
@@ -106,5 +130,6 @@ int main(void) {
   bad_csr();
   limits();
   corrupt();
+  borrowed_consistency();
   return t_report("test_core_errors");
 }

@@ -400,10 +400,43 @@ static inline void t_battery_one(const t_csr *A, mx_crux c, mx_mode_request req,
   mx_format_free(&F);
 }
 
+/* mx_format_build_borrow: without hot nonzeros the cold CSR is A's own arrays (identity map, never
+ * freed or written by the format; refresh takes the new value array), with them the same format as
+ * mx_format_build. Products, check, refresh and free are checked against A. */
+static inline void t_check_borrow(const t_csr *A, mx_crux c, mx_mode_request req, const char *name) {
+  char what[256];
+  snprintf(what, sizeof what, "%s %dx%d crux (%g,%g) mode %d borrowed", name, A->nrows, A->ncols, c.tau_c, c.tau_r, (int)req);
+  const mx_csr V = t_view(A);
+  mx_format B, F;
+  if (mx_format_build_borrow(&V, c, req, &B) != MX_OK || mx_format_build(&V, c, req, &F) != MX_OK) {
+    CHECK(0, "%s: build failed", what);
+    return;
+  }
+  CHECK(mx_format_check(&B) == MX_OK, "%s: check failed", what);
+  if (B.hot_nnz > 0) {
+    CHECK(!B.cold_borrowed && t_identical(&B, &F), "%s: differs from the owned build", what);
+  } else {
+    CHECK(B.cold_borrowed && !B.cold_src && B.cold_rowptr == V.rowptr && B.cold_col == V.colidx && B.cold_val == V.val &&
+              B.cold_nnz == A->nnz, "%s: does not borrow A", what);
+    CHECK(mx_format_bytes(&B) == mx_format_bytes(&F), "%s: bytes differ from the owned build", what);
+    t_check_products(&B, A, what, 4321);
+    t_csr S = *A;
+    S.val = malloc(((size_t)A->nnz + 1) * sizeof(double));
+    for (int32_t k = 0; k < A->nnz; k++) S.val[k] = 0.5 * A->val[k] - 0.002 * (k % 5);
+    mx_format_refresh_values(&B, S.val);
+    CHECK(B.cold_val == S.val && mx_format_check(&B) == MX_OK, "%s: refresh does not take the new values", what);
+    t_check_products(&B, &S, what, 77);
+    free(S.val); /* B only points at it; mx_format_free(&B) below must not free it (nor A's arrays) */
+  }
+  mx_format_free(&B);
+  mx_format_free(&F);
+}
+
 /* Every crux of the grid in every mode; DU and SE builds report the same costs. */
 static inline void t_battery(const t_csr *A, const char *name) {
   for (int g = 0; g < T_NGRID; g++) {
     for (int md = 0; md < 3; md++) t_battery_one(A, t_grid[g], (mx_mode_request)md, name);
+    t_check_borrow(A, t_grid[g], MX_MODE_AUTO, name);
     const mx_csr V = t_view(A);
     mx_format D, S;
     if (mx_format_build(&V, t_grid[g], MX_MODE_DU, &D) == MX_OK && mx_format_build(&V, t_grid[g], MX_MODE_SE, &S) == MX_OK) {

@@ -314,34 +314,37 @@ static void check_matrix(const Csr &A, bool small, std::mt19937_64 &rng) {
   mx_csr a = A.view();
   int ncase = 0;
   for (const mx_crux &c : grid)
-    for (mx_mode_request md : modes) {
-      if (c.tau_c == 0 && md == MX_MODE_SE) continue; /* (0,0) has no hot region: one mode is enough */
-      mx_format F;
-      if (mx_format_build(&a, c, md, &F) != MX_OK) {
-        expect(false, A.name + " mx_format_build failed");
-        continue;
+    for (mx_mode_request md : modes)
+      for (int borrow = 0; borrow <= (c.tau_c == 0 ? 1 : 0); ++borrow) { /* (0,0): owned and borrowed cold CSR */
+        if (c.tau_c == 0 && md == MX_MODE_SE) continue; /* (0,0) has no hot region: one mode is enough */
+        mx_format F;
+        if ((borrow ? mx_format_build_borrow(&a, c, md, &F) : mx_format_build(&a, c, md, &F)) != MX_OK) {
+          expect(false, A.name + " mx_format_build failed");
+          continue;
+        }
+        if (borrow) expect(F.cold_borrowed == 1 && F.cold_col == a.colidx && !F.cold_src, A.name + " (0,0) borrows A");
+        char tag[256];
+        if (c.tau_c == 0 && c.tau_r == 0) { /* the oracle format agrees with plain CSR */
+          std::vector<double> x = rand_vec(A.ncols, rng), y0(A.nrows), y1(A.nrows);
+          csr_spmv(A, x, y0);
+          mx_spmv(&F, x.data(), y1.data());
+          expect_close(y1, y0, A.name + " oracle vs CSR");
+        }
+        for (mx_cold_kernel ck : colds) {
+          snprintf(tag, sizeof tag, "%s crux(%g,%g) %s %s%s", A.name.c_str(), c.tau_c, c.tau_r, md == MX_MODE_DU ? "du" : "se",
+                   ck == MX_COLD_SEGMENT ? "segment" : ck == MX_COLD_MERGE ? "merge" : "cusparse", borrow ? " borrowed" : "");
+          check_case(A, &F, ck, tag, rng);
+          if (ck != MX_COLD_CUSPARSE) /* cuSPARSE reads plain columns: a coded cold CSR falls back to ours */
+            for (int k : {1, 1 + A.ncols / 8, A.ncols + 3}) check_xhot(A, &F, ck, k, std::string(tag) + " k=" + std::to_string(k), rng);
+          ++ncase;
+        }
+        mx_format_free(&F);
       }
-      char tag[256];
-      if (c.tau_c == 0 && c.tau_r == 0) { /* once: the oracle format agrees with plain CSR */
-        std::vector<double> x = rand_vec(A.ncols, rng), y0(A.nrows), y1(A.nrows);
-        csr_spmv(A, x, y0);
-        mx_spmv(&F, x.data(), y1.data());
-        expect_close(y1, y0, A.name + " oracle vs CSR");
-      }
-      for (mx_cold_kernel ck : colds) {
-        snprintf(tag, sizeof tag, "%s crux(%g,%g) %s %s", A.name.c_str(), c.tau_c, c.tau_r,
-                 md == MX_MODE_DU ? "du" : "se", ck == MX_COLD_SEGMENT ? "segment" : ck == MX_COLD_MERGE ? "merge" : "cusparse");
-        check_case(A, &F, ck, tag, rng);
-        if (ck != MX_COLD_CUSPARSE) /* cuSPARSE reads plain columns: a coded cold CSR falls back to ours */
-          for (int k : {1, 1 + A.ncols / 8, A.ncols + 3}) check_xhot(A, &F, ck, k, std::string(tag) + " k=" + std::to_string(k), rng);
-        ++ncase;
-      }
-      mx_format_free(&F);
-    }
-  /* AUTO (what -mat_type matxtract runs): resolves to one of the three, then every check of a case */
+  /* AUTO on the format -mat_type matxtract builds (borrowed cold CSR at (0,0)): resolves to one of
+   * the three kernels, then every check of a case */
   for (const mx_crux &c : {mx_crux{0, 0}, mx_crux{0.9, 0.8}}) {
     mx_format F;
-    if (mx_format_build(&a, c, MX_MODE_AUTO, &F) == MX_OK) {
+    if (mx_format_build_borrow(&a, c, MX_MODE_AUTO, &F) == MX_OK) {
       check_case(A, &F, MX_COLD_AUTO, A.name + " crux(" + std::to_string(c.tau_c) + ") AUTO", rng);
       ++ncase;
       mx_format_free(&F);

@@ -469,7 +469,7 @@ int main(int argc, char **argv) {
     const double features_ms = now_ms() - t0;
     Built b00;
     t0 = now_ms();
-    b00.st = mx_format_build(&a, mx_crux{0, 0}, MX_MODE_AUTO, &b00.F);
+    b00.st = mx_format_build_borrow(&a, mx_crux{0, 0}, MX_MODE_AUTO, &b00.F); /* as -mat_type matxtract: no copy */
     b00.ms = now_ms() - t0;
     if (b00.st != MX_OK) {
       fprintf(stderr, "%s: build failed at (0,0)\n", mat.name.c_str());
