@@ -321,26 +321,33 @@ static int cold_launch(const mx_device *D, const double *x, const double *z, dou
   return mx_cold_segment_launch(D, x, z, y, s);
 }
 
-/* Median of MX_AUTO_TIME_REPS timed calls (after as many warm-up calls) of D's cold kernel on the
- * staging vectors, in ms, on the default stream. */
-static int time_cold(const mx_device *D, float *ms) {
-  float t[MX_AUTO_TIME_REPS];
+/* Kernels a and b of D timed in alternation (a, b, a, b, ...: drift of clocks or of other work on
+ * the GPU falls on both alike): MX_AUTO_TIME_REPS warm-up calls of each, then the median of
+ * MX_AUTO_TIME_REPS timed calls of each, in ms, on the staging vectors and the default stream.
+ * Leaves D->cold = b. */
+static int time_pair(mx_device *D, mx_cold_kernel a, mx_cold_kernel b, float *ta, float *tb) {
+  float t[2][MX_AUTO_TIME_REPS];
+  const mx_cold_kernel k2[2] = {a, b};
   cudaEvent_t e0, e1;
   MX_CUDA_TRY(cudaEventCreate(&e0));
   MX_CUDA_TRY(cudaEventCreate(&e1));
-  for (int k = 0; k < MX_AUTO_TIME_REPS; ++k)
+  for (int k = 0; k < 2 * MX_AUTO_TIME_REPS; ++k) {
+    D->cold = k2[k & 1];
     if (cold_launch(D, D->x_stage, nullptr, D->y_stage, 0)) return 1;
-  for (int k = 0; k < MX_AUTO_TIME_REPS; ++k) {
+  }
+  for (int k = 0; k < 2 * MX_AUTO_TIME_REPS; ++k) {
+    D->cold = k2[k & 1];
     MX_CUDA_TRY(cudaEventRecord(e0, 0));
     if (cold_launch(D, D->x_stage, nullptr, D->y_stage, 0)) return 1;
     MX_CUDA_TRY(cudaEventRecord(e1, 0));
     MX_CUDA_TRY(cudaEventSynchronize(e1));
-    MX_CUDA_TRY(cudaEventElapsedTime(&t[k], e0, e1));
+    MX_CUDA_TRY(cudaEventElapsedTime(&t[k & 1][k >> 1], e0, e1));
   }
   MX_CUDA_TRY(cudaEventDestroy(e0));
   MX_CUDA_TRY(cudaEventDestroy(e1));
-  std::sort(t, t + MX_AUTO_TIME_REPS);
-  *ms = t[MX_AUTO_TIME_REPS / 2];
+  for (int i = 0; i < 2; ++i) std::sort(t[i], t[i] + MX_AUTO_TIME_REPS);
+  *ta = t[0][MX_AUTO_TIME_REPS / 2];
+  *tb = t[1][MX_AUTO_TIME_REPS / 2];
   return 0;
 }
 
@@ -355,16 +362,13 @@ static void dev_free(mx_device *D, T **p, size_t count) {
 
 /* Both cold plans were uploaded (auto_timed): time the segment and the merge kernel, keep the
  * row-skew rule's choice (D->cold) unless the other is faster by more than MX_AUTO_KERNEL_MARGIN,
- * free the other's plan, and return the kept kernel's time in *ms. x_stage holds the timing vector. */
-static int keep_faster_kernel(mx_device *D, float *ms) {
+ * and free the other's plan. x_stage holds the timing vector. */
+static int keep_faster_kernel(mx_device *D) {
   const mx_cold_kernel rule = D->cold, other = rule == MX_COLD_MERGE ? MX_COLD_SEGMENT : MX_COLD_MERGE;
   float t_rule, t_other;
-  if (time_cold(D, &t_rule)) return 1;
-  D->cold = other;
-  if (time_cold(D, &t_other)) return 1;
+  if (time_pair(D, rule, other, &t_rule, &t_other)) return 1;
   const bool take_other = t_other < (1.0f - (float)MX_AUTO_KERNEL_MARGIN) * t_rule;
   D->cold = take_other ? other : rule;
-  *ms = take_other ? t_other : t_rule;
   if (D->cold == MX_COLD_MERGE) {
     dev_free(D, &D->seg_plan, (size_t)D->seg_nblocks);
     D->seg_nblocks = 0;
@@ -378,19 +382,19 @@ static int keep_faster_kernel(mx_device *D, float *ms) {
 }
 
 /* The cold kernel. Under AUTO on a cold CSR of >= MX_AUTO_CUSPARSE_MIN_NNZ nonzeros, measured at
- * upload on x = 1 (not zeros: zeros can run faster than data): our two kernels against each other
- * (keep_faster_kernel), then the winner against cusparseSpMV, kept only when faster by more than
+ * upload on x = 1 (not zeros: zeros can run faster than data), each pair in alternation (time_pair):
+ * our two kernels against each other (keep_faster_kernel), then the winner against cusparseSpMV
+ * (CSR ALG2), kept only when faster by more than
  * MX_AUTO_CUSPARSE_MARGIN. cuSPARSE also when asked for. Our kernel stays (also when asked for
  * cuSPARSE) where cuSPARSE cannot take the cold CSR: x-hot codes in it (cuSPARSE reads plain
  * columns), no nonzero, more stored entries than rows x cols (duplicates; cusparseCreateCsr refuses
  * that), or a setup error. */
 static int choose_cold(mx_device *D, mx_cold_kernel req) {
   const bool timed = auto_timed(D->cold_nnz, req);
-  float t_ours = 0.0f, t_sp;
   if (timed) {
     std::vector<double> ones((size_t)D->ncols, 1.0);
     MX_CUDA_TRY(cudaMemcpy(D->x_stage, ones.data(), sizeof(double) * D->ncols, cudaMemcpyHostToDevice));
-    if (keep_faster_kernel(D, &t_ours)) return 1;
+    if (keep_faster_kernel(D)) return 1;
   }
   if (D->cold_nnz == 0 || D->xhot_cold || (int64_t)D->cold_nnz > (int64_t)D->nrows * D->ncols) return 0;
   if (req != MX_COLD_CUSPARSE && !timed) return 0;
@@ -401,7 +405,8 @@ static int choose_cold(mx_device *D, mx_cold_kernel req) {
   }
   D->cold = MX_COLD_CUSPARSE;
   if (req == MX_COLD_CUSPARSE) return 0;
-  if (time_cold(D, &t_sp)) return 1;
+  float t_ours, t_sp;
+  if (time_pair(D, ours, MX_COLD_CUSPARSE, &t_ours, &t_sp)) return 1;
   if (t_sp < (1.0f - (float)MX_AUTO_CUSPARSE_MARGIN) * t_ours) return 0;
   D->cold = ours;
   mx_cold_cusparse_free(D);
