@@ -54,12 +54,14 @@ static PetscErrorCode MatXtractGetCSR(Mat A, mx_csr *csr)
   csr->ncols = (int32_t)A->cmap->n;
   csr->val   = (const double *)aa;
 #if defined(PETSC_USE_64BIT_INDICES)
-  PetscCall(PetscFree(x->rowptr32));
-  PetscCall(PetscFree(x->colidx32));
-  PetscCall(PetscMalloc1(n + 1, &x->rowptr32)); /* two allocations: MatXtractFreeShadow frees each */
-  PetscCall(PetscMalloc1(ia[n], &x->colidx32));
-  for (PetscInt i = 0; i <= n; i++) x->rowptr32[i] = (int32_t)ia[i];
-  for (PetscInt k = 0; k < ia[n]; k++) x->colidx32[k] = (int32_t)ja[k];
+  /* made once per pattern: a rebuild (new pattern) drops them in MatXtractFreeShadow together with
+   * F, which may borrow them (mx_format_build_borrow); the transpose build after it reuses them */
+  if (!x->rowptr32) {
+    PetscCall(PetscMalloc1(n + 1, &x->rowptr32)); /* two allocations: MatXtractFreeShadow frees each */
+    PetscCall(PetscMalloc1(ia[n], &x->colidx32));
+    for (PetscInt i = 0; i <= n; i++) x->rowptr32[i] = (int32_t)ia[i];
+    for (PetscInt k = 0; k < ia[n]; k++) x->colidx32[k] = (int32_t)ja[k];
+  }
   csr->rowptr = x->rowptr32;
   csr->colidx = x->colidx32;
 #else
