@@ -17,6 +17,8 @@
 #include <random>
 #include <string>
 #include <vector>
+#define CK_EXIT_CODE 1
+#include "../common/cuda_check.h"
 
 extern "C" {
 #include "core/mx_format.h"
@@ -30,15 +32,6 @@ extern "C" {
 
 static const double TOL = 1e-12;
 static int g_fail = 0, g_checks = 0;
-
-#define CK(call)                                                                         \
-  do {                                                                                   \
-    cudaError_t e_ = (call);                                                             \
-    if (e_ != cudaSuccess) {                                                             \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      exit(1);                                                                           \
-    }                                                                                    \
-  } while (0)
 
 /* An owned CSR with 32-bit row pointers (what mx_format_build takes). */
 struct Csr {

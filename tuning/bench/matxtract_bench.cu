@@ -38,6 +38,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "cuda_check.h"
 
 extern "C" {
 #include "core/mx_features.h"
@@ -50,14 +51,6 @@ extern "C" {
 #define MX_SOURCE_DIR "."
 #endif
 
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));        \
-      exit(2);                                                                                     \
-    }                                                                                              \
-  } while (0)
 #define CKS(call)                                                                                  \
   do {                                                                                             \
     cusparseStatus_t e_ = (call);                                                                  \

@@ -22,15 +22,7 @@
 #include <algorithm>
 #include <random>
 #include <vector>
-
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));        \
-      exit(2);                                                                                     \
-    }                                                                                              \
-  } while (0)
+#include "cuda_check.h"
 
 /* ---- the four FP64 shapes (PTX ISA fragment layouts; g = lane >> 2, t = lane & 3) ----------------- *
  * Each Shape has M rows x K columns of A; lane holds A_PER values of A, B_PER of B, D_PER of D.
