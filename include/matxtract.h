@@ -41,6 +41,8 @@ PETSC_EXTERN PetscErrorCode MatXtractGetInfo(Mat A, MatXtractInfo *info);
  * NULL), so -mat_type matxtract|aij|aijcusparse works. Rows are split across the ranks of comm. */
 PETSC_EXTERN PetscErrorCode MatXtractLoad(MPI_Comm comm, const char *path, const char *prefix, Mat *A);
 PETSC_EXTERN PetscErrorCode MatXtractGenerate(MPI_Comm comm, const char *spec, const char *prefix, Mat *A);
+/* The same with the generator's seed (>= 0; 0 = the family's default, what MatXtractGenerate uses). */
+PETSC_EXTERN PetscErrorCode MatXtractGenerateSeeded(MPI_Comm comm, const char *spec, PetscInt seed, const char *prefix, Mat *A);
 PETSC_EXTERN const char    *MatXtractGenerateHelp(void);
 
 /* -f FILE or -gen SPEC from the options database (prefix may be NULL); error if neither. */

@@ -6,6 +6,7 @@ Dangling nodes (no out-edges) send their rank to the personalization vector v.\n
 Input (at most one of -f and -gen; with neither, an embedded R-MAT graph of 4096 nodes is used):\n\
   -f <file>                         adjacency matrix: Matrix Market (.mtx) or PETSc binary (any other name)\n\
   -gen <spec>                       generated adjacency, e.g. kron:16:16 (-gen help lists the generators)\n\
+  -gen_seed <0>                     generator seed (0 = the family's default)\n\
   -pagerank_transpose               the input's rows are edge targets (default: row = source, A_ij = edge i->j)\n\
   -pagerank_weighted                stored values are nonnegative edge weights (default: every stored entry is\n\
                                     an edge of weight 1, so P_ij = 1/outdeg(j))\n\
@@ -333,7 +334,7 @@ int main(int argc, char **argv)
   PRMethod         method = PR_POWER;
   PetscReal        alpha = 0.85, tol = 1e-10, cmptol = 1e-10, res = 0.0, diff;
   PetscScalar      sum;
-  PetscInt         max_it = 1000, top = 10, its = 0, M, N, ndangling, i, lo, hi;
+  PetscInt         max_it = 1000, top = 10, its = 0, genseed = 0, M, N, ndangling, i, lo, hi;
   Mat              A, At, P;
   Vec              r, dang, v, x, y, ref;
   MatInfo          info;
@@ -355,6 +356,7 @@ int main(int argc, char **argv)
   PetscOptionsBegin(comm, NULL, "PageRank input", NULL);
   PetscCall(PetscOptionsString("-f", "Adjacency matrix file (.mtx or PETSc binary)", NULL, file, file, sizeof(file), &hasfile));
   PetscCall(PetscOptionsString("-gen", "Generated adjacency (spec; 'help' lists them)", NULL, spec, spec, sizeof(spec), &hasgen));
+  PetscCall(PetscOptionsInt("-gen_seed", "Generator seed (0 = the family's default)", NULL, genseed, &genseed, NULL));
   PetscOptionsEnd();
   PetscOptionsBegin(comm, "pagerank_", "PageRank options", NULL);
   PetscCall(PetscOptionsBool("-transpose", "Rows of the input are edge targets", NULL, transpose, &transpose, NULL));
@@ -383,7 +385,7 @@ int main(int argc, char **argv)
   /* ---- setup 1: the adjacency matrix, in AIJ (its own options prefix keeps -mat_type off it) ---- */
   PetscCall(Now(comm, &t0));
   if (hasfile) PetscCall(MatXtractLoad(comm, file, "pagerank_adj_", &A));
-  else if (hasgen) PetscCall(MatXtractGenerate(comm, spec, "pagerank_adj_", &A));
+  else if (hasgen) PetscCall(MatXtractGenerateSeeded(comm, spec, genseed, "pagerank_adj_", &A));
   else PetscCall(CreateEmbeddedGraph(comm, &A));
   {
     PetscBool isaij;

@@ -76,12 +76,15 @@ PetscErrorCode MatXtractLoad(MPI_Comm comm, const char *path, const char *prefix
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatXtractGenerateSeeded(MPI_Comm comm, const char *spec, PetscInt seed, const char *prefix, Mat *A)
+PetscErrorCode MatXtractGenerateSeeded(MPI_Comm comm, const char *spec, PetscInt seed, const char *prefix, Mat *A)
 {
   mx_io_csr C = {0};
   char      err[512];
 
   PetscFunctionBegin;
+  PetscAssertPointer(spec, 2);
+  PetscAssertPointer(A, 5);
+  PetscCheck(seed >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Generator seed %" PetscInt_FMT ": need >= 0 (0 = the family's default)", seed);
   PetscCheck(!mx_gen(spec, (uint64_t)seed, &C, err, sizeof err), comm, PETSC_ERR_ARG_WRONG, "Cannot generate matrix: %s\n%s", err, mx_gen_help());
   PetscCall(MatXtractFromCSR(comm, &C, prefix, A));
   mx_io_csr_free(&C);
