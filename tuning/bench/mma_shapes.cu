@@ -65,12 +65,9 @@ struct S1688 {
                  : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
   }
 };
-struct S16816 {
-  static constexpr int M = 16, K = 16, A_PER = 8, B_PER = 4, D_PER = 4;
+struct S16816 : S1688 { /* the fragment layout of m16n8k8, with K and the A/B counts doubled */
+  static constexpr int K = 16, A_PER = 8, B_PER = 4;
   static const char *name() { return "m16n8k16"; }
-  __host__ __device__ static int a_row(int lane, int i) { return (lane >> 2) + 8 * (i & 1); }
-  __host__ __device__ static int a_col(int lane, int i) { return (lane & 3) + 4 * (i >> 1); }
-  __host__ __device__ static int b_k(int lane, int i) { return (lane & 3) + 4 * i; }
   __device__ static void mma(double *d, const double *a, const double *b) {
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, "
                  "{%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
