@@ -81,6 +81,14 @@ int mx_petsc_write(const char *path, const mx_io_csr *A, char *err, size_t errle
 /* read n items of w bytes into buf; 0 ok */
 static int read_exact(FILE *f, void *buf, size_t bytes) { return fread(buf, 1, bytes, f) != bytes; }
 
+/* size of the open file f in bytes (position restored to the start), or -1 if it cannot be told */
+static long long file_size(FILE *f)
+{
+  long long n = -1;
+  if (!fseek(f, 0, SEEK_END)) n = ftell(f);
+  return fseek(f, 0, SEEK_SET) ? -1 : n;
+}
+
 int mx_petsc_read(const char *path, mx_io_csr *A, char *err, size_t errlen)
 {
   if (!A) return mx_io_errf(err, errlen, "%s: NULL output matrix", path ? path : "(null)");
@@ -107,6 +115,18 @@ int mx_petsc_read(const char *path, mx_io_csr *A, char *err, size_t errlen)
   }
   if (M < 0 || N < 0 || nz < 0) {
     mx_io_errf(err, errlen, "%s: negative size in header (%d x %d, nnz %d)", path, (int)M, (int)N, (int)nz);
+    goto done;
+  }
+  /* the header's sizes must fit in the file before they decide any allocation: a short or corrupt
+   * file claiming 2^31 nonzeros is refused here instead of allocating 24 GB */
+  long long need = 16 + 4 * (long long)M + 12 * (long long)nz, have = file_size(f);
+  if (have >= 0 && have < need) {
+    mx_io_errf(err, errlen, "%s: file has %lld bytes, its header (%d x %d, %d nonzeros) needs %lld", path, have, (int)M,
+               (int)N, (int)nz, need);
+    goto done;
+  }
+  if (fseek(f, 16, SEEK_SET)) {
+    mx_io_errf(err, errlen, "%s: cannot seek past the header: %s", path, strerror(errno));
     goto done;
   }
   buf = malloc((size_t)MX_BIN_CHUNK * 8);

@@ -98,9 +98,16 @@ static void test_refused(void)
   b[3] = 0x51;
   spit(path, b, sizeof(b));
   CHECK(mx_petsc_read(path, &A, err, sizeof(err)) != 0 && strstr(err, "class id") && strstr(err, "bad.petsc"), "%s", err);
-  /* truncated in the values */
+  /* truncated in the values: refused from the file size, before any allocation */
   spit(path, expected, sizeof(expected) - 3);
-  CHECK(mx_petsc_read(path, &A, err, sizeof(err)) != 0 && strstr(err, "values"), "%s", err);
+  CHECK(mx_petsc_read(path, &A, err, sizeof(err)) != 0 && strstr(err, "needs"), "%s", err);
+  /* a header claiming 2^31-1 rows and nonzeros in a 16-byte file (fuzz find: the reader allocated
+   * 24 GB before reading a byte) */
+  memcpy(b, expected, 16);
+  memset(b + 4, 0x7f, 4);
+  memset(b + 12, 0x7f, 4);
+  spit(path, b, 16);
+  CHECK(mx_petsc_read(path, &A, err, sizeof(err)) != 0 && strstr(err, "file has 16 bytes") && strstr(err, "needs"), "%s", err);
   /* truncated header */
   spit(path, expected, 10);
   CHECK(mx_petsc_read(path, &A, err, sizeof(err)) != 0 && strstr(err, "header"), "%s", err);
