@@ -6,6 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source tests/deps.sh
 jobs=$(nproc)
+# the tests must not write into the working tree: `git status` outside the git-ignored build folders
+# is the same before and after the run, or the run fails and names what changed
+tree_status() { if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then git status --porcelain --untracked-files=all | sort; fi; }
+status_before=$(tree_status)
 if [ "${1:-}" = "--sanitize" ]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMATXTRACT_SANITIZE=ON -DMATXTRACT_ENABLE_CUDA=OFF >/dev/null
   cmake --build build-asan -j"$jobs"
@@ -16,4 +20,10 @@ else
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build -j"$jobs"
   ctest --test-dir build --output-on-failure -j"$jobs"
+fi
+changed=$(comm -13 <(echo "$status_before") <(tree_status))
+if [ -n "$changed" ]; then
+  echo "tests/run.sh: the tests changed the working tree (tests write into the build folder only):" >&2
+  echo "$changed" >&2
+  exit 1
 fi

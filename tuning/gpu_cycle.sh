@@ -26,7 +26,9 @@ stage_setup() {
   pkg-config --modversion PETSc
 }
 stage_build() {
-  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DMX_MATRICES_DIR="$PWD/tests/data/matrices" &&
+  # MATXTRACT_PTXAS_REPORT: ptxas -v prints every kernel's registers/spills ("Used N registers") into the log
+  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DMATXTRACT_PTXAS_REPORT=ON \
+    -DMX_MATRICES_DIR="$PWD/tests/data/matrices" &&
   local rc
   cmake --build build-gpu -j"$(nproc)" --target ${BUILD_TARGETS:-all} > "$OUT/logs/ptxas.log" 2>&1
   rc=$?

@@ -5,6 +5,9 @@
 #include <matxtract.h>
 #include "../common/petsc_check.h"
 
+/* the -mat_view output of the interface test goes into the build tree, never the working directory */
+#define MX_TEST_VIEW_FILE MX_TEST_TMPDIR "/test_petsc_ops_view.txt"
+
 static const char help[] = "MatXtract op-by-op comparison with SeqAIJ.\n";
 
 typedef struct {
@@ -191,13 +194,13 @@ static PetscErrorCode CheckInterface(void)
   PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_crux"));
   PetscCall(MatXtractGetInfo(B, &info));
   PetscCall(Expect((PetscBool)(info.hot_nnz > 0 && info.crux_source == MATXTRACT_CRUX_OPTION && info.tau_c == (PetscReal)0.7), "-mat_matxtract_crux activates the hot path", "interface"));
-  PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, "test_petsc_ops_view.txt", &viewer));
+  PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, MX_TEST_VIEW_FILE, &viewer));
   PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO));
   PetscCall(MatView(B, viewer));
   PetscCall(PetscViewerPopFormat(viewer));
   PetscCall(PetscViewerDestroy(&viewer));
   {
-    FILE  *f = fopen("test_petsc_ops_view.txt", "r");
+    FILE  *f = fopen(MX_TEST_VIEW_FILE, "r");
     size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
     buf[n]   = 0;
     if (f) fclose(f);
