@@ -25,6 +25,9 @@ typedef struct {
   size_t              format_bytes;   /* host bytes of the format's SpMV arrays */
   size_t              csr_bytes;      /* bytes of plain CSR of the same block */
   size_t              device_bytes;   /* 0 when the matrix runs on the CPU */
+  size_t              build_peak_bytes; /* most device bytes held while building on the GPU (0 on the CPU) */
+  PetscLogDouble      build_seconds;  /* the last build (the upload included on the GPU) */
+  PetscInt            builds;         /* builds of the format so far (new pattern or settings) */
   PetscBool           on_device;      /* MatMult runs on the GPU */
 } MatXtractInfo;
 

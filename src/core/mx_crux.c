@@ -37,6 +37,14 @@ int64_t mx_crux_target(double tau, int32_t nnz) {
   return (int64_t)t;
 }
 
+mx_status mx_crux_targets(mx_crux c, int32_t nnz, mx_crux *clamped, int64_t *target_c, int64_t *target_r) {
+  mx_status st = mx_crux_clamp(c, clamped);
+  if (st != MX_OK) return st;
+  *target_c = mx_crux_target(clamped->tau_c, nnz);
+  *target_r = mx_crux_target(clamped->tau_r, nnz);
+  return MX_OK;
+}
+
 /* Counting sort: start[l] = #{j : len[j] > l}; scanning j upward keeps ties by index. */
 mx_status mx_sort_desc_by_length(int32_t n, const int32_t *len, int32_t *perm) {
   int32_t maxlen = 0;

@@ -5,10 +5,8 @@
 
 #include "mx_core_internal.h"
 
-/* The hot mode for the request: forced, or auto = DU iff Cost_DU < Cost_SE (paper 4.2.4, exact
- * bytes). A mode whose counts overflow int32 is never taken by auto; forced, it is an error. */
-static mx_status choose_mode(mx_mode_request req, const mx_hot_layout *L, mx_hot_mode *mode) {
-  const int64_t nb = mx_hot_du_nblocks(L), ns = mx_hot_se_nslots(L);
+mx_status mx_hot_mode_choose(mx_mode_request req, int64_t nchunks, int64_t nb, int64_t ns, int64_t hot_nnz,
+                             mx_hot_mode *mode) {
   const int du_ok = mx_fits_i32(nb * MX_BLOCK_COLS) && mx_fits_i32(nb + 1), se_ok = mx_fits_i32(ns);
   if (req == MX_MODE_DU || (req == MX_MODE_AUTO && !se_ok)) {
     *mode = MX_HOT_DU;
@@ -18,8 +16,13 @@ static mx_status choose_mode(mx_mode_request req, const mx_hot_layout *L, mx_hot
     *mode = MX_HOT_SE;
     return se_ok ? MX_OK : MX_ERR_OVERFLOW;
   }
-  *mode = mx_hot_du_bytes(L->nchunks, nb, L->hot_nnz) < mx_hot_se_bytes(L->nchunks, ns) ? MX_HOT_DU : MX_HOT_SE;
+  *mode = mx_hot_du_bytes(nchunks, nb, hot_nnz) < mx_hot_se_bytes(nchunks, ns) ? MX_HOT_DU : MX_HOT_SE;
   return MX_OK;
+}
+
+/* The hot mode for the request, from the layout's exact block and slot counts. */
+static mx_status choose_mode(mx_mode_request req, const mx_hot_layout *L, mx_hot_mode *mode) {
+  return mx_hot_mode_choose(req, L->nchunks, mx_hot_du_nblocks(L), mx_hot_se_nslots(L), L->hot_nnz, mode);
 }
 
 /* hot_row[t] = S->hot_rows[t] for t < hot_nrows, -1 up to nchunks*8. */

@@ -126,6 +126,17 @@ mx_status mx_format_check(const mx_format *F);
 size_t mx_format_bytes(const mx_format *F);
 size_t mx_csr_bytes(int32_t nrows, int32_t nnz);
 
+/* The crux as every builder uses it: c checked (no NaN, both in [0,1]) and tau_r clamped to <= tau_c
+ * into *clamped; *target_c = ceil(tau_c*nnz), *target_r = ceil(tau_r*nnz) (exact int64, in [0, nnz]):
+ * the nonzeros the column and row prefixes must cover. MX_ERR_ARG if c is invalid. */
+mx_status mx_crux_targets(mx_crux c, int32_t nnz, mx_crux *clamped, int64_t *target_c, int64_t *target_r);
+
+/* The hot mode of a hot region with these counts: forced (du|se), or auto = DU iff its exact bytes
+ * are fewer than SE's (paper 4.2.4). A mode whose counts overflow int32 is never taken by auto;
+ * forced, it is MX_ERR_OVERFLOW. (The host and the GPU builder both decide through this.) */
+mx_status mx_hot_mode_choose(mx_mode_request req, int64_t nchunks, int64_t du_nblocks, int64_t se_nslots,
+                             int64_t hot_nnz, mx_hot_mode *mode);
+
 /* Bytes each hot mode would take for this hot region (exact, from the built chunks; hot_row counted
  * in both, gather map excluded; both 0 when there is no hot region). */
 void mx_format_hot_costs(const mx_format *F, size_t *du_bytes, size_t *se_bytes);

@@ -65,19 +65,20 @@ extern "C" int mx_device_count(void) {
 
 /* ---- allocation helpers ----------------------------------------------------------------------------- */
 
-template <typename T>
-static int dev_alloc(mx_device *D, T **p, size_t count, const char *what) {
+int mx_cuda_alloc(void **p, size_t bytes, const char *what) {
+  const cudaError_t e = cudaMalloc(p, bytes);
+  if (e == cudaSuccess) return 0;
+  cudaGetLastError(); /* an allocation failure is not sticky: clear it */
+  size_t free_b = 0, total_b = 0;
+  cudaMemGetInfo(&free_b, &total_b);
   *p = nullptr;
-  if (count == 0) return 0;
-  const size_t bytes = count * sizeof(T);
-  if (mx_cuda_check(cudaMalloc((void **)p, bytes), what)) return 1;
-  D->bytes += bytes;
-  return 0;
+  return mx_fail("%s: cudaMalloc of %zu bytes failed: %s (device memory: %zu bytes free of %zu)", what, bytes,
+                 cudaGetErrorString(e), free_b, total_b);
 }
 
 template <typename T>
 static int dev_upload(mx_device *D, T **p, const T *host, size_t count, const char *what) {
-  if (dev_alloc(D, p, count, what)) return 1;
+  if (mx_cuda_alloc_on(D, p, count, what)) return 1;
   if (count == 0) return 0;
   if (!host) return mx_fail("%s: host array is NULL for %zu entries", what, count);
   return mx_cuda_check(cudaMemcpy(*p, host, count * sizeof(T), cudaMemcpyHostToDevice), what);
@@ -194,124 +195,96 @@ static int env_int(const char *name, int def) {
   return v && *v ? atoi(v) : def;
 }
 
-/* Column arrays as the kernels read them: original columns, or x-hot codes when the cache is on. */
-struct col_codes {
-  std::vector<int32_t> cold, se, du;
-  const int32_t *cold_p, *se_p, *du_p;
-};
-
-static int upload_xhot(const mx_format *F, int request, mx_device *D, col_codes &cc) {
-  cc.cold_p = F->cold_col;
-  cc.se_p = F->se_col;
-  cc.du_p = F->du_col;
-  /* forced requests code every array (so tests cover every kernel); AUTO codes the cold CSR only
-   * when MX_XHOT_COLD says so, and is off without a hot region then */
-  const int cold = request != MX_XHOT_AUTO ? 1 : env_int("MX_XHOT_COLD", MX_XHOT_COLD);
-  if (!cold && F->hot_nnz == 0) return 0;
-  std::vector<int32_t> cols;
-  mx_xhot_select(F, request, env_int("MX_XHOT_COLS", MX_XHOT_MAX_COLS), cols);
-  if (cols.empty()) return 0;
-  std::vector<int32_t> rank((size_t)F->ncols, -1);
-  for (size_t i = 0; i < cols.size(); ++i) rank[cols[i]] = (int32_t)i;
-  if (cold) {
-    mx_xhot_encode(F->cold_col, (size_t)F->cold_nnz, rank, cc.cold);
-    cc.cold_p = cc.cold.data();
-  }
-  D->xhot_cold = cold;
-  if (F->hot_nnz > 0 && F->mode == MX_HOT_SE) {
-    mx_xhot_encode(F->se_col, (size_t)F->se_nslots, rank, cc.se);
-    cc.se_p = cc.se.data();
-  }
-  if (F->hot_nnz > 0 && F->mode == MX_HOT_DU) {
-    mx_xhot_encode(F->du_col, (size_t)F->du_nblocks * MX_BLOCK_COLS, rank, cc.du);
-    cc.du_p = cc.du.data();
-  }
-  D->xhot_n = (int)cols.size();
-  D->xhot_mode = MX_XH_ON;
-  const int carveout = env_int("MX_XHOT_CARVEOUT", MX_XHOT_CARVEOUT);
-  if (carveout >= 0 && (mx_cold_merge_set_carveout(carveout) || mx_cold_segment_set_carveout(carveout))) return 1;
-  if (dev_upload(D, &D->xhot_col, cols.data(), cols.size(), "upload xhot columns") ||
-      dev_alloc(D, &D->xhot, cols.size(), "alloc xhot values"))
-    return 1;
-  return 0;
-}
-
 /* AUTO measures its choice on a cold CSR this large (choose_cold); upload then plans both kernels. */
 static bool auto_timed(int64_t cold_nnz, mx_cold_kernel req) {
   return req == MX_COLD_AUTO && cold_nnz >= MX_AUTO_CUSPARSE_MIN_NNZ;
 }
 
-static int upload(const mx_format *F, int xhot_request, mx_cold_kernel cold_req, mx_device *D) {
-  D->nrows = F->nrows;
-  D->ncols = F->ncols;
-  D->nnz = F->nnz;
-  D->cold_nnz = F->cold_nnz;
-  col_codes cc;
-  if (upload_xhot(F, xhot_request, D, cc)) return 1;
-  if (dev_upload(D, &D->cold_rowptr, F->cold_rowptr, F->cold_rowptr ? (size_t)F->nrows + 1 : 0, "upload cold_rowptr") ||
-      dev_upload(D, &D->cold_col, cc.cold_p, F->cold_nnz, "upload cold_col") ||
-      dev_upload(D, &D->cold_val, F->cold_val, F->cold_nnz, "upload cold_val") ||
-      dev_upload(D, &D->cold_src, F->cold_src, F->cold_src ? F->cold_nnz : 0, "upload cold_src"))
-    return 1;
-
-  const bool both = auto_timed(F->cold_nnz, cold_req);
+/* Launch plans of the resolved cold kernel (both under timed AUTO) and of the hot mode, from the
+ * host view P: its counts, cold_rowptr and the hot chunk pointers (du_chunkptr or se_ptr). */
+static int make_plans(const mx_format *P, mx_cold_kernel cold_req, mx_device *D) {
+  const bool both = auto_timed(P->cold_nnz, cold_req);
   if (both || D->cold == MX_COLD_SEGMENT) {
-    std::vector<int4> plan = plan_segments(F);
+    std::vector<int4> plan = plan_segments(P);
     D->seg_nblocks = (int)plan.size();
     if (dev_upload(D, &D->seg_plan, plan.data(), plan.size(), "upload segment plan")) return 1;
   }
   if (both || D->cold == MX_COLD_MERGE) {
-    std::vector<int2> c = plan_merge(F, &D->merge_ntiles);
+    std::vector<int2> c = plan_merge(P, &D->merge_ntiles);
     if (dev_upload(D, &D->merge_coord, c.data(), c.size(), "upload merge plan") ||
-        dev_alloc(D, &D->carry_row, D->merge_ntiles, "alloc merge carry rows") ||
-        dev_alloc(D, &D->carry_val, D->merge_ntiles, "alloc merge carry values"))
+        mx_cuda_alloc_on(D, &D->carry_row, D->merge_ntiles, "alloc merge carry rows") ||
+        mx_cuda_alloc_on(D, &D->carry_val, D->merge_ntiles, "alloc merge carry values"))
       return 1;
   }
+  if (D->mode == MX_HOT_NONE) return 0;
+  std::vector<mx_hot_work> work;
+  std::vector<mx_hot_split> split;
+  if (D->mode == MX_HOT_DU) plan_hot(P->du_chunkptr, P->nchunks, 1, MX_DU_BLOCKS_PER_WARP, work, split, &D->hot_nslots);
+  else plan_hot(P->se_ptr, P->nchunks, MX_CHUNK_ROWS, MX_SE_COLS_PER_WARP, work, split, &D->hot_nslots);
+  D->hot_nwork = (int)work.size();
+  D->hot_nsplit = (int)split.size();
+  return dev_upload(D, &D->hot_work, work.data(), work.size(), "upload hot work plan") ||
+         dev_upload(D, &D->hot_split, split.data(), split.size(), "upload hot split plan") ||
+         mx_cuda_alloc_on(D, &D->hot_partials, (size_t)D->hot_nslots * MX_CHUNK_ROWS, "alloc hot partials");
+}
 
+/* Everything after the format's arrays are on the device (uploaded or built there): x-hot codes,
+ * launch plans, staging buffers. P is the host view of make_plans. */
+static int finish_setup(const mx_format *P, int xhot_request, mx_cold_kernel cold_req, mx_device *D) {
+  /* forced requests code every array (so tests cover every kernel); AUTO codes the cold CSR only
+   * when MX_XHOT_COLD says so */
+  const int xhot_cold = xhot_request != MX_XHOT_AUTO ? 1 : env_int("MX_XHOT_COLD", MX_XHOT_COLD);
+  if (mx_xhot_setup(D, xhot_request, env_int("MX_XHOT_COLS", MX_XHOT_MAX_COLS), xhot_cold)) return 1;
+  const int carveout = env_int("MX_XHOT_CARVEOUT", MX_XHOT_CARVEOUT);
+  if (D->xhot_n > 0 && carveout >= 0 && (mx_cold_merge_set_carveout(carveout) || mx_cold_segment_set_carveout(carveout)))
+    return 1;
+  if (make_plans(P, cold_req, D)) return 1;
+  if ((!D->cold_identity && !D->val_in && mx_cuda_alloc_on(D, &D->val_in, P->nnz, "alloc value staging")) ||
+      mx_cuda_alloc_on(D, &D->x_stage, P->ncols, "alloc x staging") ||
+      mx_cuda_alloc_on(D, &D->y_stage, P->nrows, "alloc y staging") ||
+      mx_cuda_alloc_on(D, &D->z_stage, P->nrows, "alloc z staging"))
+    return 1;
+  if (D->bytes > D->build_peak_bytes) D->build_peak_bytes = D->bytes;
+  return 0;
+}
+
+/* The host format's arrays onto the device, as they are. */
+static int upload_arrays(const mx_format *F, mx_device *D) {
+  D->nrows = F->nrows;
+  D->ncols = F->ncols;
+  D->nnz = F->nnz;
+  D->cold_nnz = F->cold_nnz;
+  D->cold_identity = F->cold_borrowed != 0;
+  if (dev_upload(D, &D->cold_rowptr, F->cold_rowptr, F->cold_rowptr ? (size_t)F->nrows + 1 : 0, "upload cold_rowptr") ||
+      dev_upload(D, &D->cold_col, F->cold_col, F->cold_nnz, "upload cold_col") ||
+      dev_upload(D, &D->cold_val, F->cold_val, F->cold_nnz, "upload cold_val") ||
+      dev_upload(D, &D->cold_src, F->cold_src, F->cold_src ? F->cold_nnz : 0, "upload cold_src"))
+    return 1;
   D->mode = F->hot_nnz > 0 ? F->mode : MX_HOT_NONE;
   D->nchunks = F->nchunks;
   D->hot_nnz = F->hot_nnz;
-  if (D->mode != MX_HOT_NONE) {
-    std::vector<mx_hot_work> work;
-    std::vector<mx_hot_split> split;
-    if (dev_upload(D, &D->hot_row, F->hot_row, (size_t)F->nchunks * MX_CHUNK_ROWS, "upload hot_row")) return 1;
-    if (D->mode == MX_HOT_DU) {
-      D->du_nblocks = F->du_nblocks;
-      D->hot_nvals = F->hot_nnz;
-      if (dev_upload(D, &D->du_chunkptr, F->du_chunkptr, (size_t)F->nchunks + 1, "upload du_chunkptr") ||
-          dev_upload(D, &D->du_bitmap, F->du_bitmap, F->du_nblocks, "upload du_bitmap") ||
-          dev_upload(D, &D->du_col, cc.du_p, (size_t)F->du_nblocks * MX_BLOCK_COLS, "upload du_col") ||
-          dev_upload(D, &D->du_valptr, F->du_valptr, (size_t)F->du_nblocks + 1, "upload du_valptr") ||
-          dev_upload(D, &D->du_val, F->du_val, F->hot_nnz, "upload du_val"))
-        return 1;
-      plan_hot(F->du_chunkptr, F->nchunks, 1, MX_DU_BLOCKS_PER_WARP, work, split, &D->hot_nslots);
-    } else if (D->mode == MX_HOT_SE) {
-      D->se_nslots = F->se_nslots;
-      D->hot_nvals = F->se_nslots;
-      if (dev_upload(D, &D->se_ptr, F->se_ptr, (size_t)F->nchunks + 1, "upload se_ptr") ||
-          dev_upload(D, &D->se_col, cc.se_p, F->se_nslots, "upload se_col") ||
-          dev_upload(D, &D->se_val, F->se_val, F->se_nslots, "upload se_val"))
-        return 1;
-      plan_hot(F->se_ptr, F->nchunks, MX_CHUNK_ROWS, MX_SE_COLS_PER_WARP, work, split, &D->hot_nslots);
-    } else {
-      return mx_fail("mx_device_upload: unknown hot mode %d", (int)D->mode);
-    }
-    if (dev_upload(D, &D->hot_src, F->hot_src, D->hot_nvals, "upload hot_src")) return 1;
-    D->hot_nwork = (int)work.size();
-    D->hot_nsplit = (int)split.size();
-    if (dev_upload(D, &D->hot_work, work.data(), work.size(), "upload hot work plan") ||
-        dev_upload(D, &D->hot_split, split.data(), split.size(), "upload hot split plan") ||
-        dev_alloc(D, &D->hot_partials, (size_t)D->hot_nslots * MX_CHUNK_ROWS, "alloc hot partials"))
+  if (D->mode == MX_HOT_NONE) return 0;
+  if (dev_upload(D, &D->hot_row, F->hot_row, (size_t)F->nchunks * MX_CHUNK_ROWS, "upload hot_row")) return 1;
+  if (D->mode == MX_HOT_DU) {
+    D->du_nblocks = F->du_nblocks;
+    D->hot_nvals = F->hot_nnz;
+    if (dev_upload(D, &D->du_chunkptr, F->du_chunkptr, (size_t)F->nchunks + 1, "upload du_chunkptr") ||
+        dev_upload(D, &D->du_bitmap, F->du_bitmap, F->du_nblocks, "upload du_bitmap") ||
+        dev_upload(D, &D->du_col, F->du_col, (size_t)F->du_nblocks * MX_BLOCK_COLS, "upload du_col") ||
+        dev_upload(D, &D->du_valptr, F->du_valptr, (size_t)F->du_nblocks + 1, "upload du_valptr") ||
+        dev_upload(D, &D->du_val, F->du_val, F->hot_nnz, "upload du_val"))
       return 1;
+  } else if (D->mode == MX_HOT_SE) {
+    D->se_nslots = F->se_nslots;
+    D->hot_nvals = F->se_nslots;
+    if (dev_upload(D, &D->se_ptr, F->se_ptr, (size_t)F->nchunks + 1, "upload se_ptr") ||
+        dev_upload(D, &D->se_col, F->se_col, F->se_nslots, "upload se_col") ||
+        dev_upload(D, &D->se_val, F->se_val, F->se_nslots, "upload se_val"))
+      return 1;
+  } else {
+    return mx_fail("mx_device_upload: unknown hot mode %d", (int)D->mode);
   }
-
-  D->cold_identity = F->cold_borrowed != 0;
-  if ((!D->cold_identity && dev_alloc(D, &D->val_in, F->nnz, "alloc value staging")) ||
-      dev_alloc(D, &D->x_stage, F->ncols, "alloc x staging") ||
-      dev_alloc(D, &D->y_stage, F->nrows, "alloc y staging") ||
-      dev_alloc(D, &D->z_stage, F->nrows, "alloc z staging"))
-    return 1;
-  return 0;
+  return dev_upload(D, &D->hot_src, F->hot_src, D->hot_nvals, "upload hot_src");
 }
 
 /* y = C x + z with the cold kernel D->cold (the one dispatch point for SpMV and the timing below). */
@@ -439,13 +412,92 @@ extern "C" int mx_device_upload_xhot(const mx_format *F, mx_cold_kernel cold, in
   mx_device *D = (mx_device *)calloc(1, sizeof *D);
   if (!D) return mx_fail("mx_device_upload: out of host memory");
   D->cold = resolve_cold(F, cold);
-  if (upload(F, xhot_cols, cold, D) || choose_cold(D, cold)) {
+  if (upload_arrays(F, D) || finish_setup(F, xhot_cols, cold, D) || choose_cold(D, cold)) {
     mx_device_free(D);
     return 1;
   }
   *Dout = D;
   return 0;
 }
+
+extern "C" int mx_device_build(const mx_csr *A, mx_crux c, mx_mode_request mode, mx_cold_kernel cold, int xhot_cols,
+                               mx_format *shell, mx_device **Dout) {
+  if (!Dout || !shell) return mx_fail("mx_device_build: output pointer is NULL");
+  *Dout = nullptr;
+  memset(shell, 0, sizeof *shell);
+  if (xhot_cols < MX_XHOT_AUTO) return mx_fail("mx_device_build: x-hot request %d < MX_XHOT_AUTO", xhot_cols);
+  if (cold != MX_COLD_AUTO && cold != MX_COLD_SEGMENT && cold != MX_COLD_MERGE && cold != MX_COLD_CUSPARSE)
+    return mx_fail("mx_device_build: unknown cold kernel %d", (int)cold);
+  if (mx_device_count() == 0) return mx_fail("mx_device_build: no CUDA device is visible");
+  mx_device *D = (mx_device *)calloc(1, sizeof *D);
+  if (!D) return mx_fail("mx_device_build: out of host memory");
+  std::vector<int32_t> cold_rowptr, chunkptr;
+  int rc = mx_build_on_device(A, c, mode, D, shell, cold_rowptr, chunkptr);
+  if (!rc && (int64_t)D->nrows + D->cold_nnz > INT32_MAX - MX_MERGE_TILE)
+    rc = mx_fail("mx_device_build: rows + cold nonzeros (%lld) exceed the 32-bit merge path", (long long)D->nrows + D->cold_nnz);
+  if (!rc) {
+    mx_format P = *shell; /* the host view the plans are made from */
+    P.cold_rowptr = cold_rowptr.data();
+    P.du_chunkptr = D->mode == MX_HOT_DU ? chunkptr.data() : nullptr;
+    P.se_ptr = D->mode == MX_HOT_SE ? chunkptr.data() : nullptr;
+    D->cold = resolve_cold(&P, cold);
+    rc = finish_setup(&P, xhot_cols, cold, D) || choose_cold(D, cold);
+  }
+  if (rc) {
+    mx_device_free(D);
+    memset(shell, 0, sizeof *shell);
+    return 1;
+  }
+  *Dout = D;
+  return 0;
+}
+
+/* host copy of count T's of D's array (nothing for count 0) */
+template <typename T>
+static int download(const T *dev, size_t count, T **host, const char *what) {
+  *host = nullptr;
+  if (count == 0 || !dev) return 0;
+  *host = (T *)malloc(count * sizeof(T));
+  if (!*host) return mx_fail("%s: out of host memory", what);
+  return mx_cuda_check(cudaMemcpy(*host, dev, count * sizeof(T), cudaMemcpyDeviceToHost), what);
+}
+
+extern "C" int mx_device_download(const mx_device *D, const mx_format *shell, mx_format *F) {
+  if (!D || !shell || !F) return mx_fail("mx_device_download: NULL argument");
+  memset(F, 0, sizeof *F); /* counts from shell, arrays from D: the copy owns every array */
+  F->nrows = shell->nrows;
+  F->ncols = shell->ncols;
+  F->nnz = shell->nnz;
+  F->crux = shell->crux;
+  F->hot_ncols = shell->hot_ncols;
+  F->hot_nrows = shell->hot_nrows;
+  F->hot_nnz = shell->hot_nnz;
+  F->nchunks = shell->nchunks;
+  F->mode = shell->mode;
+  F->du_nblocks = shell->du_nblocks;
+  F->se_nslots = shell->se_nslots;
+  F->cold_nnz = shell->cold_nnz;
+  const size_t nslots = (size_t)D->nchunks * MX_CHUNK_ROWS, nq = D->mode != MX_HOT_NONE ? (size_t)D->nchunks + 1 : 0;
+  const size_t nb = D->mode == MX_HOT_DU ? (size_t)D->du_nblocks : 0, ns = D->mode == MX_HOT_SE ? (size_t)D->se_nslots : 0;
+  const int rc = download(D->cold_rowptr, (size_t)D->nrows + 1, &F->cold_rowptr, "download cold_rowptr") ||
+                 download(D->cold_col, (size_t)D->cold_nnz, &F->cold_col, "download cold_col") ||
+                 download(D->cold_val, (size_t)D->cold_nnz, &F->cold_val, "download cold_val") ||
+                 download(D->cold_identity ? nullptr : D->cold_src, (size_t)D->cold_nnz, &F->cold_src, "download cold_src") ||
+                 download(D->mode != MX_HOT_NONE ? D->hot_row : nullptr, nslots, &F->hot_row, "download hot_row") ||
+                 download(D->du_chunkptr, D->mode == MX_HOT_DU ? nq : 0, &F->du_chunkptr, "download du_chunkptr") ||
+                 download(D->du_bitmap, nb, &F->du_bitmap, "download du_bitmap") ||
+                 download(D->du_col, nb * MX_BLOCK_COLS, &F->du_col, "download du_col") ||
+                 download(D->du_valptr, nb ? nb + 1 : 0, &F->du_valptr, "download du_valptr") ||
+                 download(D->du_val, nb ? (size_t)D->hot_nnz : 0, &F->du_val, "download du_val") ||
+                 download(D->se_ptr, D->mode == MX_HOT_SE ? nq : 0, &F->se_ptr, "download se_ptr") ||
+                 download(D->se_col, ns, &F->se_col, "download se_col") ||
+                 download(D->se_val, ns, &F->se_val, "download se_val") ||
+                 download(D->mode != MX_HOT_NONE ? D->hot_src : nullptr, (size_t)D->hot_nvals, &F->hot_src, "download hot_src");
+  if (rc) mx_format_free(F);
+  return rc;
+}
+
+extern "C" size_t mx_device_build_peak_bytes(const mx_device *D) { return D ? D->build_peak_bytes : 0; }
 
 extern "C" size_t mx_device_bytes(const mx_device *D) { return D ? D->bytes : 0; }
 

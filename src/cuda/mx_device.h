@@ -40,6 +40,25 @@ int mx_device_upload(const mx_format *F, mx_cold_kernel cold, mx_device **D);
 #define MX_XHOT_AUTO (-1)
 int mx_device_upload_xhot(const mx_format *F, mx_cold_kernel cold, int xhot_cols, mx_device **D);
 
+/* Build the format of the host CSR A at crux c ON THE GPU: A is uploaded once (the upload a cuSPARSE
+ * user pays too) and every step of mx_format_build runs there (mx_build.cu), so setup costs about
+ * one upload at any crux. The result is the device format that mx_device_upload_xhot(F, cold,
+ * xhot_cols) of F = mx_format_build_borrow(A, c, mode) gives, byte for byte. *shell receives F's
+ * counts (crux, sizes, hot mode, du_nblocks/se_nslots, cold_nnz) with every array pointer NULL:
+ * mx_format_bytes works on it, the CPU kernels do not (they need the host builder). Errors (bad A or
+ * crux, out of device memory: the message names the bytes asked for and free) leave nothing behind. */
+int mx_device_build(const mx_csr *A, mx_crux c, mx_mode_request mode, mx_cold_kernel cold, int xhot_cols,
+                    mx_format *shell, mx_device **D);
+
+/* The format arrays of D copied back into F (owned by F, mx_format_free frees them), counts from
+ * shell (the one mx_device_build filled, or the host format D was uploaded from): for tests. Column
+ * arrays come back as stored (x-hot codes when the cache is on); cold_src is NULL when D's cold part
+ * is the input itself (identity map). */
+int mx_device_download(const mx_device *D, const mx_format *shell, mx_format *F);
+
+/* Most device bytes D held at once while it was built (scratch included) or uploaded. */
+size_t mx_device_build_peak_bytes(const mx_device *D);
+
 /* Columns in D's x-hot cache (0 when off). */
 int mx_device_xhot_cols(const mx_device *D);
 

@@ -64,7 +64,8 @@ struct mx_device {
   double *val_in, *x_stage, *y_stage, *z_stage;
   bool cold_identity;
 
-  size_t bytes;
+  size_t bytes;            /* device bytes held now */
+  size_t build_peak_bytes; /* most device bytes held at once while building and uploading */
 };
 
 /* Record a message for mx_device_last_error; returns 1 so callers can `return mx_fail(...)`. */
@@ -80,6 +81,27 @@ int mx_cuda_check(cudaError_t e, const char *what);
     if (mx_cuda_check(cudaGetLastError(), name)) return 1;  \
   } while (0)
 
+/* cudaMalloc of `bytes`; on failure the message names the bytes asked for and the device's free
+ * and total memory. */
+int mx_cuda_alloc(void **p, size_t bytes, const char *what);
+
+/* *p = count T's on the device, counted in D->bytes (count 0: nullptr, nothing allocated). */
+template <typename T>
+static inline int mx_cuda_alloc_on(mx_device *D, T **p, size_t count, const char *what) {
+  *p = nullptr;
+  if (count == 0) return 0;
+  if (mx_cuda_alloc((void **)p, count * sizeof(T), what)) return 1;
+  D->bytes += count * sizeof(T);
+  return 0;
+}
+
+/* The GPU builder (mx_build.cu): every array of the format of A at crux c into D (counts, cold and
+ * hot arrays, gather maps, values, val_in), the counts into *shell (arrays NULL), and the host copies
+ * the launch plans are made from: the cold row pointers and the hot chunk pointers (du_chunkptr or
+ * se_ptr; empty without a hot part). D->cold, plans, x-hot and staging are left to the caller. */
+int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request mode, mx_device *D, mx_format *shell,
+                       std::vector<int32_t> &cold_rowptr_host, std::vector<int32_t> &chunkptr_host);
+
 /* Launchers (0 or 1 with the error recorded). Cold ones write every row of y (= cold x + z). */
 int mx_cold_segment_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s);
 int mx_cold_merge_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s);
@@ -93,11 +115,9 @@ void mx_cold_cusparse_free(mx_device *D);
 int mx_hot_du_launch(const mx_device *D, const double *x, double *y, cudaStream_t s);
 int mx_hot_se_launch(const mx_device *D, const double *x, double *y, cudaStream_t s);
 int mx_hot_split_launch(const mx_device *D, double *y, cudaStream_t s);
-/* x-hot cache. Plan (host): the columns to pack, most used first (empty: off); request as in
- * mx_device_upload_xhot; cap_auto: the most columns AUTO takes. */
-void mx_xhot_select(const mx_format *F, int request, int cap_auto, std::vector<int32_t> &cols);
-/* codes[i] = column code of col[i] (rank[c] >= 0 -> -2 - rank[c], else c; -1 stays -1) */
-void mx_xhot_encode(const int32_t *col, size_t n, const std::vector<int32_t> &rank, std::vector<int32_t> &codes);
+/* x-hot cache (mx_xhot.cu), set up on the device arrays already in D: request as in
+ * mx_device_upload_xhot, cap_auto the most columns AUTO takes, cold = 1 codes the cold CSR too. */
+int mx_xhot_setup(mx_device *D, int request, int cap_auto, int cold);
 /* xhot[i] = x[xhot_col[i]] on stream s (nothing when the cache is off) */
 int mx_xhot_launch(const mx_device *D, const double *x, cudaStream_t s);
 /* preferred shared-memory carveout (percent) of the cold kernels' cached instantiations */

@@ -46,6 +46,10 @@ typedef struct {
   /* the shadow and the states it was built for */
   mx_format        F;
   PetscBool        built;
+  PetscInt         nbuilds;       /* builds so far (one per pattern, settings change or renumbering) */
+  PetscLogDouble   build_seconds; /* of the last build (upload included on the GPU) */
+  PetscBool        verify_columns;      /* a block whose columns MPIAIJ may renumber in place (Ao) */
+  uint64_t         columns_fingerprint; /* of the columns at the last build, when verify_columns */
   PetscObjectState state;   /* object state the values correspond to */
   PetscObjectState nzstate; /* nonzerostate the pattern corresponds to */
   int32_t         *rowptr32, *colidx32; /* 32-bit copies when PetscInt is 64-bit, else NULL */
@@ -65,7 +69,8 @@ typedef struct {
 /* MATMPIAIJMATXTRACT: MPIAIJ whose diagonal block is a MATSEQAIJMATXTRACT with the user's
  * settings and whose off-diagonal block is one with crux (0,0) (the cold path), so that both run
  * on the GPU. The blocks are converted after every preallocation and assembly (MPIAIJ may
- * recreate or compact them). */
+ * recreate them); the off-diagonal block's format is rebuilt only when its pattern or its
+ * (in-place renumbered) columns changed. */
 typedef struct {
   MatXtractSettings set;
   PetscErrorCode (*preallocation)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[]);
@@ -97,8 +102,9 @@ PETSC_INTERN PetscErrorCode MatXtractConvertBegin(Mat, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatXtractSetDefaultVecType(Mat, PetscBool);
 PETSC_INTERN PetscBool      MatXtractSettingsWantDevice(const MatXtractSettings *);
 PETSC_INTERN const char *const MatXtractModeNames[], *const MatXtractDeviceNames[], *const MatXtractColdNames[], *const MatXtractSourceNames[];
-PETSC_INTERN PetscErrorCode MatXtractSetSettings_SeqAIJ(Mat, const MatXtractSettings *, PetscBool);
+PETSC_INTERN PetscErrorCode MatXtractSetSettings_SeqAIJ(Mat, const MatXtractSettings *);
+PETSC_INTERN PetscErrorCode MatXtractSetVerifyColumns_SeqAIJ(Mat);
 
-PETSC_INTERN PetscLogEvent MATXTRACT_Build, MATXTRACT_Refresh, MATXTRACT_Upload, MATXTRACT_Mult, MATXTRACT_MultT, MATXTRACT_BuildT;
+PETSC_INTERN PetscLogEvent MATXTRACT_Build, MATXTRACT_Refresh, MATXTRACT_Mult, MATXTRACT_MultT, MATXTRACT_BuildT;
 
 #endif

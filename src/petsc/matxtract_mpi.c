@@ -23,13 +23,15 @@ static PetscErrorCode MatXtractMPIConvertBlocks(Mat A)
   if (Ad) {
     PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQAIJMATXTRACT, &ours));
     if (!ours) PetscCall(MatConvert_SeqAIJ_SeqAIJMatXtract(Ad, MATSEQAIJMATXTRACT, MAT_INPLACE_MATRIX, &Ad));
-    PetscCall(MatXtractSetSettings_SeqAIJ(Ad, &m->set, PETSC_FALSE));
+    PetscCall(MatXtractSetSettings_SeqAIJ(Ad, &m->set));
   }
   if (Ao) {
     PetscCall(PetscObjectTypeCompare((PetscObject)Ao, MATSEQAIJMATXTRACT, &ours));
     if (!ours) PetscCall(MatConvert_SeqAIJ_SeqAIJMatXtract(Ao, MATSEQAIJMATXTRACT, MAT_INPLACE_MATRIX, &Ao));
-    /* MPIAIJ may compact Ao's columns in place at assembly: always rebuild its shadow lazily */
-    PetscCall(MatXtractSetSettings_SeqAIJ(Ao, &cold, PETSC_TRUE));
+    /* MPIAIJ may compact Ao's columns in place at assembly: its shadow checks them, and is rebuilt
+     * only when they (or its pattern) changed, else its values are refreshed */
+    PetscCall(MatXtractSetSettings_SeqAIJ(Ao, &cold));
+    PetscCall(MatXtractSetVerifyColumns_SeqAIJ(Ao));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -3,14 +3,13 @@
 #include "matxtract_impl.h"
 
 
-PetscLogEvent MATXTRACT_Build, MATXTRACT_Refresh, MATXTRACT_Upload, MATXTRACT_Mult, MATXTRACT_MultT, MATXTRACT_BuildT;
+PetscLogEvent MATXTRACT_Build, MATXTRACT_Refresh, MATXTRACT_Mult, MATXTRACT_MultT, MATXTRACT_BuildT;
 
 PetscErrorCode MatXtractRegisterEvents(void)
 {
   PetscFunctionBegin;
   PetscCall(PetscLogEventRegister("MatXtractBuild", MAT_CLASSID, &MATXTRACT_Build));
   PetscCall(PetscLogEventRegister("MatXtractRefresh", MAT_CLASSID, &MATXTRACT_Refresh));
-  PetscCall(PetscLogEventRegister("MatXtractUpload", MAT_CLASSID, &MATXTRACT_Upload));
   PetscCall(PetscLogEventRegister("MatXtractMult", MAT_CLASSID, &MATXTRACT_Mult));
   PetscCall(PetscLogEventRegister("MatXtractMultT", MAT_CLASSID, &MATXTRACT_MultT));
   PetscCall(PetscLogEventRegister("MatXtractBuildT", MAT_CLASSID, &MATXTRACT_BuildT));

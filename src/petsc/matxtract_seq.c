@@ -103,43 +103,95 @@ static PetscErrorCode MatXtractFreeShadow(Mat_MatXtract *x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Upload F to the GPU when one is in use; otherwise the CPU kernels run. */
-static PetscErrorCode MatXtractUpload(Mat A, const mx_format *F, mx_device **D)
+/* Whether this matrix's products run on the GPU: -mat_matxtract_device gpu without a usable GPU
+ * is an error, auto without one is the CPU path. */
+static PetscErrorCode MatXtractUseDevice(Mat A, PetscBool *use)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
 
   PetscFunctionBegin;
-  if (!MatXtractSettingsWantDevice(&x->set)) {
-    PetscCheck(x->set.device_choice != MATXTRACT_DEVICE_GPU, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract: -mat_matxtract_device gpu, but no GPU is usable (%s)", mx_device_count() ? "" : "this build has no CUDA or no device is visible");
-    PetscCall(PetscInfo(A, "matxtract: no GPU in use; MatMult runs the CPU kernels\n"));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(PetscLogEventBegin(MATXTRACT_Upload, A, 0, 0, 0));
+  *use = MatXtractSettingsWantDevice(&x->set);
+  PetscCheck(*use || x->set.device_choice != MATXTRACT_DEVICE_GPU, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract: -mat_matxtract_device gpu, but no GPU is usable (%s)", mx_device_count() ? "" : "this build has no CUDA or no device is visible");
 #if defined(PETSC_HAVE_CUDA)
-  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA)); /* PETSc picks this rank's GPU (by local rank) before we allocate */
+  if (*use) PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA)); /* PETSc picks this rank's GPU (by local rank) before we allocate */
 #endif
-  PetscCall(MatXtractCheckDevice(A, mx_device_upload(F, x->set.cold_kernel, D), "upload"));
-  PetscCall(PetscLogEventEnd(MATXTRACT_Upload, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Build the format from scratch for the current pattern and values. */
+/* The format of csr at crux built on the GPU (mx_device_build: csr is uploaded once and every build
+ * step runs there) into *D, its counts into *F. A GPU failure (e.g. out of device memory: the
+ * message names the bytes) is an error under -mat_matxtract_device gpu; under auto the matrix stays
+ * on the CPU path (*D NULL, AIJ untouched) and -info says why. */
+static PetscErrorCode MatXtractBuildOnDevice(Mat A, const mx_csr *csr, mx_crux crux, mx_format *F, mx_device **D)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  if (!mx_device_build(csr, crux, x->set.mode, x->set.cold_kernel, MX_XHOT_AUTO, F, D)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(x->set.device_choice != MATXTRACT_DEVICE_GPU, PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: building the format on the GPU failed (-mat_matxtract_device gpu): %s", mx_device_last_error());
+  PetscCall(PetscInfo(A, "matxtract: building the format on the GPU failed (%s); MatMult runs the CPU kernels (-mat_matxtract_device auto)\n", mx_device_last_error()));
+  *D = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* 64-bit FNV-1a of A's column indices (the live AIJ arrays): tells a block whose columns MPIAIJ
+ * renumbered in place. */
+static PetscErrorCode MatXtractColumnFingerprint(Mat A, uint64_t *fp)
+{
+  const PetscInt *ia, *ja;
+  PetscInt        n;
+  PetscBool       done;
+  uint64_t        h = 1469598103934665603ull;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matxtract: MatGetRowIJ failed");
+  for (PetscInt k = 0; k < ia[n]; k++) h = (h ^ (uint64_t)ja[k]) * 1099511628211ull;
+  *fp = h ^ (uint64_t)A->cmap->n;
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Build the format from scratch for the current pattern and values: on the GPU when one is in
+ * use, else on the host (where at a crux without hot nonzeros, the default (0,0), F's cold CSR is
+ * A's own arrays, or the 32-bit index copies, which live as long as F: no copy). */
 static PetscErrorCode MatXtractBuild(Mat A)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
   mx_csr         csr;
+  PetscBool      use_device;
+  PetscLogDouble t0, t1;
 
   PetscFunctionBegin;
   PetscCall(MatXtractFreeShadow(x));
+  PetscCall(MatXtractUseDevice(A, &use_device));
   PetscCall(PetscLogEventBegin(MATXTRACT_Build, A, 0, 0, 0));
+  PetscCall(PetscTime(&t0));
   PetscCall(MatXtractGetCSR(A, &csr));
-  /* borrow: at a crux without hot nonzeros (the default (0,0)) F's cold CSR is A's own arrays (or the
-   * 32-bit index copies, which live as long as F), no copy; a new pattern rebuilds F */
-  PetscCall(MatXtractCheckStatus(A, mx_format_build_borrow(&csr, x->set.crux, x->set.mode, &x->F), "building the format"));
+  if (use_device) PetscCall(MatXtractBuildOnDevice(A, &csr, x->set.crux, &x->F, &x->D));
+  if (!x->D) PetscCall(MatXtractCheckStatus(A, mx_format_build_borrow(&csr, x->set.crux, x->set.mode, &x->F), "building the format"));
+  PetscCall(PetscTime(&t1));
   PetscCall(PetscLogEventEnd(MATXTRACT_Build, A, 0, 0, 0));
-  PetscCall(PetscInfo(A, "matxtract: built crux (%g,%g): hot %d x %d, hot nnz %d, cold nnz %d, mode %s\n", x->F.crux.tau_c, x->F.crux.tau_r, (int)x->F.hot_nrows, (int)x->F.hot_ncols, (int)x->F.hot_nnz, (int)x->F.cold_nnz, MatXtractHotNames[x->F.mode]));
-  PetscCall(MatXtractUpload(A, &x->F, &x->D));
+  x->build_seconds = t1 - t0;
+  x->nbuilds++;
+  if (x->verify_columns) PetscCall(MatXtractColumnFingerprint(A, &x->columns_fingerprint));
+  PetscCall(PetscInfo(A, "matxtract: built crux (%g,%g) on the %s in %g s: hot %d x %d, hot nnz %d, cold nnz %d, mode %s\n", x->F.crux.tau_c, x->F.crux.tau_r, x->D ? "GPU" : "CPU", (double)x->build_seconds, (int)x->F.hot_nrows, (int)x->F.hot_ncols, (int)x->F.hot_nnz, (int)x->F.cold_nnz, MatXtractHotNames[x->F.mode]));
   x->built = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A block whose columns MPIAIJ may renumber in place (verify_columns): whether they changed since
+ * the build (a value-only state change must then rebuild). */
+static PetscErrorCode MatXtractColumnsChanged(Mat A, PetscBool *changed)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+  uint64_t       fp;
+
+  PetscFunctionBegin;
+  *changed = PETSC_FALSE;
+  if (!x->verify_columns) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatXtractColumnFingerprint(A, &fp));
+  *changed = (PetscBool)(fp != x->columns_fingerprint);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -170,11 +222,13 @@ PetscErrorCode MatXtractSync_SeqAIJ(Mat A)
 {
   Mat_MatXtract   *x = (Mat_MatXtract *)A->spptr;
   PetscObjectState state;
+  PetscBool        renumbered = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (x->built && state == x->state) PetscFunctionReturn(PETSC_SUCCESS);
-  if (x->built && A->nonzerostate == x->nzstate) PetscCall(MatXtractRefresh(A));
+  if (x->built && A->nonzerostate == x->nzstate) PetscCall(MatXtractColumnsChanged(A, &renumbered));
+  if (x->built && A->nonzerostate == x->nzstate && !renumbered) PetscCall(MatXtractRefresh(A));
   else PetscCall(MatXtractBuild(A));
   x->state   = state;
   x->nzstate = A->nonzerostate;
@@ -231,11 +285,10 @@ static PetscErrorCode MatXtractSyncTranspose(Mat A)
   csrt.rowptr = tp;
   csrt.colidx = ti;
   csrt.val    = tv;
-  PetscCall(MatXtractCheckStatus(A, mx_format_build(&csrt, cold, MX_MODE_AUTO, &x->Ft), "building the transpose"));
+  PetscCall(MatXtractBuildOnDevice(A, &csrt, cold, &x->Ft, &x->Dt));
   PetscCall(PetscFree(tp));
   PetscCall(PetscFree2(ti, tv));
   PetscCall(PetscLogEventEnd(MATXTRACT_BuildT, A, 0, 0, 0));
-  PetscCall(MatXtractUpload(A, &x->Ft, &x->Dt));
   x->built_t = PETSC_TRUE;
   x->state_t = x->state;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -333,7 +386,8 @@ static PetscErrorCode MatMultTranspose_SeqAIJMatXtract(Mat A, Vec xx, Vec yy)
   PetscFunctionBegin;
   PetscCall(MatXtractSync_SeqAIJ(A));
   if (x->D) PetscCall(MatXtractSyncTranspose(A));
-  PetscCall(MatXtractApply(A, PETSC_TRUE, xx, NULL, yy));
+  if (x->D && !x->Dt) PetscCall((*x->base.multtranspose)(A, xx, yy)); /* A^T's GPU build failed under auto; F is device-only */
+  else PetscCall(MatXtractApply(A, PETSC_TRUE, xx, NULL, yy));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -344,7 +398,8 @@ static PetscErrorCode MatMultTransposeAdd_SeqAIJMatXtract(Mat A, Vec xx, Vec zz,
   PetscFunctionBegin;
   PetscCall(MatXtractSync_SeqAIJ(A));
   if (x->D) PetscCall(MatXtractSyncTranspose(A));
-  PetscCall(MatXtractApply(A, PETSC_TRUE, xx, zz, yy));
+  if (x->D && !x->Dt) PetscCall((*x->base.multtransposeadd)(A, xx, zz, yy)); /* A^T's GPU build failed under auto; F is device-only */
+  else PetscCall(MatXtractApply(A, PETSC_TRUE, xx, zz, yy));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -376,7 +431,7 @@ static PetscErrorCode MatDuplicate_SeqAIJMatXtract(Mat A, MatDuplicateOption op,
   /* AIJ's duplicate set the type (our create ran) and copied the arrays; settings follow, the
    * shadow is built lazily at B's first product. */
   if (!(*B)->spptr) PetscCall(MatConvert_SeqAIJ_SeqAIJMatXtract(*B, MATSEQAIJMATXTRACT, MAT_INPLACE_MATRIX, B));
-  PetscCall(MatXtractSetSettings_SeqAIJ(*B, &x->set, PETSC_FALSE));
+  PetscCall(MatXtractSetSettings_SeqAIJ(*B, &x->set));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -391,7 +446,8 @@ PetscErrorCode MatXtractViewInfo_SeqAIJ(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: hot region %" PetscInt_FMT " rows x %" PetscInt_FMT " cols, hot nnz %" PetscInt_FMT " (%.1f%%), cold nnz %" PetscInt_FMT ", hot mode %s (requested %s)\n", info.hot_rows, info.hot_cols, info.hot_nnz,
                                    x->F.nnz ? 100.0 * (double)info.hot_nnz / (double)x->F.nnz : 0.0, info.cold_nnz, info.hot_mode, MatXtractModeNames[x->set.mode]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: format %zu bytes vs CSR %zu bytes (%.3fx)%s\n", info.format_bytes, info.csr_bytes, info.csr_bytes ? (double)info.format_bytes / (double)info.csr_bytes : 1.0, x->F.cold_borrowed ? "; its cold CSR is the AIJ arrays themselves (no host copy)" : ""));
-  if (info.on_device) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the GPU, %zu device bytes, cold kernel %s\n", info.device_bytes, MatXtractColdNames[mx_device_cold_kernel(x->D)]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: built on the %s in %.3g ms (build %" PetscInt_FMT " of this matrix)%s\n", info.on_device ? "GPU" : "CPU", 1e3 * info.build_seconds, info.builds, info.on_device ? "" : " (host builder)"));
+  if (info.on_device) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the GPU, %zu device bytes (peak while building %zu), cold kernel %s\n", info.device_bytes, info.build_peak_bytes, MatXtractColdNames[mx_device_cold_kernel(x->D)]));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the CPU (%s)\n", x->set.device_choice == MATXTRACT_DEVICE_CPU ? "-mat_matxtract_device cpu" : "no usable GPU"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -423,15 +479,27 @@ static PetscErrorCode MatSetFromOptions_SeqAIJMatXtract(Mat A, PetscOptionItems 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Settings from the MPI type or a duplicate. Different settings or force: the shadow is rebuilt
- * at the next product (force serves blocks whose pattern MPIAIJ may have changed in place). */
-PetscErrorCode MatXtractSetSettings_SeqAIJ(Mat A, const MatXtractSettings *set, PetscBool force)
+/* Settings from the MPI type or a duplicate; different settings rebuild the shadow at the next
+ * product. */
+PetscErrorCode MatXtractSetSettings_SeqAIJ(Mat A, const MatXtractSettings *set)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
 
   PetscFunctionBegin;
-  if (force || memcmp(&x->set, set, sizeof *set)) x->built = PETSC_FALSE;
+  if (memcmp(&x->set, set, sizeof *set)) x->built = PETSC_FALSE;
   x->set = *set;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A is a block whose column indices MPIAIJ may renumber in place without a new nonzero state (the
+ * off-diagonal block at assembly): a value change then rebuilds only if its columns changed. */
+PetscErrorCode MatXtractSetVerifyColumns_SeqAIJ(Mat A)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  if (!x->verify_columns) x->built = PETSC_FALSE; /* the next build records the fingerprint */
+  x->verify_columns = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -462,6 +530,9 @@ static PetscErrorCode MatXtractGetInfo_SeqAIJ(Mat A, MatXtractInfo *info)
   info->format_bytes = x->built ? mx_format_bytes(&x->F) : 0;
   info->csr_bytes    = mx_csr_bytes(x->F.nrows, x->F.nnz);
   info->device_bytes = x->D ? mx_device_bytes(x->D) : 0;
+  info->build_peak_bytes = x->D ? mx_device_build_peak_bytes(x->D) : 0;
+  info->build_seconds  = x->build_seconds;
+  info->builds         = x->nbuilds;
   info->on_device    = x->D ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

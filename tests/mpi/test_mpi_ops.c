@@ -50,6 +50,23 @@ static PetscErrorCode CheckKSP(Mat A, Mat B, const char *name)
   PetscFunctionReturn(0);
 }
 
+/* Builds of B's off-diagonal block's format so far (-1 on one rank: no such block). */
+static PetscErrorCode OffDiagonalBuilds(Mat B, PetscInt *builds)
+{
+  PetscBool     mpi;
+  Mat           Ao;
+  MatXtractInfo info;
+
+  PetscFunctionBegin;
+  *builds = -1;
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIAIJMATXTRACT, &mpi));
+  if (!mpi) PetscFunctionReturn(0);
+  PetscCall(MatMPIAIJGetSeqAIJ(B, NULL, &Ao, NULL));
+  PetscCall(MatXtractGetInfo(Ao, &info));
+  *builds = info.builds;
+  PetscFunctionReturn(0);
+}
+
 /* One matrix: crux off and on; value changes and re-assembly follow. A is MPIAIJ (modified). */
 static PetscErrorCode CheckMatrix(Mat A, const char *name)
 {
@@ -90,6 +107,8 @@ static PetscErrorCode CheckMatrix(Mat A, const char *name)
     }
     /* same-pattern values through MatSetValues on the locally owned diagonal-block entries */
     PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+    PetscInt ao_builds[2];
+    PetscCall(OffDiagonalBuilds(B, &ao_builds[0]));
     {
       PetscInt    *ci, nset = 0;
       PetscScalar *cv;
@@ -118,6 +137,8 @@ static PetscErrorCode CheckMatrix(Mat A, const char *name)
     PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
     PetscCall(CheckProducts(A, B, "after same-pattern MatSetValues", 10));
+    PetscCall(OffDiagonalBuilds(B, &ao_builds[1]));
+    PetscCall(Record((PetscBool)(ao_builds[1] == ao_builds[0]), "off-diagonal block refreshed, not rebuilt, after a same-pattern assembly", label, (PetscReal)ao_builds[0], (PetscReal)ao_builds[1]));
     PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &C));
     PetscCall(CheckProducts(A, C, "MatDuplicate", 11));
     PetscCall(MatDestroy(&C));

@@ -1,0 +1,68 @@
+/* mx_scratch.cuh - temporary device arrays of one setup step (the GPU builder, the x-hot setup):
+ * freed when the step ends, their bytes counted with D's own for the peak that -mat_view reports;
+ * and CUB calls with their temporary storage taken from the same scratch. */
+#ifndef MX_SCRATCH_CUH
+#define MX_SCRATCH_CUH
+
+#include <utility>
+#include <vector>
+#include "mx_device_impl.h"
+
+struct mx_scratch {
+  std::vector<std::pair<void *, size_t>> ptrs; /* array, bytes */
+  size_t bytes = 0;
+  void *cub = nullptr; /* CUB temporary storage, grown on demand */
+  size_t cub_bytes = 0;
+  mx_scratch() = default;
+  mx_scratch(const mx_scratch &) = delete;
+  mx_scratch &operator=(const mx_scratch &) = delete;
+  ~mx_scratch() {
+    for (auto &p : ptrs) cudaFree(p.first);
+  }
+};
+
+/* D->build_peak_bytes = max(itself, D's bytes + the scratch's) */
+static inline void mx_note_peak(mx_device *D, const mx_scratch &W) {
+  if (D->bytes + W.bytes > D->build_peak_bytes) D->build_peak_bytes = D->bytes + W.bytes;
+}
+
+/* *p = count T's of scratch (at least one, so that the pointer is never NULL). */
+template <typename T>
+static int mx_scratch_alloc(mx_device *D, mx_scratch &W, T **p, size_t count, const char *what) {
+  *p = nullptr;
+  const size_t bytes = (count ? count : 1) * sizeof(T);
+  if (mx_cuda_alloc((void **)p, bytes, what)) return 1;
+  W.ptrs.push_back({(void *)*p, bytes});
+  W.bytes += bytes;
+  mx_note_peak(D, W);
+  return 0;
+}
+
+/* Hand a scratch array over to D (it outlives the step; mx_device_free frees it). */
+static inline void mx_scratch_release(mx_device *D, mx_scratch &W, void *p) {
+  for (size_t i = 0; i < W.ptrs.size(); ++i)
+    if (W.ptrs[i].first == p) {
+      W.bytes -= W.ptrs[i].second;
+      D->bytes += W.ptrs[i].second;
+      W.ptrs.erase(W.ptrs.begin() + (long)i);
+      return;
+    }
+}
+
+/* Run a CUB device algorithm: size query, storage from the scratch, run. call(tmp, bytes) must be
+ * the same CUB call both times (a lambda capturing its arguments). */
+template <typename Call>
+static int mx_cub_run(mx_device *D, mx_scratch &W, const char *what, Call call) {
+  size_t need = 0;
+  if (mx_cuda_check(call(nullptr, need), what)) return 1;
+  if (need > W.cub_bytes) {
+    char *p;
+    if (mx_scratch_alloc(D, W, &p, need, "alloc CUB temporary storage")) return 1;
+    W.cub = p;
+    W.cub_bytes = need;
+  }
+  size_t have = W.cub_bytes;
+  return mx_cuda_check(call(W.cub, have), what);
+}
+
+#endif
