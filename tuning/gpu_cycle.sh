@@ -4,7 +4,8 @@
 #                                       (default: setup build test sanitize bench amortize pack)
 # setup unpacks the PETSc 3.22+CUDA bundle from .deps/ into /opt/petsc-cuda; build configures and
 # builds this tree in build-gpu/ (sm_90; BUILD_TARGETS limits the targets); test runs the ctest labels gpu, petsc, mpi and unit;
-# sanitize runs the ctest label sanitize (compute-sanitizer memcheck + racecheck on the gpu tests);
+# sanitize runs the ctest label sanitize (compute-sanitizer memcheck + racecheck on the gpu tests;
+# SANITIZE_REGEX limits them, e.g. test_cuda_build);
 # bench runs the harness (tuning/bench/run_corpus.sh; quick subset unless BENCH_ARGS is set, e.g.
 # BENCH_ARGS= for the whole corpus); amortize runs tuning/amortization/run.sh; scaling runs
 # tuning/mpi/scaling.sh (needs 2 GPUs); profile runs tuning/profile/ncu_cold.sh (Nsight Compute counters
@@ -36,7 +37,7 @@ stage_build() {
   return $rc
 }
 stage_test() { ctest --test-dir build-gpu -L "${TEST_LABELS:-gpu|petsc|unit|mpi}" --output-on-failure -j4; }
-stage_sanitize() { ctest --test-dir build-gpu -L sanitize --output-on-failure; }
+stage_sanitize() { ctest --test-dir build-gpu -L sanitize ${SANITIZE_REGEX:+-R "$SANITIZE_REGEX"} --output-on-failure; }
 stage_bench() { bash tuning/bench/run_corpus.sh ${BENCH_ARGS---quick} "$OUT/bench"; }
 stage_amortize() { bash tuning/amortization/run.sh "$OUT/amortization" build-gpu; }
 stage_scaling() { bash tuning/mpi/scaling.sh "$OUT/scaling" build-gpu; }

@@ -306,7 +306,8 @@ struct Variant {
   mx_crux crux;
   std::string mode, cold;
   double hot_share = 0, setup_ms = 0, upload_ms = 0, err = 0;
-  int setup_jobs = 1, differ = 0;
+  double gpu_build_ms = 0, gpu_build_peak_mb = 0; /* mx_device_build of the same crux and kernel */
+  int setup_jobs = 1, differ = 0, gpu_build_same = 0; /* 1: its y equals the uploaded format's bitwise */
   size_t fbytes = 0;
   Timing t;
 };
@@ -427,7 +428,7 @@ int main(int argc, char **argv) {
               "t_segment_us,t_merge_us,auto_kernel,cold_row_max,cold_row_cv,rotated_copies,matrix_bytes_over_l2,"
               "load_ms,load_how,ref_ms,d2d_copy_GBps,differing_runs_alg1,differing_runs_alg2,differing_runs_default\n");
   fprintf(fc, "matrix,crux_tc,crux_tr,hot_mode,cold_kernel,hot_nnz_share,format_bytes,t_med_us,t_min_us,t_max_us,"
-              "setup_host_ms,upload_ms,rel_err,setup_jobs,differing_runs\n");
+              "setup_host_ms,upload_ms,rel_err,setup_jobs,differing_runs,gpu_build_ms,gpu_build_peak_mb,gpu_build_same\n");
   fprintf(fm, "# matxtract-bench\n\nGPU: %s (%d SMs, L2 %.0f MB), CUDA driver %d, runtime %d; D2D copy %.0f GB/s; %s.\n"
               "Command: `%s`\n\n"
               "Times: median of %d calls after %d warm-up (us). Speedup = best cuSPARSE / ours. No crux predictor "
@@ -451,7 +452,7 @@ int main(int argc, char **argv) {
     const Csr &A = L.A;
     const int32_t m = A.nrows, n = A.ncols, nnz = A.nnz();
     const std::vector<double> &x = L.x, &ref = L.ref;
-    std::vector<double> yh(m);
+    std::vector<double> yh(m), yh2(m);
 
 
     mx_csr a = {m, n, A.rowptr.data(), A.col.data(), A.val.data()};
@@ -543,7 +544,33 @@ int main(int argc, char **argv) {
                 F.crux.tau_c, F.crux.tau_r, v.mode.c_str(), v.cold.c_str(), v.differ, REPRO_RUNS);
         g_wrong = 1;
       }
+      const mx_cold_kernel kernel = mx_device_cold_kernel(D);
       mx_device_free(D);
+      /* the same crux built on the GPU (mx_device_build: one CSR upload + the build), its cold kernel
+       * forced to the one the upload resolved to, so that y must be bitwise the same */
+      yh2.assign(m, 0.0);
+      CK(cudaMemcpy(yh2.data(), dy[0], 8.0 * m, cudaMemcpyDeviceToHost));
+      mx_format shell;
+      CK(cudaDeviceSynchronize());
+      s = now_ms();
+      if (mx_device_build(&a, F.crux, MX_MODE_AUTO, kernel, MX_XHOT_AUTO, &shell, &D)) {
+        fprintf(stderr, "%s: GPU build failed at (%g,%g): %s\n", mat.name.c_str(), F.crux.tau_c, F.crux.tau_r, mx_device_last_error());
+        g_wrong = 1;
+      } else {
+        CK(cudaDeviceSynchronize());
+        v.gpu_build_ms = now_ms() - s;
+        v.gpu_build_peak_mb = mx_device_build_peak_bytes(D) / 1e6;
+        CK(cudaMemsetAsync(dy[0], 0xff, 8.0 * m, g_stream));
+        if (mx_device_spmv(D, dx[0], nullptr, dy[0], g_stream)) exit(2);
+        CK(cudaStreamSynchronize(g_stream));
+        CK(cudaMemcpy(yh.data(), dy[0], 8.0 * m, cudaMemcpyDeviceToHost));
+        v.gpu_build_same = m == 0 || memcmp(yh.data(), yh2.data(), 8.0 * m) == 0;
+        if (!v.gpu_build_same) {
+          fprintf(stderr, "%s: GPU-built format differs from the uploaded one at (%g,%g)\n", mat.name.c_str(), F.crux.tau_c, F.crux.tau_r);
+          g_wrong = 1;
+        }
+        mx_device_free(D);
+      }
       vs.push_back(v);
       return true;
     };
@@ -646,9 +673,9 @@ int main(int argc, char **argv) {
 
     /* --- rows --- */
     for (auto &v : vs)
-      fprintf(fc, "%s,%g,%g,%s,%s,%.4f,%zu,%.2f,%.2f,%.2f,%.2f,%.2f,%.3g,%d,%d\n", mat.name.c_str(), v.crux.tau_c,
+      fprintf(fc, "%s,%g,%g,%s,%s,%.4f,%zu,%.2f,%.2f,%.2f,%.2f,%.2f,%.3g,%d,%d,%.2f,%.1f,%d\n", mat.name.c_str(), v.crux.tau_c,
               v.crux.tau_r, v.mode.c_str(), v.cold.c_str(), v.hot_share, v.fbytes, v.t.med, v.t.mn, v.t.mx,
-              v.setup_ms, v.upload_ms, v.err, v.setup_jobs, v.differ);
+              v.setup_ms, v.upload_ms, v.err, v.setup_jobs, v.differ, v.gpu_build_ms, v.gpu_build_peak_mb, v.gpu_build_same);
     const Variant &seg00 = vs[0], &mrg00 = vs[1];
     const Variant *best = &vs[0];
     for (auto &v : vs)
