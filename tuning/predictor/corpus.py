@@ -82,11 +82,19 @@ def generated(rng):
     return rows
 
 
+def finite_values(path):
+    """False if a Matrix Market file holds inf or nan (the reader refuses those by default)."""
+    with open(path) as f:
+        return not any(t.lower().lstrip("+-") in ("inf", "infinity", "nan") for line in f if not line.startswith("%")
+                       for t in line.split())
+
+
 def real(dirs):
     by_name = {}  # one file per name, the first folder's (the repository's own) first
     for d in dirs:
         for f in sorted(glob.glob(os.path.join(d, "*.mtx"))):
-            by_name.setdefault(os.path.basename(f), os.path.realpath(f))
+            if finite_values(f):
+                by_name.setdefault(os.path.basename(f), os.path.realpath(f))
     files = [by_name[k] for k in sorted(by_name)]
     rows = []
     for k, f in enumerate(files):
