@@ -149,6 +149,31 @@ static const mx_family mx_families[] = {
   {"blockdense", 3, 0, "blockdense:N:NB:BS"},
 };
 
+/* The spec needs at most nnz nonzeros and bytes of memory at its peak: store both and stop (-1) when
+ * estimating, refuse (1) when the bytes do not fit in the memory left, else go on (0). */
+static int plan(const mx_gen_ctx *g, double nnz, double bytes)
+{
+  char why[200];
+  if (g->est_nnz) {
+    *g->est_nnz = (int64_t)nnz;
+    *g->est_bytes = bytes;
+    return -1;
+  }
+  if (!mx_mem_fits(bytes, why, sizeof why))
+    return mx_gen_err(g, "about %.0f nonzeros: %s (nothing was allocated)", nnz, why);
+  return 0;
+}
+
+/* plan()'s verdict as dispatch's return value: estimate done = 0 (success), refused = 1 */
+#define MX_PLAN(g, nnz, bytes)                    \
+  do {                                            \
+    int p_ = plan((g), (nnz), (bytes));           \
+    if (p_) return p_ > 0;                        \
+  } while (0)
+
+/* bytes of an owned CSR with n rows and nnz nonzeros (rowptr int64, colidx int32, val double) */
+static double csr_bytes(double n, double nnz) { return 8.0 * (n + 1) + 12.0 * nnz; }
+
 static int dispatch(const mx_gen_ctx *g, const mx_family *fam, const mx_fields *F, mx_io_csr *A)
 {
   const char *name = fam->name;
@@ -157,11 +182,15 @@ static int dispatch(const mx_gen_ctx *g, const mx_family *fam, const mx_fields *
   if (!strcmp(name, "kron")) {
     if (get_int(g, F, 1, "SCALE", 1, 30, &a) || get_int(g, F, 2, "EF", 1, INT64_MAX, &b)) return 1;
     if (b > MX_GEN_MAX_NNZ / 2 >> a) return mx_gen_err(g, "2*EF*2^SCALE nonzeros exceed the limit 2^34");
+    double n = ldexp(1.0, (int)a), m = (double)b * n; /* permutation + CSR of both edge directions */
+    MX_PLAN(g, 2 * m, 4 * n + csr_bytes(n + 1, 2 * m));
     return mx_gen_kron(g, (int)a, b, A);
   }
   if (!strcmp(name, "rgg")) {
     if (get_int(g, F, 1, "LOG2N", 1, 30, &a)) return 1;
     if (a > 28) return mx_gen_err(g, "LOG2N = %lld: about 0.95*n*ln(n) nonzeros exceed the limit 2^34", (long long)a);
+    double n = ldexp(1.0, (int)a), nnz = 1.1 * 0.95 * n * log(n), ncell = n / (0.3025 * log(n)) + 1;
+    MX_PLAN(g, nnz, 32 * n + 8 * ncell + csr_bytes(n, nnz)); /* 4 coordinate arrays, cells, CSR; nnz 10% over the mean */
     return mx_gen_rgg(g, (int)a, A);
   }
   if (!strcmp(name, "chunglu") || !strcmp(name, "chunglu-dir")) {
@@ -170,21 +199,27 @@ static int dispatch(const mx_gen_ctx *g, const mx_family *fam, const mx_fields *
       return 1;
     if (x > (double)a) return mx_gen_err(g, "AVGDEG = %g must be <= N = %lld", x, (long long)a);
     if (x * (double)a > (double)MX_GEN_MAX_NNZ) return mx_gen_err(g, "N*AVGDEG nonzeros exceed the limit 2^34");
+    MX_PLAN(g, x * (double)a, 28.0 * (double)a + csr_bytes((double)a + 1, x * (double)a)); /* alias tables, perms */
     return mx_gen_chunglu(g, (int32_t)a, x, y, name[7] == '-', A);
   }
   if (!strncmp(name, "lap", 3) || !strncmp(name, "convdiff", 8)) {
     int three = strchr(name, '3') != NULL;
     if (get_int(g, F, 1, "N", 1, three ? 1290 : 46340, &a)) return 1; /* N^d <= 2^31-1 */
+    double n = three ? (double)a * a * a : (double)a * a;
+    double per_row = strstr(name, "27") ? 27 : strchr(name, '9') ? 9 : three ? 7 : 5;
+    MX_PLAN(g, n * per_row, csr_bytes(n, n * per_row));
     return mx_gen_stencil(g, name, a, A);
   }
   if (!strcmp(name, "band")) {
     if (get_int(g, F, 1, "N", 1, INT32_MAX, &a) || get_int(g, F, 2, "W", 0, a - 1, &b)) return 1;
     if ((double)a * (double)(2 * b + 1) > (double)MX_GEN_MAX_NNZ) return mx_gen_err(g, "N*(2W+1) nonzeros exceed the limit 2^34");
+    MX_PLAN(g, (double)a * (double)(2 * b + 1), csr_bytes((double)a, (double)a * (double)(2 * b + 1)));
     return mx_gen_band(g, (int32_t)a, b, A);
   }
   if (!strcmp(name, "rand")) {
     if (get_int(g, F, 1, "N", 1, INT32_MAX, &a) || get_int(g, F, 2, "PERROW", 1, a, &b)) return 1;
     if ((double)a * (double)b > (double)MX_GEN_MAX_NNZ) return mx_gen_err(g, "N*PERROW nonzeros exceed the limit 2^34");
+    MX_PLAN(g, (double)a * (double)b, csr_bytes((double)a, (double)a * (double)b));
     return mx_gen_randrows(g, (int32_t)a, (int32_t)a, b, MX_STREAM_RAND, A);
   }
   if (!strcmp(name, "bipartite")) {
@@ -192,6 +227,7 @@ static int dispatch(const mx_gen_ctx *g, const mx_family *fam, const mx_fields *
         get_int(g, F, 3, "PERROW", 1, b, &c))
       return 1;
     if ((double)a * (double)c > (double)MX_GEN_MAX_NNZ) return mx_gen_err(g, "M*PERROW nonzeros exceed the limit 2^34");
+    MX_PLAN(g, (double)a * (double)c, csr_bytes((double)a, (double)a * (double)c));
     return mx_gen_randrows(g, (int32_t)a, (int32_t)b, c, MX_STREAM_BIPARTITE, A);
   }
   if (!strcmp(name, "blockdense")) {
@@ -200,14 +236,16 @@ static int dispatch(const mx_gen_ctx *g, const mx_family *fam, const mx_fields *
       return 1;
     if ((double)b * (double)c * (double)c + 5.0 * (double)a > (double)MX_GEN_MAX_NNZ)
       return mx_gen_err(g, "NB*BS^2 + 5N nonzeros exceed the limit 2^34");
+    double nnz = (double)b * (double)c * (double)c + 5.0 * (double)a;
+    MX_PLAN(g, nnz, 8.0 * (double)b + csr_bytes((double)a + 2, nnz)); /* block corners, CSR before merging */
     return mx_gen_blockdense(g, (int32_t)a, b, c, A);
   }
   return mx_gen_err(g, "internal: family '%s' has no generator", name);
 }
 
-int mx_gen(const char *spec, uint64_t seed, mx_io_csr *A, char *err, size_t errlen)
+/* parse the spec and dispatch: generate into A, or with g->est_nnz set only estimate */
+static int gen_run(mx_gen_ctx g, const char *spec, mx_io_csr *A)
 {
-  mx_gen_ctx g = {spec ? spec : "(null)", seed ? seed : MX_GEN_DEFAULT_SEED, 0, err, errlen};
   if (!A) return mx_gen_err(&g, "NULL output matrix");
   memset(A, 0, sizeof(*A));
   if (!spec || !*spec) return mx_gen_err(&g, "empty spec (try kron:18:16, lap2d:1000, ...)");
@@ -242,4 +280,28 @@ int mx_gen(const char *spec, uint64_t seed, mx_io_csr *A, char *err, size_t errl
     return mx_gen_err(&g, "%s expects %d numeric field%s, got %d (usage %s)", fam->name, fam->nnum,
                       fam->nnum == 1 ? "" : "s", nnum, fam->usage);
   return dispatch(&g, fam, &F, A);
+}
+
+int mx_gen_with_progress(const char *spec, uint64_t seed, mx_gen_progress_fn progress, void *ctx, mx_io_csr *A, char *err,
+                         size_t errlen)
+{
+  mx_gen_ctx g = {spec ? spec : "(null)", seed ? seed : MX_GEN_DEFAULT_SEED, 0, err, errlen, progress, ctx, NULL, NULL};
+  return gen_run(g, spec, A);
+}
+
+int mx_gen(const char *spec, uint64_t seed, mx_io_csr *A, char *err, size_t errlen)
+{
+  return mx_gen_with_progress(spec, seed, NULL, NULL, A, err, errlen);
+}
+
+int mx_gen_estimate(const char *spec, int64_t *nnz, double *bytes, char *err, size_t errlen)
+{
+  int64_t n = 0;
+  double b = 0;
+  mx_io_csr none;
+  mx_gen_ctx g = {spec ? spec : "(null)", MX_GEN_DEFAULT_SEED, 0, err, errlen, NULL, NULL, &n, &b};
+  int rc = gen_run(g, spec, &none);
+  if (nnz) *nnz = n;
+  if (bytes) *bytes = b;
+  return rc;
 }

@@ -48,7 +48,9 @@ static int build_from_edges(const mx_gen_ctx *g, int32_t n, int64_t m, int sym, 
   mx_rng_seed(&r, g->seed, stream);
   mx_rng r0 = r;
   int32_t u, v;
+  const int64_t tenth = m / 10 + 1; /* progress every tenth of the edges */
   for (int64_t e = 0; e < m; e++) {
+    if (e % tenth == 0) mx_gen_report(g, "counting edges per row", (double)e / (double)m);
     edge(st, &r, &u, &v);
     if (u == v) continue;
     rp[u + 2]++;
@@ -63,11 +65,13 @@ static int build_from_edges(const mx_gen_ctx *g, int32_t n, int64_t m, int sym, 
   }
   r = r0;
   for (int64_t e = 0; e < m; e++) {
+    if (e % tenth == 0) mx_gen_report(g, "placing edges", (double)e / (double)m);
     edge(st, &r, &u, &v);
     if (u == v) continue;
     col[rp[u + 1]++] = v;
     if (sym) col[rp[v + 1]++] = u;
   }
+  mx_gen_report(g, "sorting rows, removing duplicates", 0.0);
   int64_t nnz = mx_io_csr_sort_dedup(n, rp, col, NULL);
   if (mx_gen_finish(A, n, n, rp, col, nnz)) return mx_gen_err(g, "out of memory (%lld nonzeros)", (long long)nnz);
   graph_values(g, A, sym);
@@ -279,7 +283,11 @@ int mx_gen_rgg(const mx_gen_ctx *g, int log2n, mx_io_csr *A)
     mx_gen_err(g, "out of memory (%lld nonzeros)", (long long)rp[n]);
     goto done;
   }
-  for (int32_t i = 0; i < n; i++) rgg_row(&st, i, col + rp[i]);
+  const int32_t tenth = n / 10 + 1; /* progress every tenth of the rows */
+  for (int32_t i = 0; i < n; i++) {
+    if (i % tenth == 0) mx_gen_report(g, "finding neighbours", (double)i / (double)n);
+    rgg_row(&st, i, col + rp[i]);
+  }
   if (mx_gen_finish(A, n, n, rp, col, rp[n])) {
     rp = NULL;
     col = NULL;

@@ -68,7 +68,9 @@ int mx_gen_randrows(const mx_gen_ctx *g, int32_t m, int32_t n, int64_t perrow, u
   mx_rng r;
   mx_rng_seed(&r, g->seed, stream << 32);
   rp[0] = 0;
+  const int64_t tenth = m / 10 + 1; /* progress every tenth of the rows */
   for (int64_t i = 0; i < m; i++) {
+    if (i % tenth == 0) mx_gen_report(g, "drawing columns", (double)i / (double)m);
     sample_distinct(&r, n, perrow, A->colidx + rp[i]);
     rp[i + 1] = rp[i] + perrow;
   }

@@ -56,6 +56,26 @@ int mx_petsc_read(const char *path, mx_io_csr *A, char *err, size_t errlen);
 int mx_gen(const char *spec, uint64_t seed, mx_io_csr *A, char *err, size_t errlen);
 const char *mx_gen_help(void);
 
+/* Generation with progress: progress(ctx, step, done) is called at most a few dozen times, with
+ * done in [0, 1] within each named step of the families whose loops are long (kron, chunglu,
+ * rgg, rand, bipartite); NULL = mx_gen. */
+typedef void (*mx_gen_progress_fn)(void *ctx, const char *step, double done);
+int mx_gen_with_progress(const char *spec, uint64_t seed, mx_gen_progress_fn progress, void *ctx, mx_io_csr *A, char *err,
+                         size_t errlen);
+
+/* What a spec will take, without generating: an upper bound on its nonzeros and the peak bytes the
+ * generator allocates (the returned CSR included). 0 ok; a bad spec gives mx_gen's message. */
+int mx_gen_estimate(const char *spec, int64_t *nnz, double *bytes, char *err, size_t errlen);
+
+/* Memory this process may still allocate: the least of the address-space limit (RLIMIT_AS, i.e.
+ * `ulimit -v`) minus what is mapped now, physical memory, and a test cap; *bound (may be NULL) names
+ * the one that binds. The readers and generators check their need against it before allocating. */
+uint64_t mx_mem_available(const char **bound);
+
+/* 1 if need bytes fit in mx_mem_available; otherwise 0 and, in why, "needs N bytes (X GB) of
+ * memory, M bytes (Y GB) available under BOUND". */
+int mx_mem_fits(double need, char *why, size_t whylen);
+
 #ifdef __cplusplus
 }
 #endif

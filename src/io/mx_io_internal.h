@@ -92,6 +92,10 @@ int64_t mx_io_csr_sort_dedup(int32_t nrows, int64_t *rowptr, int32_t *col, doubl
 void *mx_io_malloc(size_t count, size_t size);
 void *mx_io_calloc(size_t count, size_t size);
 
+/* Lower the memory mx_mem_available reports to at most bytes (0 = no cap): the fuzz harnesses keep
+ * inputs that declare huge sizes from allocating past libFuzzer's limit. */
+void mx_io_set_mem_cap(uint64_t bytes);
+
 #endif
 
 /* ---- generators (mx_gen*.c) ---------------------------------------------------------------------- */
@@ -103,7 +107,17 @@ typedef struct {
   int values;       /* graph families: ":v" suffix -> random positive values instead of 1.0 */
   char *err;
   size_t errlen;
+  mx_gen_progress_fn progress; /* may be NULL */
+  void *progress_ctx;
+  int64_t *est_nnz; /* non-NULL: estimate only (mx_gen_estimate), nothing is generated */
+  double *est_bytes;
 } mx_gen_ctx;
+
+/* progress report of step: done in [0, 1]; nothing without a callback */
+static inline void mx_gen_report(const mx_gen_ctx *g, const char *step, double done)
+{
+  if (g->progress) g->progress(g->progress_ctx, step, done);
+}
 
 /* "spec 'SPEC': message"; returns 1 */
 int mx_gen_err(const mx_gen_ctx *g, const char *fmt, ...)

@@ -346,6 +346,14 @@ static int coo_grow(mx_coo *c, long long want)
   return 0;
 }
 
+/* peak bytes of reading cap entries of an M-row matrix: the COO (values unless pattern) and the CSR
+ * made from it (mirrored entries doubled when sym) are alive together */
+static double coo_csr_bytes(long long M, long long cap, int values, int sym)
+{
+  double coo = (double)cap * (values ? 16.0 : 8.0), csr_nnz = (double)cap * (sym ? 2.0 : 1.0);
+  return coo + 8.0 * ((double)M + 2) + 12.0 * csr_nnz;
+}
+
 /* COO (file order, 0-based) -> CSR; symmetric entries mirrored (negated for skew). */
 static int coo_to_csr(mx_coo *c, int32_t M, int32_t N, int sym, mx_io_csr *A)
 {
@@ -527,6 +535,11 @@ int mx_mtx_read_flags(const char *path, unsigned flags, mx_io_csr *A, char *err,
   long long cap = nz;
   if (fsize >= 0 && cap > fsize / 2 + 1) cap = fsize / 2 + 1;
   if (cap < 1) cap = 1;
+  char why[200];
+  if (!mx_mem_fits(coo_csr_bytes(M, cap, b.field != FLD_PATTERN, b.symmetry != SYM_GENERAL), why, sizeof why)) {
+    RD_ERR(&r, "%lld x %lld with %lld entries: %s", M, N, nz, why);
+    goto done;
+  }
   c.ri = mx_io_malloc((size_t)cap, sizeof(int32_t));
   c.ci = mx_io_malloc((size_t)cap, sizeof(int32_t));
   if (b.field != FLD_PATTERN) c.vv = mx_io_malloc((size_t)cap, sizeof(double));

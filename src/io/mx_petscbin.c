@@ -125,6 +125,11 @@ int mx_petsc_read(const char *path, mx_io_csr *A, char *err, size_t errlen)
                (int)N, (int)nz, need);
     goto done;
   }
+  char why[200];
+  if (!mx_mem_fits(8.0 * ((double)M + 1) + 12.0 * (double)nz + 8.0 * MX_BIN_CHUNK, why, sizeof why)) {
+    mx_io_errf(err, errlen, "%s: %d x %d with %d nonzeros: %s", path, (int)M, (int)N, (int)nz, why);
+    goto done;
+  }
   if (fseek(f, 16, SEEK_SET)) {
     mx_io_errf(err, errlen, "%s: cannot seek past the header: %s", path, strerror(errno));
     goto done;

@@ -2,6 +2,17 @@
  * generator specs, into a Mat whose type comes from the options database (-mat_type ...). */
 #include "matxtract_impl.h"
 #include "io/mx_io.h"
+#include <petsctime.h>
+
+/* generation and copying of more nonzeros than this report their progress with -info */
+#define MATXTRACT_PROGRESS_NNZ 10000000
+
+/* Bytes of the SeqAIJ part a rank gets for m local rows and nnz local nonzeros: values and column
+ * indices, row starts, and the per-row lengths, maxima and diagonal positions AIJ keeps. */
+static double MatXtractAIJBytes(PetscInt m, int64_t nnz)
+{
+  return 12.0 * (double)nnz + 16.0 * (double)m + 8.0;
+}
 
 /* Create A with local rows split by PETSc, its type from the options (default AIJ), and the rows
  * this rank owns copied from the CSR C (which every rank holds whole). */
@@ -18,6 +29,11 @@ static PetscErrorCode MatXtractFromCSR(MPI_Comm comm, const mx_io_csr *C, const 
   PetscCall(MatSetUp(*A));
   PetscCall(MatGetOwnershipRange(*A, &rstart, &rend));
   PetscCall(MatGetOwnershipRangeColumn(*A, &cstart, &cend));
+  {
+    int64_t local_nnz = C->rowptr[rend] - C->rowptr[rstart];
+    char    why[256];
+    PetscCheck(mx_mem_fits(MatXtractAIJBytes(rend - rstart, local_nnz), why, sizeof why), PETSC_COMM_SELF, PETSC_ERR_MEM, "Cannot copy the matrix into %s: rows %" PetscInt_FMT "..%" PetscInt_FMT " with %lld nonzeros %s", ((PetscObject)*A)->type_name, rstart, rend - 1, (long long)local_nnz, why);
+  }
   PetscCall(PetscCalloc2(rend - rstart, &dnnz, rend - rstart, &onnz));
   for (PetscInt i = rstart; i < rend; i++) {
     for (int64_t k = C->rowptr[i]; k < C->rowptr[i + 1]; k++) {
@@ -29,8 +45,9 @@ static PetscErrorCode MatXtractFromCSR(MPI_Comm comm, const mx_io_csr *C, const 
   PetscCall(MatXAIJSetPreallocation(*A, 1, dnnz, onnz, NULL, NULL));
   PetscCall(PetscFree2(dnnz, onnz));
   PetscCall(PetscMalloc2(maxrow, &cols, maxrow, &vals));
-  for (PetscInt i = rstart; i < rend; i++) {
+  for (PetscInt i = rstart, tenth = (rend - rstart) / 10 + 1; i < rend; i++) {
     PetscInt len = (PetscInt)(C->rowptr[i + 1] - C->rowptr[i]);
+    if (C->nnz > MATXTRACT_PROGRESS_NNZ && (i - rstart) % tenth == 0) PetscCall(PetscInfo(*A, "copying rows into the Mat: %.0f%%\n", 100.0 * (double)(i - rstart) / (double)(rend - rstart)));
     for (PetscInt k = 0; k < len; k++) {
       cols[k] = C->colidx[C->rowptr[i] + k];
       vals[k] = C->val[C->rowptr[i] + k];
@@ -76,16 +93,55 @@ PetscErrorCode MatXtractLoad(MPI_Comm comm, const char *path, const char *prefix
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the state of a generation's -info progress report */
+typedef struct {
+  const char    *spec;
+  PetscLogDouble start;
+} MatXtractGenProgress;
+
+/* mx_gen progress callback: one -info line per report (a C callback: errors of PetscInfo are dropped) */
+static void MatXtractGenReport(void *ctx, const char *step, double done)
+{
+  MatXtractGenProgress *p = (MatXtractGenProgress *)ctx;
+  PetscLogDouble        now = p->start;
+
+  (void)PetscTime(&now);
+  (void)PetscInfo(NULL, "generating %s: %s %.0f%% (%.1f s)\n", p->spec, step, 100.0 * done, now - p->start);
+}
+
+/* Refuse a spec that cannot fit before anything is allocated: the generator's peak plus the AIJ
+ * copy this rank makes of its share of the rows (every rank generates the whole matrix). */
+static PetscErrorCode MatXtractGenerateCheckMemory(MPI_Comm comm, const char *spec, int64_t *nnz)
+{
+  char        err[512], why[256];
+  double      gen_bytes;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCheck(!mx_gen_estimate(spec, nnz, &gen_bytes, err, sizeof err), comm, PETSC_ERR_ARG_WRONG, "Cannot generate matrix: %s\n%s", err, mx_gen_help());
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCheck(mx_mem_fits(gen_bytes + MatXtractAIJBytes(0, *nnz / size), why, sizeof why), comm, PETSC_ERR_MEM, "Cannot generate matrix %s (about %lld nonzeros; generator and AIJ copy together): %s", spec, (long long)*nnz, why);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatXtractGenerateSeeded(MPI_Comm comm, const char *spec, PetscInt seed, const char *prefix, Mat *A)
 {
-  mx_io_csr C = {0};
-  char      err[512];
+  mx_io_csr            C = {0};
+  char                 err[512];
+  int64_t              nnz;
+  MatXtractGenProgress progress = {spec, 0};
+  PetscLogDouble       done;
 
   PetscFunctionBegin;
   PetscAssertPointer(spec, 2);
   PetscAssertPointer(A, 5);
   PetscCheck(seed >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Generator seed %" PetscInt_FMT ": need >= 0 (0 = the family's default)", seed);
-  PetscCheck(!mx_gen(spec, (uint64_t)seed, &C, err, sizeof err), comm, PETSC_ERR_ARG_WRONG, "Cannot generate matrix: %s\n%s", err, mx_gen_help());
+  PetscCall(MatXtractGenerateCheckMemory(comm, spec, &nnz));
+  PetscCall(PetscInfo(NULL, "generating %s: at most %lld nonzeros\n", spec, (long long)nnz));
+  PetscCall(PetscTime(&progress.start));
+  PetscCheck(!mx_gen_with_progress(spec, (uint64_t)seed, nnz > MATXTRACT_PROGRESS_NNZ ? MatXtractGenReport : NULL, &progress, &C, err, sizeof err), comm, PETSC_ERR_MEM, "Cannot generate matrix: %s", err);
+  PetscCall(PetscTime(&done));
+  PetscCall(PetscInfo(NULL, "generated %s: %d x %d, %lld nonzeros in %.2f s\n", spec, (int)C.nrows, (int)C.ncols, (long long)C.nnz, done - progress.start));
   PetscCall(MatXtractFromCSR(comm, &C, prefix, A));
   mx_io_csr_free(&C);
   PetscFunctionReturn(PETSC_SUCCESS);

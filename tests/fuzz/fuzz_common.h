@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* memory the readers may plan for (mx_io_set_mem_cap): a file that declares more is refused with the
+ * readers' memory message, well below libFuzzer's 2 GB malloc and RSS limits */
+#define FUZZ_MEM_CAP (UINT64_C(512) << 20)
+
 /* libFuzzer's entry point: every harness defines it; fuzz_replay.c calls it on files. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,7 +4,7 @@
  * write + read round trip bit for bit. The input's size parity picks -mtx_allow_nonfinite. */
 #include "fuzz_common.h"
 #include "fuzz_csr_equal.h"
-#include "io/mx_io.h"
+#include "io/mx_io_internal.h"
 
 /* write A, read it back, and require the same matrix */
 static void check_round_trip(const mx_io_csr *A)
@@ -22,6 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   char err[512];
   mx_io_csr A;
+  mx_io_set_mem_cap(FUZZ_MEM_CAP);
   unsigned flags = (size & 1) ? MX_MTX_ALLOW_NONFINITE : 0u;
   if (mx_mtx_read_flags(fuzz_write_scratch(data, size), flags, &A, err, sizeof err)) {
     if (A.rowptr || A.colidx || A.val || A.nnz) fuzz_fail("a refused file left a matrix behind");

@@ -1,7 +1,7 @@
 /* test_io_gen.c - generators: for every family the size, nnz (exact where known, a range otherwise),
  * CSR invariants (sorted, no duplicate columns), symmetry where promised, values, determinism
  * (same seed -> identical arrays, other seed -> different), and refused specs. */
-#include "io/mx_io.h"
+#include "io/mx_io_internal.h" /* mx_io_set_mem_cap */
 #include "mx_test.h"
 
 #include <math.h>
@@ -250,6 +250,35 @@ static void test_bad_specs(void)
   }
 }
 
+/* mx_gen_estimate bounds what mx_gen makes: nonzeros >= the generated count, bytes >= the CSR's */
+static void test_estimate(void)
+{
+  const char *specs[] = {"kron:10:16",  "kron:12:3:v", "rgg:12",     "rgg:16",          "chunglu:2000:8:2.5",
+                         "chunglu-dir:2000:8:2.5", "lap2d:30", "lap2d9:17", "lap3d:9",  "lap3d27:8", "convdiff2d:11",
+                         "convdiff3d:9", "band:500:7", "rand:300:9", "bipartite:30:70:5", "blockdense:500:3:40"};
+  char err[512];
+  for (size_t t = 0; t < sizeof(specs) / sizeof(specs[0]); t++) {
+    mx_io_csr A;
+    int64_t nnz = -1;
+    double bytes = -1;
+    CHECK(mx_gen_estimate(specs[t], &nnz, &bytes, err, sizeof err) == 0, "%s: %s", specs[t], err);
+    CHECK(mx_gen(specs[t], 0, &A, err, sizeof err) == 0, "%s: %s", specs[t], err);
+    CHECK(nnz >= A.nnz, "%s: estimated %lld nonzeros, generated %lld", specs[t], (long long)nnz, (long long)A.nnz);
+    CHECK(bytes >= 12.0 * (double)A.nnz + 8.0 * (A.nrows + 1), "%s: estimated %.0f bytes for %lld nonzeros", specs[t],
+          bytes, (long long)A.nnz);
+    mx_io_csr_free(&A);
+  }
+  CHECK(mx_gen_estimate("kron:8", NULL, NULL, err, sizeof err) != 0 && strstr(err, "spec 'kron:8'"), "%s", err);
+  /* over the memory left (a 1 MB cap here): refused with the bytes needed and available, output cleared */
+  mx_io_csr A;
+  mx_io_set_mem_cap(1u << 20);
+  CHECK(mx_gen("kron:12:16", 0, &A, err, sizeof err) != 0 && strstr(err, "needs ") && strstr(err, "1048576 bytes (0.00 GB) available under the test cap"), "%s", err);
+  CHECK(A.rowptr == NULL, "output not cleared");
+  mx_io_set_mem_cap(0);
+  CHECK(mx_gen("kron:12:16", 0, &A, err, sizeof err) == 0, "without the cap: %s", err);
+  mx_io_csr_free(&A);
+}
+
 static void test_help(void)
 {
   const char *h = mx_gen_help();
@@ -265,6 +294,7 @@ int main(void)
   test_stencil_values();
   test_kron_skew();
   test_bad_specs();
+  test_estimate();
   test_help();
   TEST_DONE("test_io_gen");
 }
