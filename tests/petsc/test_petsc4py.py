@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""test_petsc4py.py LIBMATXTRACT - matxtract from Python: petsc4py.init loads the plugin with
--dll_append, a matrix made with setType('matxtract') must really be MatXtract, and KSP solves with it
-must match the same solves with 'aij' (same iteration count, relative error of the solution <= 1e-12),
-at the default crux (all cold) and with a hot region. Exit 77 (skip) when petsc4py is missing."""
+"""test_petsc4py.py LIBMATXTRACT PETSC_LIBDIR - matxtract from Python: petsc4py.init loads the plugin
+with -dll_append, a matrix made with setType('matxtract') must really be MatXtract, and KSP solves
+with it must match the same solves with 'aij' (same iteration count, relative error of the solution
+<= 1e-12), at the default crux (all cold) and with a hot region. Exit 77 (skip) when petsc4py is
+missing or built on another PETSc than PETSC_LIBDIR's (e.g. the 64-bit-index build of variants.sh)."""
 import os
 import re
 import sys
@@ -12,6 +13,12 @@ try:
     import petsc4py
 except ImportError:
     print("petsc4py is not installed (Debian: apt-get install python3-petsc4py): skipped")
+    sys.exit(77)
+
+conf = petsc4py.get_config()
+petsc4py_libdir = os.path.realpath(os.path.join(conf["PETSC_DIR"], conf["PETSC_ARCH"] or "", "lib"))
+if petsc4py_libdir != os.path.realpath(sys.argv[2]):
+    print("petsc4py uses the PETSc in %s, matxtract was built on %s: skipped" % (petsc4py_libdir, sys.argv[2]))
     sys.exit(77)
 
 petsc4py.init(["-dll_append", sys.argv[1]])
