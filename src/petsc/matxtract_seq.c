@@ -169,6 +169,7 @@ static PetscErrorCode MatXtractBuild(Mat A)
   PetscCall(PetscTime(&t0));
   PetscCall(MatXtractGetCSR(A, &csr));
   if (use_device) PetscCall(MatXtractBuildOnDevice(A, &csr, x->set.crux, &x->F, &x->D));
+  if (use_device && !x->D) PetscCall(MatXtractSetDefaultVecType(A, PETSC_FALSE)); /* the CPU fallback: host vectors */
   if (!x->D) PetscCall(MatXtractCheckStatus(A, mx_format_build_borrow(&csr, x->set.crux, x->set.mode, &x->F), "building the format"));
   PetscCall(PetscTime(&t1));
   PetscCall(PetscLogEventEnd(MATXTRACT_Build, A, 0, 0, 0));

@@ -51,18 +51,17 @@ PetscBool MatXtractSettingsWantDevice(const MatXtractSettings *set)
 }
 
 /* MatCreateVecs of a matxtract matrix whose products run on the GPU gives device vectors, as
- * aijcusparse's does. */
+ * aijcusparse's does; one whose products run on the CPU (no GPU, or a GPU build that failed under
+ * -mat_matxtract_device auto) gives host vectors. */
 PetscErrorCode MatXtractSetDefaultVecType(Mat B, PetscBool on_device)
 {
   PetscFunctionBegin;
+  PetscCall(PetscFree(B->defaultvectype));
 #if defined(PETSC_HAVE_CUDA)
-  if (on_device) {
-    PetscCall(PetscFree(B->defaultvectype));
-    PetscCall(PetscStrallocpy(VECCUDA, &B->defaultvectype));
-  }
+  PetscCall(PetscStrallocpy(on_device ? VECCUDA : VECSTANDARD, &B->defaultvectype));
 #else
-  (void)B;
   (void)on_device;
+  PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }

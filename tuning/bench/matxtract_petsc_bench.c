@@ -6,7 +6,7 @@
  * median/min/max of >= 100 timed calls, 8 rotated x/y copies when the matrix bytes are < 2x L2.
  *
  *   matxtract-petsc-bench [-quick] [-corpus FILE] [-cache DIR] [-gen SPEC[,SPEC...]] [-f FILE]
- *                         [-crux tc,tr[:tc,tr...]] [-reps N] [-warmup N] [-o DIR]
+ *                         [-crux tc,tr[,tc,tr...]] [-reps N] [-warmup N] [-o DIR]
  *
  * Timing on the GPU: CUDA events recorded on PETSc's current CUDA stream (the stream matxtract
  * launches on) around each MatMult (t_med/min/max), and, as a cross-check that also shows host

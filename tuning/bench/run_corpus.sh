@@ -1,6 +1,6 @@
 #!/bin/bash
 # The whole SpMV benchmark of the corpus in one command (GPU host; see tuning/results/README.md):
-#   tuning/bench/run_corpus.sh [--quick] [--build DIR] [--cache DIR] [--petsc-crux tc,tr] [OUTDIR]
+#   tuning/bench/run_corpus.sh [--quick] [--build DIR] [--cache DIR] [--petsc-crux tc,tr[,tc,tr...]] [OUTDIR]
 # 1. generates tuning/gen/corpus.txt (or its quick subset) as PETSc binary files into the cache
 #    (default /tmp/matxtract-corpus; $MX_CACHE), all in parallel, skipping files already there
 #    (NAME.spec beside NAME.petsc holds the spec; a changed spec regenerates);
