@@ -3,7 +3,8 @@
  * Pattern (as PETSc's AIJSELL): create SeqAIJ, save the AIJ ops we override, install ours, and call
  * the saved ones. AIJ remains the master copy; the shadow (host format, plus device copy on a GPU)
  * is made to match it by MatXtractSync_SeqAIJ before every product, so nothing stale is ever used:
- *   - MatAssemblyEnd(FINAL) syncs eagerly (the expensive conversion happens at assembly);
+ *   - MatAssemblyEnd(FINAL) syncs eagerly (the expensive conversion happens at assembly); a
+ *     MatConvert from AIJ builds at the first product instead (MatConvert raises the state after);
  *   - MatScale/MatShift/MatZeroEntries/MatCopy/MatAXPY change values without an assembly: the
  *     next product sees a new object state and refreshes values through the gather map;
  *   - a new nonzero pattern (nonzerostate) rebuilds the format.
@@ -211,6 +212,7 @@ static PetscErrorCode MatXtractRefresh(Mat A)
   else mx_format_refresh_values(&x->F, (const double *)aa);
   PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
   PetscCall(PetscLogEventEnd(MATXTRACT_Refresh, A, 0, 0, 0));
+  PetscCall(PetscInfo(A, "matxtract: values refreshed on the %s (same pattern)\n", x->D ? "GPU" : "CPU"));
   x->built_t = PETSC_FALSE; /* the transpose shadow is rebuilt lazily */
   mx_device_free(x->Dt);
   x->Dt = NULL;
@@ -603,7 +605,9 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJMatXtract(Mat A, MatType type, MatReuse r
   PetscCall(MatXtractComposeAll(B, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJMATXTRACT));
   PetscCall(MatXtractSetDefaultVecType(B, MatXtractSettingsWantDevice(&x->set)));
-  if (B->assembled) PetscCall(MatXtractSync_SeqAIJ(B));
+  /* no build here: MatConvert raises the object state after this returns, so a shadow built now
+   * would be refreshed (all values copied again) at the first product; MatMult, MatView or
+   * MatXtractGetInfo build it (as aijcusparse uploads at its first product) */
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
