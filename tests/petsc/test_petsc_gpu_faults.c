@@ -1,6 +1,6 @@
 /* test_petsc_gpu_faults - what a user sees when the GPU cannot hold the format: the device is filled
  * with plain cudaMalloc blocks until about 16 MB stay free, then for a matrix whose build needs more:
- *   -mat_matxtract_device gpu:  MatConvert to matxtract fails with PETSC_ERR_LIB and a message that
+ *   -mat_matxtract_device gpu:  MatConvert to matxtract + its first use fails with PETSC_ERR_LIB and a message that
  *                               names the bytes asked for and the bytes free; the AIJ matrix it was
  *                               converted from is intact (same MatMult as before);
  *   -mat_matxtract_device auto: MatConvert succeeds, the products run on the CPU (MatXtractInfo
@@ -50,14 +50,18 @@ static void FreeDevice(void **blocks, int nblocks)
   for (int i = 0; i < nblocks; i++) cudaFree(blocks[i]);
 }
 
-/* MatConvert(A -> matxtract) with -mat_matxtract_device `device`; *ierr its error code. */
+/* MatConvert(A -> matxtract) with -mat_matxtract_device `device`, then MatXtractGetInfo, which
+ * builds the format (a conversion builds it at the first use); *ierr the first error code. */
 static PetscErrorCode TryConvert(Mat A, const char *device, Mat *B, PetscErrorCode *ierr)
 {
+  MatXtractInfo info;
+
   PetscFunctionBegin;
   PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_device", device));
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   *B    = NULL;
   *ierr = MatConvert(A, MATMATXTRACT, MAT_INITIAL_MATRIX, B);
+  if (!*ierr) *ierr = MatXtractGetInfo(*B, &info);
   PetscCall(PetscPopErrorHandler());
   PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_device"));
   PetscFunctionReturn(PETSC_SUCCESS);
