@@ -54,10 +54,10 @@ struct Opts {
   int warmup = 20, calls = 100, repeats = 5;
 };
 
-/* The format of a plan on the host: the one place that builds it, so the GPU builder
- * (mx_device_build, being added to src/cuda) can replace the host build here alone. */
-static mx_status build_plan_format(const mx_csr *A, mx_crux c, mx_mode_request mode, mx_format *F) {
-  return mx_format_build_borrow(A, c, mode, F);
+/* The plan's format on the GPU (mx_device_build: one CSR upload + the build on the device, as the
+ * PETSc type does), its cold kernel forced; *shell gets the counts. 0 or nonzero (last_error set). */
+static int build_plan(const mx_csr *A, const mx_plan &p, mx_format *shell, mx_device **D) {
+  return mx_device_build(A, p.crux, p.mode, (mx_cold_kernel)p.cold, MX_XHOT_AUTO, shell, D);
 }
 
 struct Vectors {
@@ -154,27 +154,12 @@ static Request parse_request(const char *line) {
   return q;
 }
 
-/* The format built for the last request (reused while crux and mode stay the same). */
-struct Cached {
-  bool valid = false;
-  mx_crux crux{-1, -1};
-  mx_mode_request mode = MX_MODE_AUTO;
-  mx_format F;
-  double build_ms = 0;
-};
-
-static bool same_build(const Cached &c, const mx_plan &p) {
-  return c.valid && c.crux.tau_c == p.crux.tau_c && c.crux.tau_r == p.crux.tau_r && c.mode == p.mode;
-}
-
 static void answer_error(const mx_plan &p, const std::string &msg) {
   printf("{\"ok\": 0, \"tc\": %.17g, \"tr\": %.17g, \"mode_req\": \"%s\", \"cold\": \"%s\", \"error\": \"%s\"}\n",
          p.crux.tau_c, p.crux.tau_r, mx_plan_mode_name(p.mode), mx_plan_cold_name(p.cold), msg.c_str());
 }
 
 static void serve(const pred_matrix &P, const Vectors &V, const std::vector<double> &ref, cudaStream_t s, const Opts &o) {
-  Cached cache;
-  memset(&cache.F, 0, sizeof cache.F);
   char line[512];
   while (fgets(line, sizeof line, stdin)) {
     if (!strncmp(line, "quit", 4)) break;
@@ -185,26 +170,17 @@ static void serve(const pred_matrix &P, const Vectors &V, const std::vector<doub
       fflush(stdout);
       continue;
     }
-    if (!same_build(cache, q.plan)) {
-      mx_format_free(&cache.F);
-      const double t0 = now_ms();
-      const mx_status st = build_plan_format(&P.A, q.plan.crux, q.plan.mode, &cache.F);
-      cache = {st == MX_OK, q.plan.crux, q.plan.mode, cache.F, now_ms() - t0};
-      if (st != MX_OK) {
-        answer_error(q.plan, "format build failed, status " + std::to_string((int)st));
-        fflush(stdout);
-        continue;
-      }
-    }
     mx_device *D = nullptr;
-    double t0 = now_ms();
-    if (mx_device_upload(&cache.F, (mx_cold_kernel)q.plan.cold, &D)) {
-      answer_error(q.plan, std::string("upload failed: ") + mx_device_last_error());
+    mx_format F;
+    CK(cudaDeviceSynchronize());
+    const double t0 = now_ms();
+    if (build_plan(&P.A, q.plan, &F, &D)) {
+      answer_error(q.plan, std::string("GPU build failed: ") + mx_device_last_error());
       fflush(stdout);
       continue;
     }
     CK(cudaDeviceSynchronize());
-    const double upload_ms = now_ms() - t0;
+    const double build_ms = now_ms() - t0, upload_ms = 0.0; /* the build includes the CSR upload */
     if (mx_device_spmv(D, V.x[0], nullptr, V.y[0], (void *)s)) {
       answer_error(q.plan, std::string("spmv failed: ") + mx_device_last_error());
       mx_device_free(D);
@@ -220,7 +196,6 @@ static void serve(const pred_matrix &P, const Vectors &V, const std::vector<doub
       continue;
     }
     const Timing T = time_plan(D, V, s, o);
-    const mx_format &F = cache.F;
     const char *built = F.mode == MX_HOT_DU ? "du" : F.mode == MX_HOT_SE ? "se" : "none";
     printf("{\"ok\": 1, \"tc\": %.17g, \"tr\": %.17g, \"mode_req\": \"%s\", \"cold\": \"%s\", \"cold_run\": \"%s\", "
            "\"mode\": \"%s\", \"hot_nnz\": %d, \"hot_share\": %.6g, \"build_ms\": %.4f, \"upload_ms\": %.4f, "
@@ -228,12 +203,11 @@ static void serve(const pred_matrix &P, const Vectors &V, const std::vector<doub
            "\"q3_us\": %.4f, \"min_us\": %.4f, \"max_us\": %.4f}\n",
            q.plan.crux.tau_c, q.plan.crux.tau_r, mx_plan_mode_name(q.plan.mode), mx_plan_cold_name(q.plan.cold),
            mx_plan_cold_name((mx_plan_cold)mx_device_cold_kernel(D)), built, (int)F.hot_nnz,
-           F.nnz ? (double)F.hot_nnz / F.nnz : 0.0, cache.build_ms, upload_ms, err, T.med, T.rep_min, T.rep_max, T.q1,
+           F.nnz ? (double)F.hot_nnz / F.nnz : 0.0, build_ms, upload_ms, err, T.med, T.rep_min, T.rep_max, T.q1,
            T.q3, T.mn, T.mx);
     fflush(stdout);
     mx_device_free(D);
   }
-  mx_format_free(&cache.F);
 }
 
 static int usage() {
