@@ -1,9 +1,11 @@
 #!/bin/bash
 # The whole GPU cycle on the GPU host, in one command (see ../shared/docs/GPU-HOST.md):
-#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize bench amortize scaling profile pack
+#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize scaling profile pack
 #                                       (default: setup build test sanitize bench amortize pack)
 # setup unpacks the PETSc 3.22+CUDA bundle from .deps/ into /opt/petsc-cuda; build configures and
 # builds this tree in build-gpu/ (sm_90; BUILD_TARGETS limits the targets); test runs the ctest labels gpu, petsc, mpi and unit;
+# tutorials runs PETSc's SNES ex19 and KSP ex45 (GAMG, MG) with aijcusparse and matxtract on device
+# vectors (tests/gpu_tutorials.sh; the sources from the carried .petsc-examples/ or TUTORIALS_DIR);
 # sanitize runs the ctest label sanitize (compute-sanitizer memcheck + racecheck on the gpu tests;
 # SANITIZE_REGEX limits them, e.g. test_cuda_build);
 # bench runs the harness (tuning/bench/run_corpus.sh; quick subset unless BENCH_ARGS is set, e.g.
@@ -38,13 +40,14 @@ stage_build() {
 }
 stage_test() { ctest --test-dir build-gpu -L "${TEST_LABELS:-gpu|petsc|unit|mpi}" --output-on-failure -j4; }
 stage_sanitize() { ctest --test-dir build-gpu -L sanitize ${SANITIZE_REGEX:+-R "$SANITIZE_REGEX"} --output-on-failure; }
+stage_tutorials() { bash tests/gpu_tutorials.sh "${TUTORIALS_DIR:-.petsc-examples}" build-gpu "$OUT/tutorials"; }
 stage_bench() { bash tuning/bench/run_corpus.sh ${BENCH_ARGS---quick} "$OUT/bench"; }
 stage_amortize() { bash tuning/amortization/run.sh "$OUT/amortization" build-gpu; }
 stage_scaling() { bash tuning/mpi/scaling.sh "$OUT/scaling" build-gpu; }
 stage_profile() { bash tuning/profile/ncu_cold.sh "$OUT/profile" ${PROFILE_SPECS:-}; }
 stage_pack() {
   local dirs
-  dirs=$(cd "$OUT" && ls -d logs bench amortization scaling profile ab 2>/dev/null)
+  dirs=$(cd "$OUT" && ls -d logs bench amortization scaling profile ab tutorials 2>/dev/null)
   tar czf "$OUT/results.tgz" -C "$OUT" $dirs && (cd "$OUT" && rm -rf $dirs)
 }
 
