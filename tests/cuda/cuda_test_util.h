@@ -170,6 +170,19 @@ static std::vector<double> rand_vec(size_t n, std::mt19937_64 &rng) {
   return v;
 }
 
+/* Arguments [small] [MATRICES_DIR] into *small and *dir (default MX_MATRICES_DIR); false (the
+ * test then exits 77, skipped) when no CUDA device is visible. */
+static bool test_args(int argc, char **argv, bool *small, std::string *dir) {
+  *dir = MX_MATRICES_DIR;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "small")) *small = true;
+    else *dir = argv[i];
+  }
+  if (mx_device_count() > 0) return true;
+  printf("SKIP: no CUDA device visible\n");
+  return false;
+}
+
 /* The zoo: random shapes (small: the quick set for compute-sanitizer), the real matrices of
  * dir/real, and (not small) generated matrices of >= 1M nonzeros. */
 static std::vector<Csr> test_zoo(bool small, const std::string &dir) {

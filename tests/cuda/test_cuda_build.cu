@@ -160,15 +160,8 @@ static void check_refusals() {
 
 int main(int argc, char **argv) {
   bool &small = g_small;
-  std::string dir = MX_MATRICES_DIR;
-  for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "small")) small = true;
-    else dir = argv[i];
-  }
-  if (mx_device_count() == 0) {
-    printf("SKIP: no CUDA device visible\n");
-    return 77;
-  }
+  std::string dir;
+  if (!test_args(argc, argv, &small, &dir)) return 77;
   std::mt19937_64 rng(20261123);
   static const mx_crux grid[] = {{0, 0}, {1, 1}, {0.7, 0.5}, {1, 0}, {0.3, 0.1}, {0.5, 0.3}, {0.9, 0.8}, {0.6, 0.6}};
   static const mx_mode_request modes[] = {MX_MODE_AUTO, MX_MODE_DU, MX_MODE_SE};

@@ -189,15 +189,8 @@ static void check_matrix(const Csr &A, bool small, std::mt19937_64 &rng) {
 
 int main(int argc, char **argv) {
   bool small = false;
-  std::string dir = MX_MATRICES_DIR;
-  for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "small")) small = true;
-    else dir = argv[i];
-  }
-  if (mx_device_count() == 0) {
-    printf("SKIP: no CUDA device visible\n");
-    return 77;
-  }
+  std::string dir;
+  if (!test_args(argc, argv, &small, &dir)) return 77;
   std::mt19937_64 rng(20260601);
 
   for (const Csr &A : test_zoo(small, dir)) check_matrix(A, small, rng);
