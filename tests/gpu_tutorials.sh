@@ -15,7 +15,7 @@ build=${2:?}
 out=${3:?}
 mkdir -p "$out/bin"
 lib=$(cd "$build/src" && pwd)/libmatxtract.so
-cflags=$(pkg-config --cflags PETSc) libs=$(pkg-config --libs PETSc)
+cflags=$(pkg-config --cflags PETSc) libs="$(pkg-config --libs PETSc) -Wl,-rpath,$(pkg-config --variable=libdir PETSc)"
 for t in ex19 ex45; do
   mpicc -O2 -o "$out/bin/$t" "$ex/$t.c" $cflags $libs -lm || { echo "cannot build $t"; exit 1; }
 done
