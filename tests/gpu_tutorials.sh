@@ -2,7 +2,7 @@
 # gpu_tutorials.sh EXAMPLES_DIR BUILD_DIR OUTDIR - unmodified PETSc tutorials on the GPU host, each run
 # with -dm_mat_type aijcusparse and with -dm_mat_type matxtract (loaded by -dll_append only), device
 # vectors (-dm_vec_type cuda) for both: SNES ex19 (driven cavity, FD-coloring Jacobian re-assembled at
-# every Newton step) with Jacobi and with GAMG, KSP ex45 (3D Laplacian) with CG+GAMG and with
+# every Newton step) with Jacobi, KSP ex45 (3D Laplacian) with CG+GAMG and with
 # geometric MG. Pass iff every run converges and matxtract's iteration counts equal aijcusparse's
 # within roundoff (linear iterations within 2% + 1, nonlinear equal). Writes OUTDIR/tutorials.md (iterations and
 # solve time from -log_view) and the logs.
@@ -23,7 +23,6 @@ done
 # name | program | options
 cases=(
   "ex19_jacobi|ex19|-da_refine 4 -snes_converged_reason -ksp_converged_reason -pc_type jacobi -ksp_max_it 2000"
-  "ex19_gamg|ex19|-da_refine 4 -snes_converged_reason -ksp_converged_reason -pc_type gamg"
   "ex45_cg_gamg|ex45|-da_grid_x 97 -da_grid_y 97 -da_grid_z 97 -ksp_type cg -pc_type gamg -ksp_converged_reason"
   "ex45_mg|ex45|-da_grid_x 97 -da_grid_y 97 -da_grid_z 97 -ksp_type fgmres -pc_type mg -pc_mg_levels 3 -mg_levels_ksp_type richardson -mg_levels_pc_type jacobi -ksp_converged_reason"
 )
