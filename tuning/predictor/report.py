@@ -12,6 +12,7 @@ reproducible), i.e. the best reproducible cuSPARSE; ALG1 is not measured here (m
 Writes RESULTDIR/predictor.csv, report.md and regret_cdf.png, speedup_vs_nnz.png.
 """
 import argparse
+import csv
 import json
 import math
 import os
@@ -100,10 +101,11 @@ def main():
         raise SystemExit("no test matrix has both BO labels and a measured predicted plan")
     os.makedirs(a.out, exist_ok=True)
     cols = list(rows[0].keys())
-    with open(os.path.join(a.out, "predictor.csv"), "w") as f:
-        f.write(",".join(cols) + "\n")
+    with open(os.path.join(a.out, "predictor.csv"), "w", newline="") as f:  # csv: the plan holds commas
+        w = csv.writer(f)
+        w.writerow(cols)
         for r in rows:
-            f.write(",".join(str(r[c]) for c in cols) + "\n")
+            w.writerow([r[c] for c in cols])
     fake = summary.get("fake") or any(bo[n].get("fake") for n in bo)
     with open(os.path.join(a.out, "report.md"), "w") as f:
         if fake:
