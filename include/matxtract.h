@@ -13,8 +13,22 @@
 #define MATSEQAIJMATXTRACT "seqaijmatxtract"
 #define MATMPIAIJMATXTRACT "mpiaijmatxtract"
 
-/* Where the crux in use came from. */
-typedef enum { MATXTRACT_CRUX_DEFAULT = 0, MATXTRACT_CRUX_OPTION = 1, MATXTRACT_CRUX_USER = 2, MATXTRACT_CRUX_PREDICTOR = 3 } MatXtractCruxSource;
+/* Where a part of the plan in use (crux, hot mode, cold kernel) came from:
+ *   DEFAULT   nothing chose it: crux (0,0), hot mode auto, cold kernel auto
+ *   OPTION    -mat_matxtract_crux / _mode / _cold (the predictor never overrides it)
+ *   USER      MatXtractSetCrux (the predictor never overrides it)
+ *   PREDICTOR predicted and built at the first build (-mat_matxtract_upgrade now)
+ *   UPGRADE   predicted, built online once the MatMults spent paid for it (-mat_matxtract_upgrade
+ *             auto), and faster than the previous plan when timed against it (the guard)
+ *   GUARD     an upgrade was tried and timed slower than the previous plan: the previous was kept */
+typedef enum {
+  MATXTRACT_CRUX_DEFAULT   = 0,
+  MATXTRACT_CRUX_OPTION    = 1,
+  MATXTRACT_CRUX_USER      = 2,
+  MATXTRACT_CRUX_PREDICTOR = 3,
+  MATXTRACT_CRUX_UPGRADE   = 4,
+  MATXTRACT_CRUX_GUARD     = 5
+} MatXtractCruxSource;
 
 /* What the format of a matxtract matrix looks like (the local diagonal block under MPI). */
 typedef struct {
@@ -27,8 +41,20 @@ typedef struct {
   size_t              device_bytes;   /* 0 when the matrix runs on the CPU */
   size_t              build_peak_bytes; /* most device bytes held while building on the GPU (0 on the CPU) */
   PetscLogDouble      build_seconds;  /* the last build (the upload included on the GPU) */
-  PetscInt            builds;         /* builds of the format so far (new pattern or settings) */
+  PetscInt            builds;         /* builds of the format so far (new pattern, settings or upgrade) */
   PetscBool           on_device;      /* MatMult runs on the GPU */
+  /* the plan and the predictor */
+  MatXtractCruxSource mode_source, cold_source; /* where the requested hot mode and cold kernel came from */
+  const char         *hot_mode_requested;       /* "auto", "du" or "se" */
+  const char         *cold_kernel;              /* "segment", "merge" or "cusparse" on the GPU, "cpu" on the CPU */
+  PetscBool           predicted;      /* features and prediction computed for this pattern */
+  PetscReal           pred_tau_c, pred_tau_r; /* the predicted plan's crux (when predicted) */
+  const char         *pred_hot_mode, *pred_cold_kernel; /* the predicted plan's requests (when predicted) */
+  PetscBool           upgrade_tried;  /* an online upgrade was built for this pattern (kept or not) */
+  PetscLogDouble      mult_seconds;   /* measured seconds per MatMult of the plan in use (0: not yet) */
+  PetscLogDouble      mult_seconds_predicted; /* predicted seconds per MatMult of the predicted plan (0: none) */
+  PetscInt            mults;          /* MatMults on the plan in use so far */
+  const char         *model_trained_on; /* what the model in use was trained on */
 } MatXtractInfo;
 
 /* Register the Mat types (idempotent). Called by PetscDLLibraryRegister_matxtract too. */

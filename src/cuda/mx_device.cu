@@ -535,6 +535,36 @@ extern "C" int mx_device_spmv_host(mx_device *D, const double *x, const double *
   return 0;
 }
 
+/* ---- timing ----------------------------------------------------------------------------------------------- */
+
+/* Median of reps full SpMVs (x-hot gather, cold, hot) on the staging vectors, as time_pair times the
+ * cold kernels: warm-up calls, then every call between events k and k+1, one synchronisation. */
+extern "C" int mx_device_time_spmv(mx_device *D, int reps, double *seconds) {
+  if (!D || !seconds) return mx_fail("mx_device_time_spmv: NULL argument");
+  if (reps < 1) return mx_fail("mx_device_time_spmv: reps %d < 1", reps);
+  *seconds = 0.0;
+  if (D->nrows == 0) return 0;
+  if (D->ncols > 0) {
+    std::vector<double> ones((size_t)D->ncols, 1.0);
+    MX_CUDA_TRY(cudaMemcpy(D->x_stage, ones.data(), sizeof(double) * D->ncols, cudaMemcpyHostToDevice));
+  }
+  std::vector<cudaEvent_t> ev((size_t)reps + 1);
+  std::vector<float> t((size_t)reps);
+  int made = 0, rc = 0;
+  for (; made < reps + 1 && !rc; ++made) rc = mx_cuda_check(cudaEventCreate(&ev[made]), "cudaEventCreate");
+  for (int k = 0; k < 2 && !rc; ++k) rc = mx_device_spmv(D, D->x_stage, nullptr, D->y_stage, 0); /* warm-up */
+  if (!rc) rc = mx_cuda_check(cudaEventRecord(ev[0], 0), "cudaEventRecord");
+  for (int k = 0; k < reps && !rc; ++k)
+    rc = mx_device_spmv(D, D->x_stage, nullptr, D->y_stage, 0) || mx_cuda_check(cudaEventRecord(ev[k + 1], 0), "cudaEventRecord");
+  if (!rc) rc = mx_cuda_check(cudaEventSynchronize(ev[reps]), "cudaEventSynchronize");
+  for (int k = 0; k < reps && !rc; ++k) rc = mx_cuda_check(cudaEventElapsedTime(&t[k], ev[k], ev[k + 1]), "cudaEventElapsedTime");
+  for (int e = 0; e < made; ++e) cudaEventDestroy(ev[e]);
+  if (rc) return 1;
+  std::sort(t.begin(), t.end());
+  *seconds = 1e-3 * (double)t[(size_t)reps / 2];
+  return 0;
+}
+
 /* ---- values only ------------------------------------------------------------------------------------------ */
 
 extern "C" int mx_device_refresh_values(mx_device *D, const double *val, void *stream) {

@@ -79,6 +79,12 @@ int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, vo
 /* Host vectors staged through device buffers owned by D (allocated at upload); synchronous. */
 int mx_device_spmv_host(mx_device *D, const double *x, const double *z, double *y, void *stream);
 
+/* Seconds of one y = A x on the GPU: the median of reps (>= 1) calls on D's staging vectors (x = 1),
+ * each between two CUDA events on the default stream, after two warm-up calls; all queued before
+ * one synchronisation, as in a solver loop. Overwrites D's staging vectors: call it when no
+ * product of D is in flight (e.g. right after a build). 0 seconds for an empty D. */
+int mx_device_time_spmv(mx_device *D, int reps, double *seconds);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,6 +12,7 @@
 #include "matxtract_compat.h"
 #include <matxtract.h>
 #include "core/mx_format.h"
+#include "core/mx_predictor.h"
 #include "cuda/mx_device.h"
 
 /* The AIJ ops we override, saved at conversion and called through. */
@@ -30,15 +31,55 @@ typedef struct {
 
 typedef enum { MATXTRACT_DEVICE_AUTO = 0, MATXTRACT_DEVICE_CPU = 1, MATXTRACT_DEVICE_GPU = 2 } MatXtractDeviceChoice;
 
+/* -mat_matxtract_upgrade: build the predicted plan at the first build (now), online once the
+ * MatMults spent pay for it (auto), or never predict. */
+typedef enum { MATXTRACT_UPGRADE_NOW = 0, MATXTRACT_UPGRADE_AUTO = 1, MATXTRACT_UPGRADE_NEVER = 2 } MatXtractUpgrade;
+
+/* A model read from -mat_matxtract_model FILE, shared by every matrix whose settings name it
+ * (reference counted; MatXtractModelRelease frees it with its last reference). */
+typedef struct {
+  mx_model M;
+  PetscInt refct;
+  char     path[PETSC_MAX_PATH_LEN];
+} MatXtractModel;
+
 /* What the user chose (options or API); shared by the sequential type and the MPI type, which
- * hands it to its diagonal block. */
+ * hands it to its diagonal block. Copy with MatXtractSettingsCopy (it references the model),
+ * release with MatXtractSettingsDestroy. */
 typedef struct {
   mx_crux               crux;
-  MatXtractCruxSource   crux_source;
+  MatXtractCruxSource   crux_source; /* DEFAULT: free for the predictor; OPTION or USER: fixed */
   mx_mode_request       mode;
+  PetscBool             mode_fixed;  /* -mat_matxtract_mode given */
   MatXtractDeviceChoice device_choice;
   mx_cold_kernel        cold_kernel;
+  PetscBool             cold_fixed;  /* -mat_matxtract_cold given */
+  PetscBool             predictor;   /* -mat_matxtract_predictor */
+  MatXtractUpgrade      upgrade;
+  PetscBool             guard;          /* time an upgraded plan against the previous one, keep the faster */
+  PetscInt              expected_mults; /* MatMults the user expects in all; 0 = unknown */
+  MatXtractModel       *model;          /* NULL: the embedded model */
 } MatXtractSettings;
+
+/* The plan in use for the current pattern, where its parts came from, and the state of the
+ * prediction and of the online upgrade (matxtract_plan.c). Reset by every build of a new pattern
+ * or new settings. */
+typedef struct {
+  mx_plan             plan;                 /* requested crux, hot mode, cold kernel of the format in use */
+  MatXtractCruxSource src_crux, src_mode, src_cold;
+  PetscBool           predicted;            /* features + prediction done for this pattern */
+  PetscBool           settled;              /* nothing more to predict or try for this pattern */
+  PetscBool           upgrade_tried;        /* the one upgrade attempt of this pattern was made */
+  const char         *why_not;              /* why nothing (more) is predicted or tried, when settled without an upgrade */
+  mx_plan             pred_plan;            /* the predicted plan (when predicted) */
+  double              log_ratio_cur, log_ratio_pred; /* model outputs of the plan in use then and of the predicted one */
+  PetscLogDouble      predict_seconds;      /* what features + prediction cost */
+  PetscLogDouble      t_mult;               /* GPU: seconds per MatMult of the plan in use, timed after its build (0: not timed) */
+  PetscLogDouble      t_pred;               /* predicted seconds per MatMult of the predicted plan (0: none) */
+  PetscLogDouble      upgrade_setup;        /* estimated seconds of the upgrade (0: none estimated) */
+  PetscLogDouble      spent;                /* CPU: seconds of the CPU kernel in the MatMults on the plan in use */
+  PetscInt            mults;                /* MatMults on the plan in use */
+} MatXtractPlanState;
 
 typedef struct {
   MatXtractSettings set;
@@ -61,6 +102,8 @@ typedef struct {
 
   /* device copies (NULL when running on the CPU) */
   mx_device *D, *Dt;
+
+  MatXtractPlanState plan; /* the plan in use, the prediction and the upgrade */
   PetscBool  staged_info_done; /* PetscInfo about host-vector staging printed once */
 
   MatXtractBaseOps base;
@@ -95,15 +138,33 @@ PETSC_INTERN PetscErrorCode MatCreate_MPIAIJMatXtract(Mat);
 PETSC_INTERN PetscErrorCode MatXtractRegisterEvents(void);
 PETSC_INTERN PetscErrorCode MatXtractSync_SeqAIJ(Mat);
 PETSC_INTERN PetscErrorCode MatXtractSettingsDefault(MatXtractSettings *);
+PETSC_INTERN PetscErrorCode MatXtractSettingsCopy(const MatXtractSettings *, MatXtractSettings *);
+PETSC_INTERN PetscErrorCode MatXtractSettingsDestroy(MatXtractSettings *);
+PETSC_INTERN PetscBool      MatXtractSettingsEqual(const MatXtractSettings *, const MatXtractSettings *);
+PETSC_INTERN const mx_model *MatXtractSettingsModel(const MatXtractSettings *);
+PETSC_INTERN PetscErrorCode MatXtractModelLoad(Mat, const char *, MatXtractModel **);
+PETSC_INTERN PetscErrorCode MatXtractModelReference(MatXtractModel *);
+PETSC_INTERN PetscErrorCode MatXtractModelRelease(MatXtractModel **);
 PETSC_INTERN PetscErrorCode MatXtractSettingsFromOptions(Mat, PetscOptionItems *, MatXtractSettings *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatXtractSettingsFromDatabase(Mat, MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractSettingsSetCrux(Mat, MatXtractSettings *, PetscReal, PetscReal, MatXtractCruxSource);
 PETSC_INTERN PetscErrorCode MatXtractConvertBegin(Mat, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatXtractConvertSettings(Mat *, MatReuse, MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractSetDefaultVecType(Mat, PetscBool);
 PETSC_INTERN PetscBool      MatXtractSettingsWantDevice(const MatXtractSettings *);
-PETSC_INTERN const char *const MatXtractModeNames[], *const MatXtractDeviceNames[], *const MatXtractColdNames[], *const MatXtractSourceNames[];
+PETSC_INTERN const char *const MatXtractModeNames[], *const MatXtractDeviceNames[], *const MatXtractColdNames[], *const MatXtractSourceNames[], *const MatXtractUpgradeNames[];
 PETSC_INTERN PetscErrorCode MatXtractSetSettings_SeqAIJ(Mat, const MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractSetVerifyColumns_SeqAIJ(Mat);
+PETSC_INTERN PetscErrorCode MatXtractGetCSR_SeqAIJ(Mat, mx_csr *);
+PETSC_INTERN PetscErrorCode MatXtractBuildPlan_SeqAIJ(Mat, const mx_plan *);
+
+/* the plan, the prediction and the online upgrade of a sequential block (matxtract_plan.c) */
+PETSC_INTERN PetscErrorCode MatXtractPlanFirst(Mat, mx_plan *);
+PETSC_INTERN PetscErrorCode MatXtractPlanAfterBuild(Mat);
+PETSC_INTERN PetscErrorCode MatXtractPlanBeforeMult(Mat);
+PETSC_INTERN PetscErrorCode MatXtractPlanAfterMult(Mat, PetscLogDouble);
+PETSC_INTERN PetscErrorCode MatXtractPlanGetInfo(Mat, MatXtractInfo *);
+PETSC_INTERN PetscErrorCode MatXtractPlanView(Mat, PetscViewer);
 
 PETSC_INTERN PetscLogEvent MATXTRACT_Build, MATXTRACT_Refresh, MATXTRACT_Mult, MATXTRACT_MultT, MATXTRACT_BuildT;
 

@@ -8,7 +8,8 @@
  * block (Ao) is all cold (crux (0,0)): it is thin and its columns are ghost indices. */
 #include "matxtract_impl.h"
 
-/* Ad: user settings; Ao: same settings but crux (0,0). Converts blocks MPIAIJ (re)created. */
+/* Ad: user settings (the predictor included); Ao: same settings but crux (0,0) and no predictor.
+ * Converts blocks MPIAIJ (re)created. */
 static PetscErrorCode MatXtractMPIConvertBlocks(Mat A)
 {
   Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
@@ -20,6 +21,7 @@ static PetscErrorCode MatXtractMPIConvertBlocks(Mat A)
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
   cold.crux.tau_c = 0;
   cold.crux.tau_r = 0;
+  cold.predictor  = PETSC_FALSE; /* the thin ghost block stays all cold; `cold` borrows m->set's model */
   if (Ad) {
     PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQAIJMATXTRACT, &ours));
     if (!ours) PetscCall(MatConvert_SeqAIJ_SeqAIJMatXtract(Ad, MATSEQAIJMATXTRACT, MAT_INPLACE_MATRIX, &Ad));
@@ -206,6 +208,7 @@ static PetscErrorCode MatDestroy_MPIAIJMatXtract(Mat A)
 
   PetscFunctionBegin;
   PetscCall(MatXtractMPIComposeAll(A, PETSC_FALSE));
+  PetscCall(MatXtractSettingsDestroy(&m->set));
   PetscCall(VecDestroy(&m->lvec));
   PetscCall(VecScatterDestroy(&m->scatter));
   PetscCall(PetscFree(A->spptr));
@@ -219,7 +222,7 @@ static PetscErrorCode MatDuplicate_MPIAIJMatXtract(Mat A, MatDuplicateOption op,
 
   PetscFunctionBegin;
   PetscCall((*m->duplicate)(A, op, B)); /* sets our type on *B, duplicates our blocks */
-  ((Mat_MPIAIJMatXtract *)(*B)->spptr)->set = m->set;
+  PetscCall(MatXtractSettingsCopy(&m->set, &((Mat_MPIAIJMatXtract *)(*B)->spptr)->set));
   PetscCall(MatXtractMPIConvertBlocks(*B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -228,15 +231,16 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat A, MatType type, MatReuse r
 {
   Mat                  B = *newmat;
   Mat_MPIAIJMatXtract *m;
+  MatXtractSettings    set;
 
   PetscFunctionBegin;
   PetscCall(MatXtractConvertBegin(A, reuse, &B));
   if (B->spptr) PetscFunctionReturn(PETSC_SUCCESS); /* already ours */
+  PetscCall(MatXtractConvertSettings(&B, reuse, &set));
 
   PetscCall(PetscNew(&m));
   B->spptr = m;
-  PetscCall(MatXtractSettingsDefault(&m->set));
-  PetscCall(MatXtractSettingsFromDatabase(B, &m->set));
+  m->set   = set; /* takes set's model reference */
   PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", &m->preallocation));
   PetscCheck(m->preallocation, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "matxtract: MPIAIJ preallocation function not found");
   m->assemblyend         = B->ops->assemblyend;

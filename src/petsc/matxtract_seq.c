@@ -38,7 +38,7 @@ static PetscErrorCode MatXtractCheckDevice(Mat A, int err, const char *what)
 }
 
 /* CSR view of the AIJ arrays; 64-bit PetscInt indices are copied to 32-bit (checked). */
-static PetscErrorCode MatXtractGetCSR(Mat A, mx_csr *csr)
+PetscErrorCode MatXtractGetCSR_SeqAIJ(Mat A, mx_csr *csr)
 {
   Mat_MatXtract  *x = (Mat_MatXtract *)A->spptr;
   const PetscInt *ia, *ja;
@@ -88,9 +88,9 @@ static void *MatXtractStream(void)
 #endif
 }
 
-static PetscErrorCode MatXtractFreeShadow(Mat_MatXtract *x)
+/* Drop the formats (host and device, A and A^T); the 32-bit index copies stay (same pattern). */
+static void MatXtractFreeFormats(Mat_MatXtract *x)
 {
-  PetscFunctionBegin;
   mx_device_free(x->D);
   mx_device_free(x->Dt);
   x->D  = NULL;
@@ -99,6 +99,13 @@ static PetscErrorCode MatXtractFreeShadow(Mat_MatXtract *x)
   mx_format_free(&x->Ft);
   x->built   = PETSC_FALSE;
   x->built_t = PETSC_FALSE;
+}
+
+/* Drop everything made for the current pattern. */
+static PetscErrorCode MatXtractFreeShadow(Mat_MatXtract *x)
+{
+  PetscFunctionBegin;
+  MatXtractFreeFormats(x);
   PetscCall(PetscFree(x->rowptr32));
   PetscCall(PetscFree(x->colidx32));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -119,16 +126,16 @@ static PetscErrorCode MatXtractUseDevice(Mat A, PetscBool *use)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The format of csr at crux built on the GPU (mx_device_build: csr is uploaded once and every build
- * step runs there) into *D, its counts into *F. A GPU failure (e.g. out of device memory: the
- * message names the bytes) is an error under -mat_matxtract_device gpu; under auto the matrix stays
- * on the CPU path (*D NULL, AIJ untouched) and -info says why. */
-static PetscErrorCode MatXtractBuildOnDevice(Mat A, const mx_csr *csr, mx_crux crux, mx_format *F, mx_device **D)
+/* The format of csr at plan p (crux, hot mode, cold kernel) built on the GPU (mx_device_build: csr
+ * is uploaded once and every build step runs there) into *D, its counts into *F. A GPU failure
+ * (e.g. out of device memory: the message names the bytes) is an error under -mat_matxtract_device
+ * gpu; under auto the matrix stays on the CPU path (*D NULL, AIJ untouched) and -info says why. */
+static PetscErrorCode MatXtractBuildOnDevice(Mat A, const mx_csr *csr, const mx_plan *p, mx_format *F, mx_device **D)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
 
   PetscFunctionBegin;
-  if (!mx_device_build(csr, crux, x->set.mode, x->set.cold_kernel, MX_XHOT_AUTO, F, D)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!mx_device_build(csr, p->crux, p->mode, (mx_cold_kernel)p->cold, MX_XHOT_AUTO, F, D)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(x->set.device_choice != MATXTRACT_DEVICE_GPU, PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: building the format on the GPU failed (-mat_matxtract_device gpu): %s", mx_device_last_error());
   PetscCall(PetscInfo(A, "matxtract: building the format on the GPU failed (%s); MatMult runs the CPU kernels (-mat_matxtract_device auto)\n", mx_device_last_error()));
   *D = NULL;
@@ -153,10 +160,11 @@ static PetscErrorCode MatXtractColumnFingerprint(Mat A, uint64_t *fp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Build the format from scratch for the current pattern and values: on the GPU when one is in
- * use, else on the host (where at a crux without hot nonzeros, the default (0,0), F's cold CSR is
- * A's own arrays, or the 32-bit index copies, which live as long as F: no copy). */
-static PetscErrorCode MatXtractBuild(Mat A)
+/* Build the format of plan p for the current pattern and values (the formats in use dropped): on
+ * the GPU when one is in use, else on the host (where at a crux without hot nonzeros, the default
+ * (0,0), F's cold CSR is A's own arrays, or the 32-bit index copies, which live as long as F: no
+ * copy). */
+PetscErrorCode MatXtractBuildPlan_SeqAIJ(Mat A, const mx_plan *p)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
   mx_csr         csr;
@@ -164,14 +172,14 @@ static PetscErrorCode MatXtractBuild(Mat A)
   PetscLogDouble t0, t1;
 
   PetscFunctionBegin;
-  PetscCall(MatXtractFreeShadow(x));
+  MatXtractFreeFormats(x);
   PetscCall(MatXtractUseDevice(A, &use_device));
   PetscCall(PetscLogEventBegin(MATXTRACT_Build, A, 0, 0, 0));
   PetscCall(PetscTime(&t0));
-  PetscCall(MatXtractGetCSR(A, &csr));
-  if (use_device) PetscCall(MatXtractBuildOnDevice(A, &csr, x->set.crux, &x->F, &x->D));
-  if (use_device && !x->D) PetscCall(MatXtractSetDefaultVecType(A, PETSC_FALSE)); /* the CPU fallback: host vectors */
-  if (!x->D) PetscCall(MatXtractCheckStatus(A, mx_format_build_borrow(&csr, x->set.crux, x->set.mode, &x->F), "building the format"));
+  PetscCall(MatXtractGetCSR_SeqAIJ(A, &csr));
+  if (use_device) PetscCall(MatXtractBuildOnDevice(A, &csr, p, &x->F, &x->D));
+  if (use_device) PetscCall(MatXtractSetDefaultVecType(A, (PetscBool)(x->D != NULL))); /* the CPU fallback: host vectors */
+  if (!x->D) PetscCall(MatXtractCheckStatus(A, mx_format_build_borrow(&csr, p->crux, p->mode, &x->F), "building the format"));
   PetscCall(PetscTime(&t1));
   PetscCall(PetscLogEventEnd(MATXTRACT_Build, A, 0, 0, 0));
   x->build_seconds = t1 - t0;
@@ -179,6 +187,21 @@ static PetscErrorCode MatXtractBuild(Mat A)
   if (x->verify_columns) PetscCall(MatXtractColumnFingerprint(A, &x->columns_fingerprint));
   PetscCall(PetscInfo(A, "matxtract: built crux (%g,%g) on the %s in %g s: hot %d x %d, hot nnz %d, cold nnz %d, mode %s\n", x->F.crux.tau_c, x->F.crux.tau_r, x->D ? "GPU" : "CPU", (double)x->build_seconds, (int)x->F.hot_nrows, (int)x->F.hot_ncols, (int)x->F.hot_nnz, (int)x->F.cold_nnz, MatXtractHotNames[x->F.mode]));
   x->built = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Build the format for a new pattern or new settings: the pattern's first plan (matxtract_plan.c),
+ * then, on the GPU, its time per MatMult when the predictor needs it. */
+static PetscErrorCode MatXtractBuild(Mat A)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+  mx_plan        plan;
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractFreeShadow(x));
+  PetscCall(MatXtractPlanFirst(A, &plan));
+  PetscCall(MatXtractBuildPlan_SeqAIJ(A, &plan));
+  PetscCall(MatXtractPlanAfterBuild(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -270,7 +293,7 @@ static PetscErrorCode MatXtractTransposeCSR(const mx_csr *A, int32_t **rowptr, i
 static PetscErrorCode MatXtractSyncTranspose(Mat A)
 {
   Mat_MatXtract *x    = (Mat_MatXtract *)A->spptr;
-  mx_crux        cold = {0.0, 0.0};
+  const mx_plan  cold = {{0.0, 0.0}, x->set.mode, (mx_plan_cold)x->set.cold_kernel};
   mx_csr         csr, csrt;
   int32_t       *tp = NULL, *ti = NULL;
   double        *tv = NULL;
@@ -281,14 +304,14 @@ static PetscErrorCode MatXtractSyncTranspose(Mat A)
   mx_device_free(x->Dt);
   x->Dt = NULL;
   mx_format_free(&x->Ft);
-  PetscCall(MatXtractGetCSR(A, &csr));
+  PetscCall(MatXtractGetCSR_SeqAIJ(A, &csr));
   PetscCall(MatXtractTransposeCSR(&csr, &tp, &ti, &tv));
   csrt.nrows  = csr.ncols;
   csrt.ncols  = csr.nrows;
   csrt.rowptr = tp;
   csrt.colidx = ti;
   csrt.val    = tv;
-  PetscCall(MatXtractBuildOnDevice(A, &csrt, cold, &x->Ft, &x->Dt));
+  PetscCall(MatXtractBuildOnDevice(A, &csrt, &cold, &x->Ft, &x->Dt));
   PetscCall(PetscFree(tp));
   PetscCall(PetscFree2(ti, tv));
   PetscCall(PetscLogEventEnd(MATXTRACT_BuildT, A, 0, 0, 0));
@@ -324,8 +347,9 @@ static PetscErrorCode MatXtractApplyDeviceVectors(Mat A, mx_device *D, PetscLogD
 
 /* y = M xx (+ zz), M = A (F, D) or A^T (Ft, Dt). Device vectors go straight to the GPU kernels;
  * host vectors are staged through D's device buffers; without a device the CPU kernels run on F
- * (which computes A^T itself, so Ft is only built for the GPU). */
-static PetscErrorCode MatXtractApply(Mat A, PetscBool transpose, Vec xx, Vec zz, Vec yy)
+ * (which computes A^T itself, so Ft is only built for the GPU). *cpu_seconds: the CPU kernel's
+ * time of A xx (0 when it ran on the GPU), for the plan's upgrade rule. */
+static PetscErrorCode MatXtractApply(Mat A, PetscBool transpose, Vec xx, Vec zz, Vec yy, PetscLogDouble *cpu_seconds)
 {
   Mat_MatXtract     *x  = (Mat_MatXtract *)A->spptr;
   mx_device         *D  = transpose ? x->Dt : x->D;
@@ -335,6 +359,7 @@ static PetscErrorCode MatXtractApply(Mat A, PetscBool transpose, Vec xx, Vec zz,
   PetscScalar       *ya;
 
   PetscFunctionBegin;
+  *cpu_seconds = 0.0;
   PetscCall(PetscLogEventBegin(transpose ? MATXTRACT_MultT : MATXTRACT_Mult, A, xx, yy, 0));
   if (D) PetscCall(MatXtractApplyDeviceVectors(A, D, nnz, xx, zz, yy, &done));
   if (!done) {
@@ -350,8 +375,12 @@ static PetscErrorCode MatXtractApply(Mat A, PetscBool transpose, Vec xx, Vec zz,
       x->staged_info_done = PETSC_TRUE;
       PetscCall(MatXtractCheckDevice(A, mx_device_spmv_host(D, xd, zd, yd, MatXtractStream()), "MatMult (host vectors)"));
     } else if (!transpose) {
+      PetscLogDouble t0, t1;
+      PetscCall(PetscTime(&t0));
       if (zz) mx_spmv_add(&x->F, xd, zd, yd);
       else mx_spmv(&x->F, xd, yd);
+      PetscCall(PetscTime(&t1));
+      *cpu_seconds = t1 - t0;
     } else {
       if (zz) mx_spmv_t_add(&x->F, xd, zd, yd);
       else mx_spmv_t(&x->F, xd, yd);
@@ -366,43 +395,56 @@ static PetscErrorCode MatXtractApply(Mat A, PetscBool transpose, Vec xx, Vec zz,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* y = A xx (+ zz) on a synced shadow; the plan may be upgraded first (matxtract_plan.c). */
+static PetscErrorCode MatXtractMult(Mat A, Vec xx, Vec zz, Vec yy)
+{
+  PetscLogDouble cpu_seconds;
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractSync_SeqAIJ(A));
+  PetscCall(MatXtractPlanBeforeMult(A));
+  PetscCall(MatXtractApply(A, PETSC_FALSE, xx, zz, yy, &cpu_seconds));
+  PetscCall(MatXtractPlanAfterMult(A, cpu_seconds));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatMult_SeqAIJMatXtract(Mat A, Vec xx, Vec yy)
 {
   PetscFunctionBegin;
-  PetscCall(MatXtractSync_SeqAIJ(A));
-  PetscCall(MatXtractApply(A, PETSC_FALSE, xx, NULL, yy));
+  PetscCall(MatXtractMult(A, xx, NULL, yy));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultAdd_SeqAIJMatXtract(Mat A, Vec xx, Vec zz, Vec yy)
 {
   PetscFunctionBegin;
-  PetscCall(MatXtractSync_SeqAIJ(A));
-  PetscCall(MatXtractApply(A, PETSC_FALSE, xx, zz, yy));
+  PetscCall(MatXtractMult(A, xx, zz, yy));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultTranspose_SeqAIJMatXtract(Mat A, Vec xx, Vec yy)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+  PetscLogDouble cpu_seconds; /* not counted: the plan is chosen for A x */
 
   PetscFunctionBegin;
   PetscCall(MatXtractSync_SeqAIJ(A));
   if (x->D) PetscCall(MatXtractSyncTranspose(A));
   if (x->D && !x->Dt) PetscCall((*x->base.multtranspose)(A, xx, yy)); /* A^T's GPU build failed under auto; F is device-only */
-  else PetscCall(MatXtractApply(A, PETSC_TRUE, xx, NULL, yy));
+  else PetscCall(MatXtractApply(A, PETSC_TRUE, xx, NULL, yy, &cpu_seconds));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultTransposeAdd_SeqAIJMatXtract(Mat A, Vec xx, Vec zz, Vec yy)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+  PetscLogDouble cpu_seconds; /* not counted: the plan is chosen for A x */
 
   PetscFunctionBegin;
   PetscCall(MatXtractSync_SeqAIJ(A));
   if (x->D) PetscCall(MatXtractSyncTranspose(A));
   if (x->D && !x->Dt) PetscCall((*x->base.multtransposeadd)(A, xx, zz, yy)); /* A^T's GPU build failed under auto; F is device-only */
-  else PetscCall(MatXtractApply(A, PETSC_TRUE, xx, zz, yy));
+  else PetscCall(MatXtractApply(A, PETSC_TRUE, xx, zz, yy, &cpu_seconds));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -447,7 +489,8 @@ PetscErrorCode MatXtractViewInfo_SeqAIJ(Mat A, PetscViewer viewer)
   PetscCall(MatXtractGetInfo(A, &info));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: crux (tau_c, tau_r) = (%g, %g) from %s\n", (double)info.tau_c, (double)info.tau_r, MatXtractSourceNames[info.crux_source]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: hot region %" PetscInt_FMT " rows x %" PetscInt_FMT " cols, hot nnz %" PetscInt_FMT " (%.1f%%), cold nnz %" PetscInt_FMT ", hot mode %s (requested %s)\n", info.hot_rows, info.hot_cols, info.hot_nnz,
-                                   x->F.nnz ? 100.0 * (double)info.hot_nnz / (double)x->F.nnz : 0.0, info.cold_nnz, info.hot_mode, MatXtractModeNames[x->set.mode]));
+                                   x->F.nnz ? 100.0 * (double)info.hot_nnz / (double)x->F.nnz : 0.0, info.cold_nnz, info.hot_mode, info.hot_mode_requested));
+  PetscCall(MatXtractPlanView(A, viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: format %zu bytes vs CSR %zu bytes (%.3fx)%s\n", info.format_bytes, info.csr_bytes, info.csr_bytes ? (double)info.format_bytes / (double)info.csr_bytes : 1.0, x->F.cold_borrowed ? "; its cold CSR is the AIJ arrays themselves (no host copy)" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: built on the %s in %.3g ms (build %" PetscInt_FMT " of this matrix)%s\n", info.on_device ? "GPU" : "CPU", 1e3 * info.build_seconds, info.builds, info.on_device ? "" : " (host builder)"));
   if (info.on_device) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the GPU, %zu device bytes (peak while building %zu), cold kernel %s\n", info.device_bytes, info.build_peak_bytes, MatXtractColdNames[mx_device_cold_kernel(x->D)]));
@@ -489,8 +532,8 @@ PetscErrorCode MatXtractSetSettings_SeqAIJ(Mat A, const MatXtractSettings *set)
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
 
   PetscFunctionBegin;
-  if (memcmp(&x->set, set, sizeof *set)) x->built = PETSC_FALSE;
-  x->set = *set;
+  if (!MatXtractSettingsEqual(&x->set, set)) x->built = PETSC_FALSE;
+  PetscCall(MatXtractSettingsCopy(set, &x->set));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -524,7 +567,7 @@ static PetscErrorCode MatXtractGetInfo_SeqAIJ(Mat A, MatXtractInfo *info)
   if (A->assembled) PetscCall(MatXtractSync_SeqAIJ(A));
   info->tau_c        = x->built ? x->F.crux.tau_c : x->set.crux.tau_c;
   info->tau_r        = x->built ? x->F.crux.tau_r : x->set.crux.tau_r;
-  info->crux_source  = x->set.crux_source;
+
   info->hot_rows     = x->F.hot_nrows;
   info->hot_cols     = x->F.hot_ncols;
   info->hot_nnz      = x->F.hot_nnz;
@@ -537,6 +580,7 @@ static PetscErrorCode MatXtractGetInfo_SeqAIJ(Mat A, MatXtractInfo *info)
   info->build_seconds  = x->build_seconds;
   info->builds         = x->nbuilds;
   info->on_device    = x->D ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(MatXtractPlanGetInfo(A, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -558,6 +602,7 @@ static PetscErrorCode MatDestroy_SeqAIJMatXtract(Mat A)
 
   PetscFunctionBegin;
   PetscCall(MatXtractFreeShadow(x));
+  PetscCall(MatXtractSettingsDestroy(&x->set));
   PetscCall(MatXtractComposeAll(A, PETSC_FALSE));
   PetscCall(PetscFree(A->spptr));
   PetscCall((*base_destroy)(A));
@@ -581,14 +626,17 @@ static PetscErrorCode MatXtractInstallOps(Mat A)
 
 PetscErrorCode MatConvert_SeqAIJ_SeqAIJMatXtract(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  Mat            B = *newmat;
-  Mat_MatXtract *x;
+  Mat               B = *newmat;
+  Mat_MatXtract    *x;
+  MatXtractSettings set;
 
   PetscFunctionBegin;
   PetscCall(MatXtractConvertBegin(A, reuse, &B));
   if (B->spptr) PetscFunctionReturn(PETSC_SUCCESS); /* already ours (duplicate of a matxtract) */
+  PetscCall(MatXtractConvertSettings(&B, reuse, &set));
 
   PetscCall(PetscNew(&x));
+  x->set                   = set; /* takes set's model reference */
   B->spptr                 = x;
   x->base.assemblyend      = B->ops->assemblyend;
   x->base.destroy          = B->ops->destroy;
@@ -599,8 +647,6 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJMatXtract(Mat A, MatType type, MatReuse r
   x->base.multadd          = B->ops->multadd;
   x->base.multtranspose    = B->ops->multtranspose;
   x->base.multtransposeadd = B->ops->multtransposeadd;
-  PetscCall(MatXtractSettingsDefault(&x->set));
-  PetscCall(MatXtractSettingsFromDatabase(B, &x->set));
   PetscCall(MatXtractInstallOps(B));
   PetscCall(MatXtractComposeAll(B, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJMATXTRACT));
@@ -622,6 +668,7 @@ PetscErrorCode MatConvert_SeqAIJMatXtract_SeqAIJ(Mat A, MatType type, MatReuse r
   else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
   x = (Mat_MatXtract *)B->spptr;
   PetscCall(MatXtractFreeShadow(x));
+  PetscCall(MatXtractSettingsDestroy(&x->set));
   PetscCall(MatXtractComposeAll(B, PETSC_FALSE));
   B->ops->assemblyend    = x->base.assemblyend;
   B->ops->destroy        = x->base.destroy;

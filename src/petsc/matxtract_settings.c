@@ -5,18 +5,57 @@
 const char *const MatXtractModeNames[]   = {"auto", "du", "se", "MatXtractMode", "MX_MODE_", NULL};
 const char *const MatXtractDeviceNames[] = {"auto", "cpu", "gpu", "MatXtractDevice", "MATXTRACT_DEVICE_", NULL};
 const char *const MatXtractColdNames[]   = {"auto", "segment", "merge", "cusparse", "MatXtractCold", "MX_COLD_", NULL};
-const char *const MatXtractSourceNames[] = {"default (no predictor yet: all cold)", "option -mat_matxtract_crux", "MatXtractSetCrux", "predictor"};
+const char *const MatXtractSourceNames[]  = {"default", "option", "MatXtractSetCrux", "predictor", "upgrade", "guard"};
+const char *const MatXtractUpgradeNames[] = {"now", "auto", "never", "MatXtractUpgrade", "MATXTRACT_UPGRADE_", NULL};
 
 PetscErrorCode MatXtractSettingsDefault(MatXtractSettings *set)
 {
   PetscFunctionBegin;
+  PetscCall(PetscMemzero(set, sizeof *set));
   set->crux.tau_c    = 0.0;
   set->crux.tau_r    = 0.0;
   set->crux_source   = MATXTRACT_CRUX_DEFAULT;
   set->mode          = MX_MODE_AUTO;
   set->device_choice = MATXTRACT_DEVICE_AUTO;
   set->cold_kernel   = MX_COLD_AUTO;
+  set->predictor     = PETSC_TRUE;
+  set->upgrade       = MATXTRACT_UPGRADE_AUTO;
+  set->guard         = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* *dst = *src, the model referenced (dst's previous model released). */
+PetscErrorCode MatXtractSettingsCopy(const MatXtractSettings *src, MatXtractSettings *dst)
+{
+  MatXtractModel *old = dst->model;
+
+  PetscFunctionBegin;
+  if (src == dst) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatXtractModelReference(src->model));
+  *dst = *src;
+  PetscCall(MatXtractModelRelease(&old));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Release what set references (its model). */
+PetscErrorCode MatXtractSettingsDestroy(MatXtractSettings *set)
+{
+  PetscFunctionBegin;
+  PetscCall(MatXtractModelRelease(&set->model));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether a and b ask for the same thing (a difference rebuilds the format). */
+PetscBool MatXtractSettingsEqual(const MatXtractSettings *a, const MatXtractSettings *b)
+{
+  return (PetscBool)(a->crux.tau_c == b->crux.tau_c && a->crux.tau_r == b->crux.tau_r && a->crux_source == b->crux_source && a->mode == b->mode && a->mode_fixed == b->mode_fixed && a->device_choice == b->device_choice &&
+                     a->cold_kernel == b->cold_kernel && a->cold_fixed == b->cold_fixed && a->predictor == b->predictor && a->upgrade == b->upgrade && a->guard == b->guard && a->expected_mults == b->expected_mults && a->model == b->model);
+}
+
+/* The model the predictor uses: -mat_matxtract_model's, else the embedded one. */
+const mx_model *MatXtractSettingsModel(const MatXtractSettings *set)
+{
+  return set->model ? &set->model->M : mx_model_default();
 }
 
 /* set->crux = (tau_c, tau_r) from `source`, after checking 0 <= tau_r <= tau_c <= 1. */
@@ -43,6 +82,21 @@ PetscErrorCode MatXtractConvertBegin(Mat A, MatReuse reuse, Mat *B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Settings of a matrix being converted to matxtract: defaults, then the options database. A bad
+ * option (e.g. an unreadable model file) is an error that leaves no half-converted matrix behind
+ * (a new *B is destroyed; converted in place, *B stays what it was). */
+PetscErrorCode MatXtractConvertSettings(Mat *B, MatReuse reuse, MatXtractSettings *set)
+{
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractSettingsDefault(set));
+  ierr = MatXtractSettingsFromDatabase(*B, set);
+  if (ierr && reuse == MAT_INITIAL_MATRIX) PetscCall(MatDestroy(B));
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Whether products run on the GPU: not refused by -mat_matxtract_device cpu, and a GPU is usable. */
 PetscBool MatXtractSettingsWantDevice(const MatXtractSettings *set)
 {
@@ -66,28 +120,83 @@ PetscErrorCode MatXtractSetDefaultVecType(Mat B, PetscBool on_device)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Parse -mat_matxtract_* into set; *changed tells whether anything was given. */
+/* The -mat_matxtract_* values found (from the -help aware PetscOptions* calls or straight from
+ * the database), each with whether it was given. */
+typedef struct {
+  PetscReal crux[2];
+  PetscInt  ncrux, mode, device, cold, upgrade, expected_mults;
+  PetscBool predictor, guard;
+  char      model[PETSC_MAX_PATH_LEN];
+  PetscBool has_crux, has_mode, has_device, has_cold, has_upgrade, has_expected_mults, has_predictor, has_guard, has_model;
+} MatXtractOptionValues;
+
+/* v's defaults: the current settings (what -help shows). */
+static PetscErrorCode MatXtractOptionValuesInit(const MatXtractSettings *set, MatXtractOptionValues *v)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(v, sizeof *v));
+  v->crux[0]        = set->crux.tau_c;
+  v->crux[1]        = set->crux.tau_r;
+  v->ncrux          = 2;
+  v->mode           = (PetscInt)set->mode;
+  v->device         = (PetscInt)set->device_choice;
+  v->cold           = (PetscInt)set->cold_kernel;
+  v->upgrade        = (PetscInt)set->upgrade;
+  v->expected_mults = set->expected_mults;
+  v->predictor      = set->predictor;
+  v->guard          = set->guard;
+  if (set->model) PetscCall(PetscStrncpy(v->model, set->model->path, sizeof v->model));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Apply the values given to set (the model file is read here: a bad one is an error); *changed
+ * tells whether anything was given. */
+static PetscErrorCode MatXtractOptionValuesApply(Mat A, const MatXtractOptionValues *v, MatXtractSettings *set, PetscBool *changed)
+{
+  PetscFunctionBegin;
+  if (v->has_model) { /* first: an unreadable model file leaves set as it was */
+    MatXtractModel *m = NULL;
+    if (v->model[0]) PetscCall(MatXtractModelLoad(A, v->model, &m));
+    PetscCall(MatXtractModelRelease(&set->model));
+    set->model = m;
+  }
+  if (v->has_crux) {
+    PetscCheck(v->ncrux == 2, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "-mat_matxtract_crux takes two numbers tau_c,tau_r; got %" PetscInt_FMT, v->ncrux);
+    PetscCall(MatXtractSettingsSetCrux(A, set, v->crux[0], v->crux[1], MATXTRACT_CRUX_OPTION));
+  }
+  PetscCheck(!v->has_expected_mults || v->expected_mults >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_matxtract_expected_mults %" PetscInt_FMT ": need N >= 0 (0 = unknown)", v->expected_mults);
+  if (v->has_mode) set->mode = (mx_mode_request)v->mode;
+  if (v->has_device) set->device_choice = (MatXtractDeviceChoice)v->device;
+  if (v->has_cold) set->cold_kernel = (mx_cold_kernel)v->cold;
+  if (v->has_upgrade) set->upgrade = (MatXtractUpgrade)v->upgrade;
+  if (v->has_expected_mults) set->expected_mults = v->expected_mults;
+  if (v->has_predictor) set->predictor = v->predictor;
+  if (v->has_guard) set->guard = v->guard;
+  set->mode_fixed = (PetscBool)(set->mode_fixed || v->has_mode);
+  set->cold_fixed = (PetscBool)(set->cold_fixed || v->has_cold);
+  *changed        = (PetscBool)(v->has_crux || v->has_mode || v->has_device || v->has_cold || v->has_upgrade || v->has_expected_mults || v->has_predictor || v->has_guard || v->has_model);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Parse -mat_matxtract_* into set (with -help text); *changed tells whether anything was given. */
 PetscErrorCode MatXtractSettingsFromOptions(Mat A, PetscOptionItems *PetscOptionsObject, MatXtractSettings *set, PetscBool *changed)
 {
-  PetscReal crux[2] = {set->crux.tau_c, set->crux.tau_r};
-  PetscInt  ncrux = 2, mode = (PetscInt)set->mode, device = (PetscInt)set->device_choice, cold = (PetscInt)set->cold_kernel;
-  PetscBool set_crux, set_mode, set_device, set_cold;
+  MatXtractOptionValues v;
 
   PetscFunctionBegin;
+  PetscCall(MatXtractOptionValuesInit(set, &v));
   PetscOptionsHeadBegin(PetscOptionsObject, "MatXtract options (hot/cold SpMV format)");
-  PetscCall(PetscOptionsRealArray("-mat_matxtract_crux", "Crux tau_c,tau_r (0 <= tau_r <= tau_c <= 1); default 0,0 = all cold, since no predictor is built in yet", "MatXtractSetCrux", crux, &ncrux, &set_crux));
-  PetscCall(PetscOptionsEList("-mat_matxtract_mode", "Hot region format: auto (smaller of DU/SE by exact byte cost), du (dense unfolding), se (sparse encoding)", "", MatXtractModeNames, 3, MatXtractModeNames[mode], &mode, &set_mode));
-  PetscCall(PetscOptionsEList("-mat_matxtract_device", "Where MatMult runs: auto (GPU when one is visible), cpu, gpu", "", MatXtractDeviceNames, 3, MatXtractDeviceNames[device], &device, &set_device));
-  PetscCall(PetscOptionsEList("-mat_matxtract_cold", "Cold-region GPU kernel: auto (measured at upload), segment (paper Alg. 2), merge (merge path), cusparse (cusparseSpMV CSR ALG2)", "", MatXtractColdNames, 4, MatXtractColdNames[cold], &cold, &set_cold));
+  PetscCall(PetscOptionsRealArray("-mat_matxtract_crux", "Crux tau_c,tau_r (0 <= tau_r <= tau_c <= 1), fixed (the predictor then chooses only what is not fixed); default: (0,0) = all cold, then the predictor's", "MatXtractSetCrux", v.crux, &v.ncrux, &v.has_crux));
+  PetscCall(PetscOptionsEList("-mat_matxtract_mode", "Hot region format, fixed: auto (smaller of DU/SE by exact byte cost), du (dense unfolding), se (sparse encoding); default: auto, then the predictor's", "", MatXtractModeNames, 3, MatXtractModeNames[v.mode], &v.mode, &v.has_mode));
+  PetscCall(PetscOptionsEList("-mat_matxtract_device", "Where MatMult runs: auto (GPU when one is visible), cpu, gpu", "", MatXtractDeviceNames, 3, MatXtractDeviceNames[v.device], &v.device, &v.has_device));
+  PetscCall(PetscOptionsEList("-mat_matxtract_cold", "Cold-region GPU kernel, fixed: auto (measured at upload), segment (paper Alg. 2), merge (merge path), cusparse (cusparseSpMV CSR ALG2); default: auto, then the predictor's", "", MatXtractColdNames, 4, MatXtractColdNames[v.cold], &v.cold, &v.has_cold));
+  PetscCall(PetscOptionsBool("-mat_matxtract_predictor", "Predict the plan (crux, hot mode, cold kernel) from the matrix's features, for what options do not fix", "", v.predictor, &v.predictor, &v.has_predictor));
+  PetscCall(PetscOptionsString("-mat_matxtract_model", "Plan model file (tuning/predictor) replacing the embedded model", "", v.model, v.model, sizeof v.model, &v.has_model));
+  PetscCall(PetscOptionsEList("-mat_matxtract_upgrade", "When the predicted plan is built: now (at the first build), auto (online, once the MatMults spent pay for predicting and then for its setup), never (do not predict)", "", MatXtractUpgradeNames, 3, MatXtractUpgradeNames[v.upgrade], &v.upgrade, &v.has_upgrade));
+  PetscCall(PetscOptionsInt("-mat_matxtract_expected_mults", "MatMults the solve makes in all (0 = unknown): upgrade auto then predicts and upgrades only when they can pay for it", "", v.expected_mults, &v.expected_mults, &v.has_expected_mults));
+  PetscCall(PetscOptionsBool("-mat_matxtract_guard", "After an online upgrade, time the new plan against the previous and keep the faster", "", v.guard, &v.guard, &v.has_guard));
   PetscOptionsHeadEnd();
-  if (set_crux) {
-    PetscCheck(ncrux == 2, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "-mat_matxtract_crux takes two numbers tau_c,tau_r; got %" PetscInt_FMT, ncrux);
-    PetscCall(MatXtractSettingsSetCrux(A, set, crux[0], crux[1], MATXTRACT_CRUX_OPTION));
-  }
-  set->mode          = (mx_mode_request)mode;
-  set->device_choice = (MatXtractDeviceChoice)device;
-  set->cold_kernel   = (mx_cold_kernel)cold;
-  *changed           = (PetscBool)(set_crux || set_mode || set_device || set_cold);
+  PetscCall(MatXtractOptionValuesApply(A, &v, set, changed));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -95,23 +204,23 @@ PetscErrorCode MatXtractSettingsFromOptions(Mat A, PetscOptionItems *PetscOption
  * to matxtract does not call MatSetFromOptions, yet -mat_matxtract_* must apply to it too. */
 PetscErrorCode MatXtractSettingsFromDatabase(Mat A, MatXtractSettings *set)
 {
-  const char *prefix;
-  PetscReal   crux[2];
-  PetscInt    ncrux = 2, choice;
-  PetscBool   flg;
+  PetscOptions          db = ((PetscObject)A)->options;
+  const char           *prefix;
+  MatXtractOptionValues v;
+  PetscBool             changed;
 
   PetscFunctionBegin;
   PetscCall(MatGetOptionsPrefix(A, &prefix));
-  PetscCall(PetscOptionsGetRealArray(((PetscObject)A)->options, prefix, "-mat_matxtract_crux", crux, &ncrux, &flg));
-  if (flg) {
-    PetscCheck(ncrux == 2, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "-mat_matxtract_crux takes two numbers tau_c,tau_r; got %" PetscInt_FMT, ncrux);
-    PetscCall(MatXtractSettingsSetCrux(A, set, crux[0], crux[1], MATXTRACT_CRUX_OPTION));
-  }
-  PetscCall(PetscOptionsGetEList(((PetscObject)A)->options, prefix, "-mat_matxtract_mode", MatXtractModeNames, 3, &choice, &flg));
-  if (flg) set->mode = (mx_mode_request)choice;
-  PetscCall(PetscOptionsGetEList(((PetscObject)A)->options, prefix, "-mat_matxtract_device", MatXtractDeviceNames, 3, &choice, &flg));
-  if (flg) set->device_choice = (MatXtractDeviceChoice)choice;
-  PetscCall(PetscOptionsGetEList(((PetscObject)A)->options, prefix, "-mat_matxtract_cold", MatXtractColdNames, 4, &choice, &flg));
-  if (flg) set->cold_kernel = (mx_cold_kernel)choice;
+  PetscCall(MatXtractOptionValuesInit(set, &v));
+  PetscCall(PetscOptionsGetRealArray(db, prefix, "-mat_matxtract_crux", v.crux, &v.ncrux, &v.has_crux));
+  PetscCall(PetscOptionsGetEList(db, prefix, "-mat_matxtract_mode", MatXtractModeNames, 3, &v.mode, &v.has_mode));
+  PetscCall(PetscOptionsGetEList(db, prefix, "-mat_matxtract_device", MatXtractDeviceNames, 3, &v.device, &v.has_device));
+  PetscCall(PetscOptionsGetEList(db, prefix, "-mat_matxtract_cold", MatXtractColdNames, 4, &v.cold, &v.has_cold));
+  PetscCall(PetscOptionsGetBool(db, prefix, "-mat_matxtract_predictor", &v.predictor, &v.has_predictor));
+  PetscCall(PetscOptionsGetString(db, prefix, "-mat_matxtract_model", v.model, sizeof v.model, &v.has_model));
+  PetscCall(PetscOptionsGetEList(db, prefix, "-mat_matxtract_upgrade", MatXtractUpgradeNames, 3, &v.upgrade, &v.has_upgrade));
+  PetscCall(PetscOptionsGetInt(db, prefix, "-mat_matxtract_expected_mults", &v.expected_mults, &v.has_expected_mults));
+  PetscCall(PetscOptionsGetBool(db, prefix, "-mat_matxtract_guard", &v.guard, &v.has_guard));
+  PetscCall(MatXtractOptionValuesApply(A, &v, set, &changed));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -427,7 +427,7 @@ int main(int argc, char **argv)
       MatXtractInfo xi;
       PetscBool     isx;
       char          label[64], ctc[32] = "", ctr[32] = "", src[32] = "", hm[16] = "", share[32] = "", ondev[8] = "";
-      const char   *src_names[] = {"default", "option", "user", "predictor"};
+      const char   *src_names[] = {"default", "option", "user", "predictor", "upgrade", "guard"}; /* MatXtractCruxSource order */
 
       if (vars[v].set_crux) {
         char val[64];

@@ -1,0 +1,387 @@
+/* matxtract_plan.c - the plan of a sequential block (crux, hot mode, cold kernel): its first plan
+ * for a pattern, the prediction of what the options leave free, and the amortisation-aware online
+ * upgrade with its guard (issue 11). The rules:
+ *   - A part fixed by an option or MatXtractSetCrux is never predicted. Nothing is predicted when
+ *     the model offers no plan other than the one in use within the free parts.
+ *   - upgrade now: features + prediction at the first build, which builds the predicted plan.
+ *   - upgrade auto: the first build is the cheapest plan ((0,0) unless fixed). Features and the
+ *     prediction cost ~25 ns per nonzero on the CPU, as much as a whole aijcusparse setup, so they
+ *     are computed only once the MatMult time spent on the plan reaches their estimated cost (ski
+ *     rental on the prediction itself; with -mat_matxtract_expected_mults N: at once if N MatMults
+ *     can pay for them, else never). Then, before each MatMult, mx_upgrade_decide (core, ski
+ *     rental) weighs the predicted gain t_cur - t_new, t_new = t_cur * exp(model(new) -
+ *     model(cur)), against the upgrade's estimated cost; when it says now the predicted plan is
+ *     built and (the guard) timed against the old one's time: the faster stays. One attempt per
+ *     pattern: no loop.
+ *   - upgrade never: no prediction.
+ * Times per MatMult: on the GPU MatMult is asynchronous, so the plan in use is timed once after
+ * its build with CUDA events (mx_device_time_spmv) and the time spent is MatMults x that time; on
+ * the CPU the kernel of every MatMult is timed (PetscTime). */
+#include "matxtract_impl.h"
+#include <math.h>
+
+/* CPU seconds of mx_features_compute per nonzero: tuning/predictor's matxtract-predictor measures
+ * 10-25 ns; the upper end, so that the prediction never starts before it can be afforded */
+#define MATXTRACT_FEATURES_NS_PER_NNZ 25.0
+/* seconds of one tree level in one model evaluation (a compare and a load) */
+#define MATXTRACT_TREE_LEVEL_NS 2.0
+/* SpMVs timed after a build and by the guard (median) */
+#define MATXTRACT_TIME_REPS 10
+
+static PetscBool MatXtractCruxFixed(const MatXtractSettings *set)
+{
+  return (PetscBool)(set->crux_source == MATXTRACT_CRUX_OPTION || set->crux_source == MATXTRACT_CRUX_USER);
+}
+
+/* The parts of c that the settings fix, replaced by the settings' values. */
+static void MatXtractPlanConstrain(const MatXtractSettings *set, mx_plan *c)
+{
+  if (MatXtractCruxFixed(set)) c->crux = set->crux;
+  if (set->mode_fixed) c->mode = set->mode;
+  if (set->cold_fixed) c->cold = (mx_plan_cold)set->cold_kernel;
+}
+
+/* Whether plans a and b build formats that do the same work where MatMult runs: same crux, same
+ * hot mode where there is a hot region, same cold kernel on the GPU (the CPU has one). */
+static PetscBool MatXtractPlanSameFormat(const mx_plan *a, const mx_plan *b, PetscBool on_device)
+{
+  if (a->crux.tau_c != b->crux.tau_c || a->crux.tau_r != b->crux.tau_r) return PETSC_FALSE;
+  if (a->crux.tau_r > 0 && a->mode != b->mode) return PETSC_FALSE;
+  if (on_device && a->cold != b->cold) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
+/* Whether the model offers, within what the settings leave free, a plan other than cur. */
+static PetscBool MatXtractPlanHasAlternative(const mx_model *M, const MatXtractSettings *set, const mx_plan *cur, PetscBool on_device)
+{
+  for (int32_t c = 0; c < M->ncandidates; c++) {
+    mx_plan p = M->candidates[c];
+    MatXtractPlanConstrain(set, &p);
+    if (!MatXtractPlanSameFormat(&p, cur, on_device)) return PETSC_TRUE;
+  }
+  return PETSC_FALSE;
+}
+
+/* Estimated seconds of features + prediction on nnz nonzeros: the features, and every candidate
+ * walked through every tree (depth about log2 of a tree's nodes). */
+static PetscLogDouble MatXtractPredictCost(const mx_model *M, PetscInt nnz)
+{
+  const double depth = log2((double)M->nnodes / (double)M->ntrees + 1.0) + 1.0;
+
+  return 1e-9 * (MATXTRACT_FEATURES_NS_PER_NNZ * (double)nnz + MATXTRACT_TREE_LEVEL_NS * (double)M->ncandidates * (double)M->ntrees * depth);
+}
+
+/* Where MatMult runs now (before the first build: where it will run). */
+static PetscBool MatXtractOnDevice(Mat A)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  return x->built ? (PetscBool)(x->D != NULL) : MatXtractSettingsWantDevice(&x->set);
+}
+
+/* Features of A, then the candidate with the smallest model output once the settings' fixed parts
+ * replace its own (ties: the first), and the model's output for the plan in use. */
+static PetscErrorCode MatXtractPredict(Mat A)
+{
+  Mat_MatXtract      *x = (Mat_MatXtract *)A->spptr;
+  MatXtractPlanState *st = &x->plan;
+  const mx_model     *M  = MatXtractSettingsModel(&x->set);
+  mx_csr              csr;
+  mx_features         f;
+  mx_status           s;
+  PetscLogDouble      t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
+  PetscCall(MatXtractGetCSR_SeqAIJ(A, &csr));
+  s = mx_features_compute(&csr, &f);
+  PetscCheck(s != MX_ERR_MEM, PETSC_COMM_SELF, PETSC_ERR_MEM, "matxtract: computing the matrix features: out of host memory");
+  PetscCheck(s == MX_OK, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matxtract: computing the matrix features failed (status %d)", (int)s);
+  for (int32_t c = 0; c < M->ncandidates; c++) {
+    mx_plan p = M->candidates[c];
+    double  y;
+    MatXtractPlanConstrain(&x->set, &p);
+    y = mx_model_plan_log_ratio(M, &f, &p);
+    if (c == 0 || y < st->log_ratio_pred) {
+      st->pred_plan      = p;
+      st->log_ratio_pred = y;
+    }
+  }
+  st->log_ratio_cur = mx_model_plan_log_ratio(M, &f, &st->plan);
+  st->predicted     = PETSC_TRUE;
+  PetscCall(PetscTime(&t1));
+  st->predict_seconds = t1 - t0;
+  PetscCall(PetscInfo(A, "matxtract: predicted plan crux (%g,%g) hot mode %s cold kernel %s: model output %g vs %g for the plan in use (crux (%g,%g) %s %s), %.3gx its time; features + prediction took %g s (estimated %g s) after %" PetscInt_FMT " MatMults\n", st->pred_plan.crux.tau_c, st->pred_plan.crux.tau_r,
+                      mx_plan_mode_name(st->pred_plan.mode), mx_plan_cold_name(st->pred_plan.cold), st->log_ratio_pred, st->log_ratio_cur, st->plan.crux.tau_c, st->plan.crux.tau_r, mx_plan_mode_name(st->plan.mode), mx_plan_cold_name(st->plan.cold), exp(st->log_ratio_pred - st->log_ratio_cur),
+                      (double)st->predict_seconds, (double)MatXtractPredictCost(M, csr.rowptr[csr.nrows]), st->mults));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The parts of the plan in use that the settings leave free get `source`. */
+static void MatXtractPlanSetFreeSources(const MatXtractSettings *set, MatXtractPlanState *st, MatXtractCruxSource source)
+{
+  if (!MatXtractCruxFixed(set)) st->src_crux = source;
+  if (!set->mode_fixed) st->src_mode = source;
+  if (!set->cold_fixed) st->src_cold = source;
+}
+
+/* Stop predicting and upgrading for this pattern, saying why (-info, -mat_view). */
+static PetscErrorCode MatXtractPlanSettle(Mat A, const char *why)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  x->plan.settled = PETSC_TRUE;
+  x->plan.why_not = why;
+  if (why) PetscCall(PetscInfo(A, "matxtract: plan stays crux (%g,%g) hot mode %s cold kernel %s: %s\n", x->plan.plan.crux.tau_c, x->plan.plan.crux.tau_r, mx_plan_mode_name(x->plan.plan.mode), mx_plan_cold_name(x->plan.plan.cold), why));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The first plan of a new pattern or new settings (the plan state starts afresh): the fixed parts
+ * from the settings, the free ones (0,0)/auto/auto, or predicted at once under upgrade now. */
+PetscErrorCode MatXtractPlanFirst(Mat A, mx_plan *plan)
+{
+  Mat_MatXtract      *x   = (Mat_MatXtract *)A->spptr;
+  MatXtractSettings  *set = &x->set;
+  MatXtractPlanState *st  = &x->plan;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(st, sizeof *st));
+  st->plan.crux = set->crux; /* (0,0) unless fixed */
+  st->plan.mode = set->mode;
+  st->plan.cold = (mx_plan_cold)set->cold_kernel;
+  st->src_crux  = set->crux_source;
+  st->src_mode  = set->mode_fixed ? MATXTRACT_CRUX_OPTION : MATXTRACT_CRUX_DEFAULT;
+  st->src_cold  = set->cold_fixed ? MATXTRACT_CRUX_OPTION : MATXTRACT_CRUX_DEFAULT;
+  if (!set->predictor) PetscCall(MatXtractPlanSettle(A, "predictor off (-mat_matxtract_predictor)"));
+  else if (set->upgrade == MATXTRACT_UPGRADE_NEVER) PetscCall(MatXtractPlanSettle(A, "-mat_matxtract_upgrade never"));
+  else if (!MatXtractPlanHasAlternative(MatXtractSettingsModel(set), set, &st->plan, MatXtractOnDevice(A))) PetscCall(MatXtractPlanSettle(A, "the model offers no other plan within what the options leave free"));
+  else if (set->upgrade == MATXTRACT_UPGRADE_NOW) {
+    PetscCall(MatXtractPredict(A));
+    st->plan = st->pred_plan;
+    MatXtractPlanSetFreeSources(set, st, MATXTRACT_CRUX_PREDICTOR);
+    PetscCall(MatXtractPlanSettle(A, NULL));
+  }
+  *plan = st->plan;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Seconds of one product on the format in use, the median of MATXTRACT_TIME_REPS: CUDA events on
+ * the GPU, PetscTime around the CPU kernel (x = 1) on the CPU. */
+static PetscErrorCode MatXtractTimeFormat(Mat A, PetscLogDouble *seconds)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+  PetscReal      t[MATXTRACT_TIME_REPS];
+  double        *xv, *yv, sec;
+
+  PetscFunctionBegin;
+  if (x->D) {
+    PetscCheck(!mx_device_time_spmv(x->D, MATXTRACT_TIME_REPS, &sec), PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: timing the format on the GPU failed: %s", mx_device_last_error());
+    *seconds = sec;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscMalloc2(x->F.ncols, &xv, x->F.nrows, &yv));
+  for (int32_t j = 0; j < x->F.ncols; j++) xv[j] = 1.0;
+  for (int k = 0; k < MATXTRACT_TIME_REPS; k++) {
+    PetscLogDouble t0, t1;
+    PetscCall(PetscTime(&t0));
+    mx_spmv(&x->F, xv, yv);
+    PetscCall(PetscTime(&t1));
+    t[k] = (PetscReal)(t1 - t0);
+  }
+  PetscCall(PetscFree2(xv, yv));
+  PetscCall(PetscSortReal(MATXTRACT_TIME_REPS, t));
+  *seconds = (PetscLogDouble)t[MATXTRACT_TIME_REPS / 2];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After a build on the GPU: time the plan in use when the predictor may need it (upgrade auto
+ * still deciding) or has predicted it (-mat_view: predicted vs measured). */
+PetscErrorCode MatXtractPlanAfterBuild(Mat A)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  if (x->D && (!x->plan.settled || x->plan.predicted)) PetscCall(MatXtractTimeFormat(A, &x->plan.t_mult));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Measured seconds per MatMult of the plan in use (0 while unknown) and the seconds spent on it. */
+static void MatXtractPlanTimes(const Mat_MatXtract *x, PetscLogDouble *t_cur, PetscLogDouble *spent)
+{
+  const MatXtractPlanState *st = &x->plan;
+
+  if (x->D) {
+    *t_cur = st->t_mult;
+    *spent = (PetscLogDouble)st->mults * st->t_mult;
+  } else {
+    *t_cur = st->mults ? st->spent / (PetscLogDouble)st->mults : 0.0;
+    *spent = st->spent;
+  }
+}
+
+/* Estimated seconds of an upgrade to the predicted plan: the base build again (the last build's
+ * time less the setup model's extra for the plan in use), the predicted plan's extra (setup
+ * model), and the guard's timed products. */
+static PetscLogDouble MatXtractUpgradeCost(const Mat_MatXtract *x, PetscLogDouble t_cur, PetscLogDouble t_new)
+{
+  const mx_model *M     = MatXtractSettingsModel(&x->set);
+  const double    nnz   = (double)x->F.nnz;
+  const double    base  = PetscMax(0.0, x->build_seconds - mx_setup_extra_seconds(&M->setup, &x->plan.plan, nnz));
+  const double    guard = x->set.guard ? (MATXTRACT_TIME_REPS + 2) * (t_cur + t_new) : 0.0;
+
+  return base + mx_setup_extra_seconds(&M->setup, &x->plan.pred_plan, nnz) + guard;
+}
+
+/* Build the predicted plan; with the guard, time it against the old plan (timed the same way just
+ * before) and rebuild the old one if the new is not faster or could not be built where the old
+ * ran. Either way this was the pattern's one attempt. */
+static PetscErrorCode MatXtractPlanUpgrade(Mat A, PetscLogDouble t_cur)
+{
+  Mat_MatXtract      *x       = (Mat_MatXtract *)A->spptr;
+  MatXtractPlanState *st      = &x->plan;
+  const mx_plan       old     = st->plan;
+  const PetscBool     was_dev = (PetscBool)(x->D != NULL);
+  PetscLogDouble      t_old   = t_cur, t_new = 0.0;
+
+  PetscFunctionBegin;
+  if (x->set.guard && !was_dev) PetscCall(MatXtractTimeFormat(A, &t_old)); /* the new one is timed the same way */
+  PetscCall(PetscInfo(A, "matxtract: upgrading to crux (%g,%g) hot mode %s cold kernel %s after %" PetscInt_FMT " MatMults: predicted %g s per MatMult (now %g s), upgrade estimated at %g s\n", st->pred_plan.crux.tau_c, st->pred_plan.crux.tau_r, mx_plan_mode_name(st->pred_plan.mode),
+                      mx_plan_cold_name(st->pred_plan.cold), st->mults, (double)st->t_pred, (double)t_cur, (double)st->upgrade_setup));
+  PetscCall(MatXtractBuildPlan_SeqAIJ(A, &st->pred_plan));
+  st->plan          = st->pred_plan;
+  st->upgrade_tried = PETSC_TRUE;
+  st->mults         = 0;
+  st->spent         = 0.0;
+  MatXtractPlanSetFreeSources(&x->set, st, MATXTRACT_CRUX_UPGRADE);
+  PetscCall(MatXtractPlanSettle(A, NULL));
+  if (x->D || x->set.guard) PetscCall(MatXtractTimeFormat(A, &t_new));
+  st->t_mult = x->D ? t_new : 0.0;
+  if (!x->set.guard) PetscFunctionReturn(PETSC_SUCCESS);
+  if (was_dev == (PetscBool)(x->D != NULL) && t_new < t_old) {
+    PetscCall(PetscInfo(A, "matxtract: guard: the upgraded plan takes %g s per MatMult, the previous %g s: keeping the upgrade\n", (double)t_new, (double)t_old));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscInfo(A, "matxtract: guard: the upgraded plan %s (%g s per MatMult vs %g s): rebuilding the previous plan\n", was_dev != (PetscBool)(x->D != NULL) ? "could not be built on the GPU" : "is not faster", (double)t_new, (double)t_old));
+  PetscCall(MatXtractBuildPlan_SeqAIJ(A, &old));
+  st->plan   = old;
+  st->t_mult = x->D ? t_old : 0.0;
+  MatXtractPlanSetFreeSources(&x->set, st, MATXTRACT_CRUX_GUARD);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Under upgrade auto, once the time spent pays for it (or, with expected_mults N, if N MatMults
+ * can): predict; a prediction that offers nothing faster ends the pattern's decisions. */
+static PetscErrorCode MatXtractPlanMaybePredict(Mat A, PetscLogDouble t_cur, PetscLogDouble spent)
+{
+  Mat_MatXtract      *x    = (Mat_MatXtract *)A->spptr;
+  MatXtractPlanState *st   = &x->plan;
+  const PetscLogDouble cost = MatXtractPredictCost(MatXtractSettingsModel(&x->set), x->F.nnz);
+  const PetscInt       N    = x->set.expected_mults;
+
+  PetscFunctionBegin;
+  if (N > 0 && (PetscLogDouble)N * t_cur < cost) {
+    PetscCall(PetscInfo(A, "matxtract: %" PetscInt_FMT " expected MatMults of %g s cannot pay for the prediction (estimated %g s)\n", N, (double)t_cur, (double)cost));
+    PetscCall(MatXtractPlanSettle(A, "the expected MatMults cannot pay for predicting (-mat_matxtract_expected_mults)"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (N <= 0 && spent < cost) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatXtractPredict(A));
+  if (MatXtractPlanSameFormat(&st->pred_plan, &st->plan, (PetscBool)(x->D != NULL))) PetscCall(MatXtractPlanSettle(A, "the predicted plan is the plan in use"));
+  else if (!(st->log_ratio_pred < st->log_ratio_cur)) PetscCall(MatXtractPlanSettle(A, "the model predicts no plan faster than the plan in use"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Before a MatMult under upgrade auto: predict when it pays, then ask the ski-rental rule whether
+ * the upgrade pays now, later or never. */
+PetscErrorCode MatXtractPlanBeforeMult(Mat A)
+{
+  Mat_MatXtract      *x  = (Mat_MatXtract *)A->spptr;
+  MatXtractPlanState *st = &x->plan;
+  PetscLogDouble      t_cur, spent;
+  mx_upgrade          d;
+
+  PetscFunctionBegin;
+  if (st->settled) PetscFunctionReturn(PETSC_SUCCESS);
+  MatXtractPlanTimes(x, &t_cur, &spent);
+  if (!(t_cur > 0)) PetscFunctionReturn(PETSC_SUCCESS); /* the CPU's first MatMult measures it */
+  if (!st->predicted) PetscCall(MatXtractPlanMaybePredict(A, t_cur, spent));
+  if (st->settled || !st->predicted) PetscFunctionReturn(PETSC_SUCCESS);
+  /* from the latest measurement (the CPU's mean moves): the predicted ratio, not a time, is fixed */
+  st->t_pred        = t_cur * exp(st->log_ratio_pred - st->log_ratio_cur);
+  st->upgrade_setup = MatXtractUpgradeCost(x, t_cur, st->t_pred);
+  d = mx_upgrade_decide(t_cur, st->t_pred, st->upgrade_setup, spent, (double)x->set.expected_mults);
+  if (d == MX_UPGRADE_NOW) PetscCall(MatXtractPlanUpgrade(A, t_cur));
+  else if (d == MX_UPGRADE_NEVER) PetscCall(MatXtractPlanSettle(A, "the upgrade cannot pay for its setup (ski rental)"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After a MatMult: count it, and add the CPU kernel's seconds (0 on the GPU). */
+PetscErrorCode MatXtractPlanAfterMult(Mat A, PetscLogDouble cpu_seconds)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  x->plan.mults++;
+  x->plan.spent += cpu_seconds;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The plan's part of MatXtractGetInfo. */
+PetscErrorCode MatXtractPlanGetInfo(Mat A, MatXtractInfo *info)
+{
+  Mat_MatXtract            *x  = (Mat_MatXtract *)A->spptr;
+  const MatXtractPlanState *st = &x->plan;
+  PetscLogDouble            t_cur, spent;
+
+  PetscFunctionBegin;
+  MatXtractPlanTimes(x, &t_cur, &spent);
+  info->crux_source            = x->built ? st->src_crux : x->set.crux_source;
+  info->mode_source            = st->src_mode;
+  info->cold_source            = st->src_cold;
+  info->hot_mode_requested     = mx_plan_mode_name(st->plan.mode);
+  info->cold_kernel            = x->D ? MatXtractColdNames[mx_device_cold_kernel(x->D)] : "cpu";
+  info->predicted              = st->predicted;
+  info->pred_tau_c             = st->predicted ? st->pred_plan.crux.tau_c : 0;
+  info->pred_tau_r             = st->predicted ? st->pred_plan.crux.tau_r : 0;
+  info->pred_hot_mode          = st->predicted ? mx_plan_mode_name(st->pred_plan.mode) : "";
+  info->pred_cold_kernel       = st->predicted ? mx_plan_cold_name(st->pred_plan.cold) : "";
+  info->upgrade_tried          = st->upgrade_tried;
+  info->mult_seconds           = t_cur;
+  info->mult_seconds_predicted = st->t_pred;
+  info->mults                  = st->mults;
+  info->model_trained_on       = MatXtractSettingsModel(&x->set)->trained_on;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Where a plan part came from, in -mat_view's words. */
+static const char *MatXtractSourceText(MatXtractCruxSource s, const char *option)
+{
+  return s == MATXTRACT_CRUX_OPTION ? option : MatXtractSourceNames[s];
+}
+
+/* -mat_view ::ascii_info lines about the plan, the predictor and the upgrade. */
+PetscErrorCode MatXtractPlanView(Mat A, PetscViewer viewer)
+{
+  Mat_MatXtract            *x  = (Mat_MatXtract *)A->spptr;
+  const MatXtractPlanState *st = &x->plan;
+  const MatXtractSettings  *set = &x->set;
+  PetscLogDouble            t_cur, spent;
+  char                      expected[32] = "unknown";
+
+  PetscFunctionBegin;
+  MatXtractPlanTimes(x, &t_cur, &spent);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: plan: crux from %s, hot mode %s from %s, cold kernel %s from %s\n", MatXtractSourceText(st->src_crux, "option -mat_matxtract_crux"), mx_plan_mode_name(st->plan.mode), MatXtractSourceText(st->src_mode, "option -mat_matxtract_mode"), mx_plan_cold_name(st->plan.cold),
+                                   MatXtractSourceText(st->src_cold, "option -mat_matxtract_cold")));
+  if (set->expected_mults) PetscCall(PetscSNPrintf(expected, sizeof expected, "%" PetscInt_FMT, set->expected_mults));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: predictor %s, upgrade %s, guard %s, expected MatMults %s; model %s, trained on: %s\n", set->predictor ? "on" : "off", MatXtractUpgradeNames[set->upgrade], set->guard ? "on" : "off", expected, set->model ? set->model->path : "embedded",
+                                   MatXtractSettingsModel(set)->trained_on));
+  if (st->predicted)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: predicted plan crux (%g, %g) hot mode %s cold kernel %s, %.3gx the time of the plan then in use; features + prediction %.3g ms\n", st->pred_plan.crux.tau_c, st->pred_plan.crux.tau_r, mx_plan_mode_name(st->pred_plan.mode), mx_plan_cold_name(st->pred_plan.cold), exp(st->log_ratio_pred - st->log_ratio_cur), 1e3 * st->predict_seconds));
+  else if (!st->settled) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: not predicted yet: it runs once the MatMult time spent (%.3g ms) reaches its estimated cost (%.3g ms)\n", 1e3 * spent, 1e3 * MatXtractPredictCost(MatXtractSettingsModel(set), x->F.nnz)));
+  if (st->t_pred > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult predicted %.4g us for the predicted plan (from the plan then in use, measured)\n", 1e6 * st->t_pred));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult measured %.4g us for the plan in use (%" PetscInt_FMT " MatMults on it; 0: not measured yet)\n", 1e6 * t_cur, st->mults));
+  if (st->upgrade_tried) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: upgrade tried (estimated at %.3g ms): %s\n", 1e3 * st->upgrade_setup, st->src_crux == MATXTRACT_CRUX_GUARD || st->src_mode == MATXTRACT_CRUX_GUARD || st->src_cold == MATXTRACT_CRUX_GUARD ? "the guard timed it slower and kept the previous plan" : "kept"));
+  if (st->why_not) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: no (further) upgrade: %s\n", st->why_not));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
