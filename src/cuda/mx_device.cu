@@ -47,7 +47,21 @@ int mx_fail(const char *fmt, ...) {
   return 1;
 }
 
+/* Test-only fault injection: with MX_FAULT_INJECT=N in the environment (read at the first checked
+ * call), the N-th checked CUDA call of the process (allocation, copy, launch, CUB call) reports a
+ * failure although it succeeded, so that tests can walk every error path of a GPU failure
+ * (tests/petsc/gpu_fault_injection.sh). Unset in normal use: one integer compare per check. */
+static bool injected_fault_now(void) {
+  static long countdown = -2; /* -2: not read yet; -1: off */
+  if (countdown == -2) {
+    const char *v = getenv("MX_FAULT_INJECT");
+    countdown = v && *v ? atol(v) : -1;
+  }
+  return countdown > 0 && --countdown == 0;
+}
+
 int mx_cuda_check(cudaError_t e, const char *what) {
+  if (e == cudaSuccess && injected_fault_now()) return mx_fail("%s: injected fault (MX_FAULT_INJECT)", what);
   if (e == cudaSuccess) return 0;
   return mx_fail("%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
 }
@@ -67,6 +81,11 @@ extern "C" int mx_device_count(void) {
 
 int mx_cuda_alloc(void **p, size_t bytes, const char *what) {
   const cudaError_t e = cudaMalloc(p, bytes);
+  if (e == cudaSuccess && injected_fault_now()) {
+    cudaFree(*p);
+    *p = nullptr;
+    return mx_fail("%s: cudaMalloc of %zu bytes: injected fault (MX_FAULT_INJECT)", what, bytes);
+  }
   if (e == cudaSuccess) return 0;
   cudaGetLastError(); /* an allocation failure is not sticky: clear it */
   size_t free_b = 0, total_b = 0;
