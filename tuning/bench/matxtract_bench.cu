@@ -39,6 +39,7 @@
 #include <thread>
 #include <vector>
 #include "cuda_check.h"
+#include "../common/rel_err.h"
 
 extern "C" {
 #include "core/mx_features.h"
@@ -291,15 +292,6 @@ struct DevCsr {
   double *val = nullptr;
 };
 
-static double rel_err(const std::vector<double> &y, const std::vector<double> &ref) {
-  double d = 0, r = 0;
-  for (size_t i = 0; i < y.size(); ++i) {
-    if (std::isnan(y[i])) return INFINITY;
-    d += (y[i] - ref[i]) * (y[i] - ref[i]);
-    r += ref[i] * ref[i];
-  }
-  return r > 0 ? sqrt(d / r) : (d > 0 ? INFINITY : 0.0);
-}
 
 struct Variant {
   std::string label;
@@ -482,7 +474,7 @@ int main(int argc, char **argv) {
     auto check_y = [&](double *d) {
       CK(cudaStreamSynchronize(g_stream));
       CK(cudaMemcpy(yh.data(), d, 8.0 * m, cudaMemcpyDeviceToHost));
-      return rel_err(yh, ref);
+      return mx_rel_err(yh, ref);
     };
     /* the -crux formats, built on worker threads while the GPU times (0,0) and cuSPARSE */
     const size_t ncx = o.cruxes.size();

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 #include <algorithm>
+#include "../common/rel_err.h"
 #include <random>
 #include <string>
 #include <vector>
@@ -128,13 +129,7 @@ static Timing time_plan(mx_device *D, const Vectors &V, cudaStream_t s, const Op
 static double rel_err(const double *dy, const std::vector<double> &ref) {
   std::vector<double> y(ref.size());
   CK(cudaMemcpy(y.data(), dy, 8.0 * y.size(), cudaMemcpyDeviceToHost));
-  double d = 0, r = 0;
-  for (size_t i = 0; i < y.size(); ++i) {
-    if (std::isnan(y[i])) return INFINITY;
-    d += (y[i] - ref[i]) * (y[i] - ref[i]);
-    r += ref[i] * ref[i];
-  }
-  return r > 0 ? sqrt(d / r) : (d > 0 ? INFINITY : 0.0);
+  return mx_rel_err(y, ref);
 }
 
 struct Request {
