@@ -177,6 +177,7 @@ PetscErrorCode MatXtractBuildPlan_SeqAIJ(Mat A, const mx_plan *p)
   PetscCall(PetscLogEventBegin(MATXTRACT_Build, A, 0, 0, 0));
   PetscCall(PetscTime(&t0));
   PetscCall(MatXtractGetCSR_SeqAIJ(A, &csr));
+  PetscCall(PetscInfo(A, "matxtract: building crux (%g,%g) of %d x %d, %d nonzeros on the %s\n", p->crux.tau_c, p->crux.tau_r, (int)csr.nrows, (int)csr.ncols, (int)csr.rowptr[csr.nrows], use_device ? "GPU" : "CPU"));
   if (use_device) PetscCall(MatXtractBuildOnDevice(A, &csr, p, &x->F, &x->D));
   if (use_device) PetscCall(MatXtractSetDefaultVecType(A, (PetscBool)(x->D != NULL))); /* the CPU fallback: host vectors */
   if (!x->D) PetscCall(MatXtractCheckStatus(A, mx_format_build_borrow(&csr, p->crux, p->mode, &x->F), "building the format"));
