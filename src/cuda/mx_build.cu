@@ -135,7 +135,7 @@ __global__ void k_run_copies(int h, const uint8_t *__restrict__ run_head, const 
 /* Per chunk q: first entry ent0 = exclusive hot length prefix at slot 8q, first group g0 = gid[ent0];
  * ncl = local columns = gbase[g0 of q+1] - gbase[g0]; width = longest row = hot length of slot 8q
  * (rows are sorted by hot length, descending). */
-__global__ void k_chunk_shape(int nchunks, int h, int ngroups, const int *__restrict__ hlen_sorted,
+__global__ void k_chunk_shape(int nchunks, int ngroups, const int *__restrict__ hlen_sorted,
                               const int *__restrict__ hcum, const int *__restrict__ gid, const int *__restrict__ gbase,
                               int *g0, int *ncl, int *width) {
   const int q = blockIdx.x * MX_BUILD_THREADS + threadIdx.x;
@@ -258,7 +258,6 @@ typedef thrust::counting_iterator<int> count_it;
 
 /* Everything a step needs from the ones before it. */
 struct build_state {
-  const mx_csr *A;  /* host CSR */
   int m, n, nnz;
   int64_t target_c, target_r;
   int *rowptr, *col; /* uploaded */
@@ -398,7 +397,7 @@ static int local_columns(mx_device *D, mx_scratch &W, build_state &B, hot_entrie
   MX_LAUNCH_CHECK("run copies");
   auto maxc_padded = thrust::make_transform_iterator(count_it(0), padded_at{E.ngroups, E.maxc});
   if (mx_cub_run(D, W, "scan bases", [&](void *t, size_t &b) { return cub::DeviceScan::ExclusiveSum(t, b, maxc_padded, E.gbase, E.ngroups + 1); })) return 1;
-  k_chunk_shape<<<nblocks_for(nq), MX_BUILD_THREADS>>>(nq, h, E.ngroups, B.hlen_sorted, B.hcum, E.gid, E.gbase, E.g0, E.ncl, E.width);
+  k_chunk_shape<<<nblocks_for(nq), MX_BUILD_THREADS>>>(nq, E.ngroups, B.hlen_sorted, B.hcum, E.gid, E.gbase, E.g0, E.ncl, E.width);
   k_local_columns<<<nblocks_for(h), MX_BUILD_THREADS>>>(h, E.eslot, E.gid, E.copies, E.gbase, E.g0, E.lcol);
   MX_LAUNCH_CHECK("local columns");
   return 0;
@@ -509,7 +508,6 @@ int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request req, mx_devic
                        std::vector<int32_t> &cold_rowptr_host, std::vector<int32_t> &chunkptr_host) {
   if (check_input(A, req)) return 1;
   build_state B = {};
-  B.A = A;
   B.m = A->nrows;
   B.n = A->ncols;
   B.nnz = A->rowptr[A->nrows];
