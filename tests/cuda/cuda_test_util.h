@@ -17,6 +17,7 @@
 #include <vector>
 #define CK_EXIT_CODE 1
 #include "../common/cuda_check.h"
+#include "../../tuning/common/rel_err.h" /* the same check as the benchmarks */
 
 extern "C" {
 #include "core/mx_format.h"
@@ -113,17 +114,6 @@ static bool from_io(const char *name, const mx_io_csr &B, Csr *A) {
 
 /* ---- checks ---------------------------------------------------------------------------------------- */
 
-static double rel_err(const std::vector<double> &y, const std::vector<double> &ref) {
-  double d = 0.0, r = 0.0;
-  for (size_t i = 0; i < y.size(); ++i) {
-    if (std::isnan(y[i])) return INFINITY;
-    d += (y[i] - ref[i]) * (y[i] - ref[i]);
-    r += ref[i] * ref[i];
-  }
-  if (r == 0.0) return d == 0.0 ? 0.0 : INFINITY;
-  return sqrt(d / r);
-}
-
 static void expect(bool ok, const std::string &what) {
   ++g_checks;
   if (!ok) {
@@ -133,7 +123,7 @@ static void expect(bool ok, const std::string &what) {
 }
 
 static void expect_close(const std::vector<double> &y, const std::vector<double> &ref, const std::string &what) {
-  const double e = rel_err(y, ref);
+  const double e = mx_rel_err(y, ref);
   char buf[64];
   snprintf(buf, sizeof buf, " (rel err %.3g)", e);
   expect(e <= TOL, what + buf);
