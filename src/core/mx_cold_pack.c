@@ -1,0 +1,388 @@
+/* mx_cold_pack.c - the packed cold CSR (mx_cold_pack.h): statistics, choice by exact bytes,
+ * encoders, value refresh and scaling, the CPU kernel y = C x + z, expansion back to CSR. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mx_cold_pack.h"
+#include "mx_core_internal.h"
+
+/* ---- requests and names ------------------------------------------------------------------------ */
+
+mx_pack_request mx_pack_request_of(mx_compress_request c) {
+  mx_pack_request r;
+  r.val = c == MX_COMPRESS_AUTO ? MX_PACK_AUTO : MX_VAL_PLAIN;
+  r.idx = c == MX_COMPRESS_AUTO ? MX_PACK_AUTO : MX_IDX_PLAIN;
+  return r;
+}
+
+const char *mx_val_enc_name(int e) {
+  static const char *n[] = {"plain", "dict0", "dict8", "dict16", "colconst"};
+  return e >= 0 && e <= MX_VAL_COLCONST ? n[e] : "?";
+}
+
+const char *mx_idx_enc_name(int e) {
+  static const char *n[] = {"plain", "delta8", "delta16"};
+  return e >= 0 && e <= MX_IDX_DELTA16 ? n[e] : "?";
+}
+
+/* ---- exact bytes and the choice ------------------------------------------------------------------ */
+
+static int64_t nseg_of(int64_t nnz) { return (nnz + MX_PACK_SEG - 1) / MX_PACK_SEG; }
+
+size_t mx_pack_value_bytes(mx_val_enc e, const mx_cold_pack_stats *st) {
+  const size_t nnz = (size_t)st->nnz, nd = (size_t)st->ndistinct;
+  switch (e) {
+    case MX_VAL_DICT0: return 8 * nd;
+    case MX_VAL_DICT8: return 8 * nd + nnz;
+    case MX_VAL_DICT16: return 8 * nd + 2 * nnz;
+    case MX_VAL_COLCONST: return 8 * (size_t)st->ncols;
+    default: return 8 * nnz;
+  }
+}
+
+size_t mx_pack_index_bytes(mx_idx_enc e, int64_t nnz) {
+  if (e == MX_IDX_DELTA8) return 4 * (size_t)nseg_of(nnz) + (size_t)nnz;
+  if (e == MX_IDX_DELTA16) return 4 * (size_t)nseg_of(nnz) + 2 * (size_t)nnz;
+  return 4 * (size_t)nnz;
+}
+
+int mx_pack_value_fits(mx_val_enc e, const mx_cold_pack_stats *st) {
+  switch (e) {
+    case MX_VAL_PLAIN: return 1;
+    case MX_VAL_DICT0: return st->ndistinct <= 1;
+    case MX_VAL_DICT8: return st->ndistinct <= 256;
+    case MX_VAL_DICT16: return st->ndistinct <= MX_PACK_DICT_MAX;
+    case MX_VAL_COLCONST: return st->colconst != 0;
+    default: return 0;
+  }
+}
+
+int mx_pack_index_fits(mx_idx_enc e, const mx_cold_pack_stats *st) {
+  switch (e) {
+    case MX_IDX_PLAIN: return 1;
+    case MX_IDX_DELTA8: return st->max_span <= 0xff;
+    case MX_IDX_DELTA16: return st->max_span <= 0xffff;
+    default: return 0;
+  }
+}
+
+mx_status mx_cold_pack_choose(const mx_pack_request *req, const mx_cold_pack_stats *st, mx_val_enc *v, mx_idx_enc *ix) {
+  if (req->val != MX_PACK_AUTO) {
+    if (req->val < MX_VAL_PLAIN || req->val > MX_VAL_COLCONST || !mx_pack_value_fits((mx_val_enc)req->val, st)) return MX_ERR_ARG;
+    *v = (mx_val_enc)req->val;
+  } else {
+    *v = MX_VAL_PLAIN;
+    for (int e = MX_VAL_DICT0; e <= MX_VAL_COLCONST; e++) /* strictly fewer bytes: ties keep the earlier */
+      if (mx_pack_value_fits((mx_val_enc)e, st) && mx_pack_value_bytes((mx_val_enc)e, st) < mx_pack_value_bytes(*v, st))
+        *v = (mx_val_enc)e;
+  }
+  if (req->idx != MX_PACK_AUTO) {
+    if (req->idx < MX_IDX_PLAIN || req->idx > MX_IDX_DELTA16 || !mx_pack_index_fits((mx_idx_enc)req->idx, st)) return MX_ERR_ARG;
+    *ix = (mx_idx_enc)req->idx;
+  } else {
+    *ix = MX_IDX_PLAIN;
+    for (int e = MX_IDX_DELTA8; e <= MX_IDX_DELTA16; e++)
+      if (mx_pack_index_fits((mx_idx_enc)e, st) && mx_pack_index_bytes((mx_idx_enc)e, st->nnz) < mx_pack_index_bytes(*ix, st->nnz))
+        *ix = (mx_idx_enc)e;
+  }
+  return MX_OK;
+}
+
+/* ---- statistics ---------------------------------------------------------------------------------- */
+
+static inline uint64_t bits_of(double d) {
+  uint64_t u;
+  memcpy(&u, &d, sizeof u);
+  return u;
+}
+
+static inline double double_of(uint64_t u) {
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
+}
+
+/* A set of bit patterns of at most MX_PACK_DICT_MAX + 1 members (open addressing, 2^18 slots). */
+#define SET_BITS 18
+#define SET_SLOTS (1u << SET_BITS)
+typedef struct {
+  uint64_t *key;
+  uint8_t *used;
+  int64_t n;
+} bitset_t;
+
+static inline uint32_t set_hash(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  k ^= k >> 33;
+  return (uint32_t)(k >> (64 - SET_BITS));
+}
+
+/* Insert k; the count stops growing past MX_PACK_DICT_MAX + 1 (the caller stops there). */
+static void set_add(bitset_t *S, uint64_t k) {
+  uint32_t h = set_hash(k);
+  while (S->used[h]) {
+    if (S->key[h] == k) return;
+    h = (h + 1) & (SET_SLOTS - 1);
+  }
+  S->used[h] = 1;
+  S->key[h] = k;
+  S->n++;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* value p of n values: val[src[p]], or val[p] without src */
+static inline double value_at(const double *val, const int32_t *src, int64_t p) { return src ? val[src[p]] : val[p]; }
+
+/* The distinct bit patterns of the n values, up to MX_PACK_DICT_MAX + 1 of them: their count, and
+ * when dict != NULL and the count is <= MX_PACK_DICT_MAX, the patterns sorted ascending into dict. */
+static mx_status distinct_values(const double *val, const int32_t *src, int64_t n, int64_t *count, uint64_t *dict) {
+  bitset_t S = {malloc(SET_SLOTS * sizeof(uint64_t)), calloc(SET_SLOTS, 1), 0};
+  if (!S.key || !S.used) {
+    free(S.key), free(S.used);
+    return MX_ERR_MEM;
+  }
+  for (int64_t p = 0; p < n && S.n <= MX_PACK_DICT_MAX; p++) set_add(&S, bits_of(value_at(val, src, p)));
+  *count = S.n;
+  if (dict && S.n <= MX_PACK_DICT_MAX) {
+    int64_t k = 0;
+    for (uint32_t h = 0; h < SET_SLOTS; h++)
+      if (S.used[h]) dict[k++] = S.key[h];
+    qsort(dict, (size_t)k, sizeof(uint64_t), cmp_u64);
+  }
+  free(S.key), free(S.used);
+  return MX_OK;
+}
+
+/* 1 iff every column's values share one bit pattern; then s[j] = it (0.0 for empty columns) when
+ * s != NULL. col(p) by the callback-free pair (col, P) below. */
+static mx_status column_constants(int32_t ncols, int64_t n, const int32_t *col, const mx_cold_pack *P, const double *val,
+                                  const int32_t *src, int *ok, double *s) {
+  uint64_t *sb = calloc((size_t)ncols + 1, sizeof(uint64_t));
+  uint8_t *seen = calloc((size_t)ncols + 1, 1);
+  if (!sb || !seen) {
+    free(sb), free(seen);
+    return MX_ERR_MEM;
+  }
+  *ok = 1;
+  for (int64_t p = 0; p < n && *ok; p++) {
+    const int32_t j = col ? col[p] : mx_pack_col(P, p);
+    const uint64_t b = bits_of(value_at(val, src, p));
+    if (!seen[j]) seen[j] = 1, sb[j] = b;
+    else if (sb[j] != b) *ok = 0;
+  }
+  if (*ok && s)
+    for (int32_t j = 0; j < ncols; j++) s[j] = double_of(sb[j]);
+  free(sb), free(seen);
+  return MX_OK;
+}
+
+/* max over segments of (max - min column) */
+static int64_t max_segment_span(const int32_t *col, int64_t n) {
+  int64_t span = 0;
+  for (int64_t s0 = 0; s0 < n; s0 += MX_PACK_SEG) {
+    int32_t lo = col[s0], hi = col[s0];
+    for (int64_t p = s0 + 1; p < n && p < s0 + MX_PACK_SEG; p++) {
+      lo = col[p] < lo ? col[p] : lo;
+      hi = col[p] > hi ? col[p] : hi;
+    }
+    if ((int64_t)hi - lo > span) span = (int64_t)hi - lo;
+  }
+  return span;
+}
+
+/* The value statistics (ndistinct, colconst) of n values with columns col (or P's). */
+static mx_status value_stats(int32_t ncols, int64_t n, const int32_t *col, const mx_cold_pack *P, const double *val,
+                             const int32_t *src, mx_cold_pack_stats *st) {
+  mx_status s = distinct_values(val, src, n, &st->ndistinct, NULL);
+  if (s == MX_OK) s = column_constants(ncols, n, col, P, val, src, &st->colconst, NULL);
+  return s;
+}
+
+mx_status mx_cold_pack_stats_of(const mx_csr *C, mx_cold_pack_stats *st) {
+  const int64_t n = C->nrows > 0 ? C->rowptr[C->nrows] : 0;
+  memset(st, 0, sizeof *st);
+  st->nnz = n;
+  st->ncols = C->ncols;
+  st->max_span = max_segment_span(C->colidx, n);
+  return value_stats(C->ncols, n, C->colidx, NULL, C->val, NULL, st);
+}
+
+/* ---- encoders ------------------------------------------------------------------------------------ */
+
+/* rank of bit pattern b in the sorted dict of nd entries (b is in it) */
+static int32_t dict_rank(const uint64_t *dict, int32_t nd, uint64_t b) {
+  int32_t lo = 0, hi = nd - 1;
+  while (lo < hi) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if (dict[mid] < b) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static void free_values(mx_cold_pack *P) {
+  free(P->dict), free(P->code8), free(P->code16), free(P->val);
+  P->dict = NULL, P->code8 = NULL, P->code16 = NULL, P->val = NULL;
+  P->ndict = 0;
+}
+
+/* The value arrays of encoding e for value p = val[src[p]] (columns already in P). */
+static mx_status encode_values(mx_cold_pack *P, mx_val_enc e, const double *val, const int32_t *src) {
+  const int64_t n = P->nnz;
+  P->val_enc = e;
+  if (e == MX_VAL_PLAIN) {
+    if (!(P->val = malloc(((size_t)n + 1) * sizeof(double)))) return MX_ERR_MEM;
+    for (int64_t p = 0; p < n; p++) P->val[p] = value_at(val, src, p);
+    return MX_OK;
+  }
+  if (e == MX_VAL_COLCONST) {
+    int ok = 0;
+    P->ndict = P->ncols;
+    if (!(P->dict = malloc(((size_t)P->ncols + 1) * sizeof(double)))) return MX_ERR_MEM;
+    mx_status s = column_constants(P->ncols, n, NULL, P, val, src, &ok, P->dict);
+    return s != MX_OK ? s : ok ? MX_OK : MX_ERR_ARG;
+  }
+  uint64_t *d = malloc(((size_t)MX_PACK_DICT_MAX + 1) * sizeof(uint64_t));
+  int64_t nd = 0;
+  mx_status s = d ? distinct_values(val, src, n, &nd, d) : MX_ERR_MEM;
+  if (s == MX_OK && nd > (e == MX_VAL_DICT0 ? 1 : e == MX_VAL_DICT8 ? 256 : MX_PACK_DICT_MAX)) s = MX_ERR_ARG;
+  if (s == MX_OK) {
+    P->ndict = (int32_t)nd;
+    P->dict = malloc(((size_t)nd + 1) * sizeof(double));
+    if (e == MX_VAL_DICT8) P->code8 = malloc((size_t)n + 1);
+    if (e == MX_VAL_DICT16) P->code16 = malloc(((size_t)n + 1) * sizeof(uint16_t));
+    if (!P->dict || (e == MX_VAL_DICT8 && !P->code8) || (e == MX_VAL_DICT16 && !P->code16)) s = MX_ERR_MEM;
+  }
+  if (s == MX_OK) {
+    for (int64_t k = 0; k < nd; k++) P->dict[k] = double_of(d[k]);
+    for (int64_t p = 0; p < n && e != MX_VAL_DICT0; p++) {
+      const int32_t r = dict_rank(d, (int32_t)nd, bits_of(value_at(val, src, p)));
+      if (e == MX_VAL_DICT8) P->code8[p] = (uint8_t)r;
+      else P->code16[p] = (uint16_t)r;
+    }
+  }
+  free(d);
+  return s;
+}
+
+/* The column arrays of encoding e. */
+static mx_status encode_columns(mx_cold_pack *P, mx_idx_enc e, const int32_t *col) {
+  const int64_t n = P->nnz;
+  P->idx_enc = e;
+  if (e == MX_IDX_PLAIN) {
+    if (!(P->col = malloc(((size_t)n + 1) * sizeof(int32_t)))) return MX_ERR_MEM;
+    if (n > 0) memcpy(P->col, col, (size_t)n * sizeof(int32_t));
+    return MX_OK;
+  }
+  P->nseg = (int32_t)nseg_of(n);
+  P->seg_base = malloc(((size_t)P->nseg + 1) * sizeof(int32_t));
+  if (e == MX_IDX_DELTA8) P->delta8 = malloc((size_t)n + 1);
+  else P->delta16 = malloc(((size_t)n + 1) * sizeof(uint16_t));
+  if (!P->seg_base || (!P->delta8 && !P->delta16)) return MX_ERR_MEM;
+  for (int32_t k = 0; k < P->nseg; k++) {
+    const int64_t s0 = (int64_t)k * MX_PACK_SEG, s1 = s0 + MX_PACK_SEG < n ? s0 + MX_PACK_SEG : n;
+    int32_t lo = col[s0];
+    for (int64_t p = s0 + 1; p < s1; p++) lo = col[p] < lo ? col[p] : lo;
+    P->seg_base[k] = lo;
+    for (int64_t p = s0; p < s1; p++) {
+      const uint32_t d = (uint32_t)(col[p] - lo);
+      if (e == MX_IDX_DELTA8) P->delta8[p] = (uint8_t)d;
+      else P->delta16[p] = (uint16_t)d;
+    }
+  }
+  return MX_OK;
+}
+
+mx_status mx_cold_pack_build(const mx_csr *C, const mx_pack_request *req, mx_cold_pack *P) {
+  if (!P) return MX_ERR_ARG;
+  memset(P, 0, sizeof *P);
+  if (!C || !req || C->nrows < 0 || C->ncols < 0 || (C->nrows > 0 && !C->rowptr)) return MX_ERR_ARG;
+  mx_cold_pack_stats st;
+  mx_status s = mx_cold_pack_stats_of(C, &st);
+  mx_val_enc ve = MX_VAL_PLAIN;
+  mx_idx_enc ie = MX_IDX_PLAIN;
+  if (s == MX_OK) s = mx_cold_pack_choose(req, &st, &ve, &ie);
+  if (s != MX_OK) return s;
+  P->nrows = C->nrows;
+  P->ncols = C->ncols;
+  P->nnz = (int32_t)st.nnz;
+  P->req = *req;
+  P->prev_val_enc = ve;
+  if (!(P->rowptr = malloc(((size_t)C->nrows + 1) * sizeof(int32_t)))) s = MX_ERR_MEM;
+  if (s == MX_OK) {
+    if (C->nrows > 0) memcpy(P->rowptr, C->rowptr, ((size_t)C->nrows + 1) * sizeof(int32_t));
+    else P->rowptr[0] = 0;
+    s = encode_columns(P, ie, C->colidx);
+  }
+  if (s == MX_OK) s = encode_values(P, ve, C->val, NULL);
+  if (s != MX_OK) mx_cold_pack_free(P);
+  return s;
+}
+
+/* ---- refresh and scale --------------------------------------------------------------------------- */
+
+mx_status mx_cold_pack_refresh(mx_cold_pack *P, const double *val, const int32_t *src) {
+  if (!P || (P->nnz > 0 && !val)) return MX_ERR_ARG;
+  mx_cold_pack_stats st = {P->nnz, P->ncols, 0, 0, 0};
+  mx_status s = value_stats(P->ncols, P->nnz, NULL, P, val, src, &st);
+  if (s != MX_OK) return s;
+  const mx_pack_request vreq = {P->req.val, MX_IDX_PLAIN};
+  mx_val_enc ve = MX_VAL_PLAIN;
+  mx_idx_enc ie;
+  if (mx_cold_pack_choose(&vreq, &st, &ve, &ie) != MX_OK) ve = MX_VAL_PLAIN; /* a forced one no longer holds */
+  P->prev_val_enc = P->val_enc;
+  P->fell_back = P->val_enc != MX_VAL_PLAIN && ve == MX_VAL_PLAIN;
+  free_values(P);
+  s = encode_values(P, ve, val, src);
+  if (s != MX_OK) free_values(P); /* out of memory: P has no values; the caller must not use it */
+  return s;
+}
+
+void mx_cold_pack_scale(mx_cold_pack *P, double alpha) {
+  if (!P) return;
+  if (P->val_enc == MX_VAL_PLAIN)
+    for (int32_t p = 0; p < P->nnz; p++) P->val[p] *= alpha;
+  else
+    for (int32_t k = 0; k < P->ndict; k++) P->dict[k] *= alpha;
+}
+
+/* ---- kernel, expansion, bytes, free -------------------------------------------------------------- */
+
+/* y[i] = z[i] (or 0) + sum_p value(p) * x[col(p)], left to right, as cold_mult of mx_spmv.c. */
+void mx_cold_pack_spmv(const mx_cold_pack *P, const double *x, const double *z, double *y) {
+  const int32_t m = P->nrows, *Cp = P->rowptr;
+  for (int32_t i = 0; i < m; i++) {
+    double s = z ? z[i] : 0.0;
+    for (int32_t p = Cp[i]; p < Cp[i + 1]; p++) {
+      const int32_t c = mx_pack_col(P, p);
+      s += mx_pack_val(P, p, c) * x[c];
+    }
+    y[i] = s;
+  }
+}
+
+void mx_cold_pack_expand(const mx_cold_pack *P, int32_t *rowptr, int32_t *col, double *val) {
+  memcpy(rowptr, P->rowptr, ((size_t)P->nrows + 1) * sizeof(int32_t));
+  for (int32_t p = 0; p < P->nnz; p++) {
+    col[p] = mx_pack_col(P, p);
+    val[p] = mx_pack_val(P, p, col[p]);
+  }
+}
+
+size_t mx_cold_pack_bytes(const mx_cold_pack *P) {
+  mx_cold_pack_stats st = {P->nnz, P->ncols, P->ndict, 0, 0};
+  return 4 * ((size_t)P->nrows + 1) + mx_pack_value_bytes(P->val_enc, &st) + mx_pack_index_bytes(P->idx_enc, P->nnz);
+}
+
+void mx_cold_pack_free(mx_cold_pack *P) {
+  if (!P) return;
+  free(P->rowptr);
+  free_values(P);
+  free(P->seg_base), free(P->delta8), free(P->delta16), free(P->col);
+  memset(P, 0, sizeof *P);
+}
