@@ -154,18 +154,13 @@ static void hot_fractions(const int64_t *hist, int32_t maxl, int32_t n, int32_t 
   }
 }
 
-/* All order statistics of lengths len[0..n-1] (sum = nnz). */
-static mx_status length_stats(const int32_t *len, int32_t n, int32_t nnz, len_stats *s) {
+/* All order statistics of n lengths summing to nnz, from hist[l] = #{i : l_i = l}, l = 0..maxl,
+ * hist[maxl] > 0 (when n > 0). */
+static void length_stats(const int64_t *hist, int32_t maxl, int32_t n, int32_t nnz, len_stats *s) {
   memset(s, 0, sizeof(*s));
-  if (n == 0) return MX_OK;
-  int32_t maxl = 0, minl = INT32_MAX;
-  for (int32_t i = 0; i < n; i++) {
-    if (len[i] > maxl) maxl = len[i];
-    if (len[i] < minl) minl = len[i];
-  }
-  int64_t *hist = calloc((size_t)maxl + 1, sizeof(int64_t));
-  if (!hist) return MX_ERR_MEM;
-  for (int32_t i = 0; i < n; i++) hist[len[i]]++;
+  if (n == 0) return;
+  int32_t minl = 0;
+  while (minl < maxl && hist[minl] == 0) minl++;
   moments(hist, maxl, n, nnz, s);
   s->min = minl;
   s->max = maxl;
@@ -179,12 +174,22 @@ static mx_status length_stats(const int32_t *len, int32_t n, int32_t nnz, len_st
   s->p90 = percentile(hist, maxl, n, 90);
   s->p99 = percentile(hist, maxl, n, 99);
   s->ell8 = ell8_sorted_fill(hist, maxl, nnz);
-  free(hist);
+}
+
+/* hist[l] = #{i : len[i] = l} in a new array of *maxl+1 entries (*maxl = the longest, 0 if n = 0). */
+static mx_status length_hist(const int32_t *len, int32_t n, int64_t **hist, int32_t *maxl) {
+  int32_t m = 0;
+  for (int32_t i = 0; i < n; i++)
+    if (len[i] > m) m = len[i];
+  *hist = calloc((size_t)m + 1, sizeof(int64_t));
+  if (!*hist) return MX_ERR_MEM;
+  for (int32_t i = 0; i < n; i++) (*hist)[len[i]]++;
+  *maxl = m;
   return MX_OK;
 }
 
-/* nnz / (8 * sum over groups of 8 rows, in the order perm (NULL = 0..m-1), of distinct columns). */
-static double chunk8_density(const mx_csr *A, const int32_t *perm, int32_t *mark) {
+/* Sum over groups of 8 rows, in the order perm (NULL = 0..m-1), of the group's distinct columns. */
+static int64_t chunk8_distinct(const mx_csr *A, const int32_t *perm, int32_t *mark) {
   const int32_t m = A->nrows, *Ap = A->rowptr, *Aj = A->colidx;
   int64_t distinct = 0;
   for (int32_t j = 0; j < A->ncols; j++) mark[j] = -1;
@@ -193,14 +198,13 @@ static double chunk8_density(const mx_csr *A, const int32_t *perm, int32_t *mark
     for (int32_t k = Ap[i]; k < Ap[i + 1]; k++)
       if (mark[Aj[k]] != g) mark[Aj[k]] = g, distinct++;
   }
-  return distinct > 0 ? (double)Ap[m] / (8.0 * distinct) : 0.0;
+  return distinct;
 }
 
-/* Positional features from one pass over the entries and the row lengths. */
-static void positional(const mx_csr *A, const int32_t *rowlen, mx_features *f) {
-  const int32_t m = A->nrows, n = A->ncols, nnz = A->rowptr[m], *Ap = A->rowptr, *Aj = A->colidx;
-  int64_t diag = 0, upper = 0, bmax = 0, long32 = 0, adj = 0, cells = 0, nonempty = 0;
-  double bsum = 0.0, span = 0.0;
+/* Positional counts from one pass over the entries and the row lengths. */
+static void positional(const mx_csr *A, const int32_t *rowlen, mx_feature_counts *c) {
+  const int32_t m = A->nrows, *Ap = A->rowptr, *Aj = A->colidx;
+  int64_t diag = 0, upper = 0, bmax = 0, long32 = 0, adj = 0, cells = 0, nonempty = 0, bsum = 0, span = 0;
   for (int32_t i = 0; i < m; i++) {
     int32_t jmin = INT32_MAX, jmax = -1;
     for (int32_t k = Ap[i]; k < Ap[i + 1]; k++) {
@@ -208,12 +212,12 @@ static void positional(const mx_csr *A, const int32_t *rowlen, mx_features *f) {
       const int64_t d = j > i ? (int64_t)j - i : (int64_t)i - j;
       diag += j == i;
       upper += j > i;
-      bsum += (double)d;
+      bsum += d;
       if (d > bmax) bmax = d;
       if (j < jmin) jmin = j;
       if (j > jmax) jmax = j;
     }
-    if (jmax >= 0) nonempty++, span += (double)(jmax - jmin + 1) / n;
+    if (jmax >= 0) nonempty++, span += (int64_t)jmax - jmin + 1;
     if (rowlen[i] > 32) long32 += rowlen[i];
     if (i + 1 < m) adj += llabs((int64_t)rowlen[i] - rowlen[i + 1]);
     if (i % MX_CHUNK_ROWS == 0) { /* longest row of the group starting at i */
@@ -223,16 +227,30 @@ static void positional(const mx_csr *A, const int32_t *rowlen, mx_features *f) {
       cells += (int64_t)MX_CHUNK_ROWS * w;
     }
   }
+  c->diag = diag;
+  c->upper = upper;
+  c->band_max = bmax;
+  c->band_sum = bsum;
+  c->nonempty_rows = nonempty;
+  c->span_sum = span;
+  c->long32_nnz = long32;
+  c->adj_sum = adj;
+  c->ell8_cells = cells;
+}
+
+/* The positional features from their counts. */
+static void positional_features(const mx_feature_counts *c, mx_features *f) {
+  const int32_t m = c->nrows, n = c->ncols, nnz = c->nnz;
   const double big = (double)(m > n ? m : n), mean = m > 0 ? (double)nnz / m : 0.0;
   f->v[F_ASPECT] = n > 0 ? (double)m / n : 0.0;
-  f->v[F_DIAG] = nnz > 0 ? (double)diag / nnz : 0.0;
-  f->v[F_UPPER] = nnz > 0 ? (double)upper / nnz : 0.0;
-  f->v[F_BAND_MAX] = nnz > 0 ? (double)bmax / big : 0.0;
-  f->v[F_BAND_MEAN] = nnz > 0 ? bsum / nnz / big : 0.0;
-  f->v[F_ROW_SPAN] = nonempty > 0 ? span / nonempty : 0.0;
-  f->v[F_ROW_LONG32] = nnz > 0 ? (double)long32 / nnz : 0.0;
-  f->v[F_ROW_ADJDIFF] = (m > 1 && mean > 0.0) ? (double)adj / (m - 1) / mean : 0.0;
-  f->v[F_ELL8] = cells > 0 ? (double)nnz / cells : 0.0;
+  f->v[F_DIAG] = nnz > 0 ? (double)c->diag / nnz : 0.0;
+  f->v[F_UPPER] = nnz > 0 ? (double)c->upper / nnz : 0.0;
+  f->v[F_BAND_MAX] = nnz > 0 ? (double)c->band_max / big : 0.0;
+  f->v[F_BAND_MEAN] = nnz > 0 ? (double)c->band_sum / nnz / big : 0.0;
+  f->v[F_ROW_SPAN] = c->nonempty_rows > 0 ? (double)c->span_sum / n / (double)c->nonempty_rows : 0.0;
+  f->v[F_ROW_LONG32] = nnz > 0 ? (double)c->long32_nnz / nnz : 0.0;
+  f->v[F_ROW_ADJDIFF] = (m > 1 && mean > 0.0) ? (double)c->adj_sum / (m - 1) / mean : 0.0;
+  f->v[F_ELL8] = c->ell8_cells > 0 ? (double)nnz / c->ell8_cells : 0.0;
 }
 
 /* Write one dimension's statistics at their positions. */
@@ -252,6 +270,31 @@ static void put_stats(const len_stats *s, int stats, int top, int hot, int cv, i
   f->v[skew] = s->skew;
 }
 
+mx_status mx_features_from_counts(const mx_feature_counts *c, mx_features *f) {
+  if (!c || !f) return MX_ERR_ARG;
+  memset(f, 0, sizeof(*f));
+  if (c->nrows < 0 || c->ncols < 0 || c->nnz < 0 || (c->nrows > 0 && (!c->row_hist || c->row_maxl < 0)) ||
+      (c->ncols > 0 && (!c->col_hist || c->col_maxl < 0)))
+    return MX_ERR_ARG;
+  const int32_t m = c->nrows, n = c->ncols, nnz = c->nnz;
+  len_stats rs, cs;
+  length_stats(c->row_hist, c->row_maxl, m, nnz, &rs);
+  length_stats(c->col_hist, c->col_maxl, n, nnz, &cs);
+  f->v[F_NROWS] = m;
+  f->v[F_NCOLS] = n;
+  f->v[F_NNZ] = nnz;
+  f->v[F_DENSITY] = (m > 0 && n > 0) ? (double)nnz / ((double)m * n) : 0.0;
+  put_stats(&rs, F_ROW_STATS, F_ROW_TOP, F_ROW_HOT, F_ROW_CV, F_ROW_GINI, F_ROW_EMPTY, F_ROW_SINGLE, F_ROW_P50,
+            F_ROW_SKEW, f);
+  put_stats(&cs, F_COL_STATS, F_COL_TOP, F_COL_HOT, F_COL_CV, F_COL_GINI, F_COL_EMPTY, F_COL_SINGLE, F_COL_P50,
+            F_COL_SKEW, f);
+  positional_features(c, f);
+  f->v[F_ELL8_SORTED] = rs.ell8;
+  f->v[F_CHUNK8] = c->chunk8_distinct > 0 ? (double)nnz / (8.0 * (double)c->chunk8_distinct) : 0.0;
+  f->v[F_CHUNK8_SORTED] = c->chunk8_sorted_distinct > 0 ? (double)nnz / (8.0 * (double)c->chunk8_sorted_distinct) : 0.0;
+  return MX_OK;
+}
+
 mx_status mx_features_compute(const mx_csr *A, mx_features *f) {
   if (!f) return MX_ERR_ARG;
   memset(f, 0, sizeof(*f));
@@ -260,29 +303,29 @@ mx_status mx_features_compute(const mx_csr *A, mx_features *f) {
   const int32_t m = A->nrows, n = A->ncols, nnz = A->rowptr[m];
   int32_t *rowlen = malloc(((size_t)m + 1) * sizeof(int32_t)), *collen = calloc((size_t)n + 1, sizeof(int32_t));
   int32_t *perm = malloc(((size_t)m + 1) * sizeof(int32_t)), *mark = malloc(((size_t)n + 1) * sizeof(int32_t));
-  len_stats rs, cs;
+  int64_t *row_hist = NULL, *col_hist = NULL;
+  mx_feature_counts c = {0};
   st = (rowlen && collen && perm && mark) ? MX_OK : MX_ERR_MEM;
   if (st == MX_OK) {
     for (int32_t i = 0; i < m; i++) rowlen[i] = A->rowptr[i + 1] - A->rowptr[i];
     for (int32_t k = 0; k < nnz; k++) collen[A->colidx[k]]++;
-    st = length_stats(rowlen, m, nnz, &rs);
+    st = length_hist(rowlen, m, &row_hist, &c.row_maxl);
   }
-  if (st == MX_OK) st = length_stats(collen, n, nnz, &cs);
+  if (st == MX_OK) st = length_hist(collen, n, &col_hist, &c.col_maxl);
   if (st == MX_OK) st = mx_sort_desc_by_length(m, rowlen, perm);
   if (st == MX_OK) {
-    f->v[F_NROWS] = m;
-    f->v[F_NCOLS] = n;
-    f->v[F_NNZ] = nnz;
-    f->v[F_DENSITY] = (m > 0 && n > 0) ? (double)nnz / ((double)m * n) : 0.0;
-    put_stats(&rs, F_ROW_STATS, F_ROW_TOP, F_ROW_HOT, F_ROW_CV, F_ROW_GINI, F_ROW_EMPTY, F_ROW_SINGLE, F_ROW_P50,
-              F_ROW_SKEW, f);
-    put_stats(&cs, F_COL_STATS, F_COL_TOP, F_COL_HOT, F_COL_CV, F_COL_GINI, F_COL_EMPTY, F_COL_SINGLE, F_COL_P50,
-              F_COL_SKEW, f);
-    positional(A, rowlen, f);
-    f->v[F_ELL8_SORTED] = rs.ell8;
-    f->v[F_CHUNK8] = chunk8_density(A, NULL, mark);
-    f->v[F_CHUNK8_SORTED] = chunk8_density(A, perm, mark);
+    c.nrows = m;
+    c.ncols = n;
+    c.nnz = nnz;
+    c.row_hist = row_hist;
+    c.col_hist = col_hist;
+    positional(A, rowlen, &c);
+    c.chunk8_distinct = chunk8_distinct(A, NULL, mark);
+    c.chunk8_sorted_distinct = chunk8_distinct(A, perm, mark);
+    st = mx_features_from_counts(&c, f);
   }
+  free(row_hist);
+  free(col_hist);
   free(rowlen);
   free(collen);
   free(perm);

@@ -26,6 +26,28 @@ int mx_feature_index(const char *name);
 
 mx_status mx_features_compute(const mx_csr *A, mx_features *f);
 
+/* The exact integer counts every feature is computed from: whoever counts them (this file's CPU
+ * pass, the GPU in src/cuda/mx_features_gpu.cu) gets the same features bit for bit.
+ *   row_hist[l] = rows of length l, l = 0..row_maxl (row_maxl = the longest row; hist NULL iff nrows = 0);
+ *   col_hist likewise for columns;
+ *   diag, upper     entries with j = i, with j > i;
+ *   band_max/sum    max and sum of |i - j| over entries;
+ *   nonempty_rows   rows with an entry; span_sum: sum over them of (max col - min col + 1);
+ *   long32_nnz      entries in rows longer than 32; adj_sum: sum of |l_i - l_{i+1}| (original order);
+ *   ell8_cells      sum over 8-row groups of the original order of 8 * (the group's longest row);
+ *   chunk8_distinct sum over 8-row groups of the original order of the group's distinct columns;
+ *   chunk8_sorted_distinct the same with rows sorted by length, descending, ties by index. */
+typedef struct {
+  int32_t nrows, ncols, nnz;
+  const int64_t *row_hist, *col_hist;
+  int32_t row_maxl, col_maxl;
+  int64_t diag, upper, band_max, band_sum, nonempty_rows, span_sum, long32_nnz, adj_sum, ell8_cells;
+  int64_t chunk8_distinct, chunk8_sorted_distinct;
+} mx_feature_counts;
+
+/* f from the counts (MX_ERR_ARG on NULL or inconsistent arguments). */
+mx_status mx_features_from_counts(const mx_feature_counts *c, mx_features *f);
+
 #ifdef __cplusplus
 }
 #endif

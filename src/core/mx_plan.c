@@ -6,14 +6,14 @@
 #include "mx_plan.h"
 
 static const char *const mode_names[] = {"auto", "du", "se"};
-static const char *const cold_names[MX_PLAN_NCOLD] = {"auto", "segment", "merge", "cusparse"};
+static const char *const cold_names[MX_PLAN_NCOLD] = {"auto", "segment", "merge", "cusparse", "timed"};
 
 mx_status mx_plan_check(const mx_plan *p) {
   if (!p) return MX_ERR_ARG;
   mx_crux c;
   if (mx_crux_clamp(p->crux, &c) != MX_OK || c.tau_r != p->crux.tau_r) return MX_ERR_ARG;
   if ((int)p->mode < MX_MODE_AUTO || (int)p->mode > MX_MODE_SE) return MX_ERR_ARG;
-  if ((int)p->cold < MX_PLAN_COLD_AUTO || (int)p->cold > MX_PLAN_COLD_CUSPARSE) return MX_ERR_ARG;
+  if ((int)p->cold < MX_PLAN_COLD_AUTO || (int)p->cold > MX_PLAN_COLD_TIMED) return MX_ERR_ARG;
   return MX_OK;
 }
 

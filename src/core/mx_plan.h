@@ -17,14 +17,16 @@ extern "C" {
 /* Cold-region GPU kernel. The values equal src/cuda/mx_device.h's mx_cold_kernel (checked by
  * tests/core/test_core_predictor.c and tuning/predictor/label_runner.cu), so a plan converts by a
  * cast; core keeps its own enum because it may not include the CUDA layer's headers. AUTO = let the
+ * upload apply the row-length rule (no timing: the predictor's kernel replaces it), TIMED = let the
  * upload time the kernels (the behaviour before the predictor). */
 typedef enum {
   MX_PLAN_COLD_AUTO = 0,
   MX_PLAN_COLD_SEGMENT = 1,
   MX_PLAN_COLD_MERGE = 2,
-  MX_PLAN_COLD_CUSPARSE = 3
+  MX_PLAN_COLD_CUSPARSE = 3,
+  MX_PLAN_COLD_TIMED = 4
 } mx_plan_cold;
-#define MX_PLAN_NCOLD 4
+#define MX_PLAN_NCOLD 5
 
 typedef struct {
   mx_crux crux;         /* 0 <= tau_r <= tau_c <= 1 */
@@ -32,10 +34,10 @@ typedef struct {
   mx_plan_cold cold;    /* cold-region kernel */
 } mx_plan;
 
-/* MX_OK iff 0 <= tau_r <= tau_c <= 1 (no NaN), mode in {auto, du, se}, cold in {auto .. cusparse}. */
+/* MX_OK iff 0 <= tau_r <= tau_c <= 1 (no NaN), mode in {auto, du, se}, cold in {auto .. timed}. */
 mx_status mx_plan_check(const mx_plan *p);
 
-/* Names used in model files and reports: "auto" "du" "se"; "auto" "segment" "merge" "cusparse".
+/* Names used in model files and reports: "auto" "du" "se"; "auto" "segment" "merge" "cusparse" "timed".
  * The parsers return 0 and set *out, or -1 for an unknown name. */
 const char *mx_plan_mode_name(mx_mode_request m);
 const char *mx_plan_cold_name(mx_plan_cold c);

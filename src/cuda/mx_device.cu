@@ -12,7 +12,9 @@
  *   cv 6.5-24.7 (kron 18/20, chunglu 1M): merge wins by 1.16-2.1x;
  *   cv <= 0.95 (lap2d, lap3d, rgg, rand, blockdense): segment wins or ties (1.0-1.16x);
  *   band (cv 0.001, 17/row) was the exception (merge 1.24x) before the short-tail staging.
- * For a cold CSR of >= MX_AUTO_CUSPARSE_MIN_NNZ nonzeros the rule is checked by timing: both plans
+ * AUTO stops there (the predictor's cold kernel replaces the rule's through mx_device_set_cold_kernel).
+ * MX_COLD_TIMED (the AUTO before the predictor) goes on measuring:
+ * for a cold CSR of >= MX_AUTO_CUSPARSE_MIN_NNZ nonzeros the rule is checked by timing: both plans
  * are uploaded, both kernels timed, and the other kernel kept only when faster by more than
  * MX_AUTO_KERNEL_MARGIN (the rule lost 6-15% on 3 of the 36 corpus matrices). Then that kernel and cusparseSpMV (CSR
  * ALG2, deterministic) are timed at upload and cuSPARSE is kept if it is faster by more than
@@ -192,7 +194,7 @@ static void plan_hot(const int32_t *chunkptr, int nchunks, int unit_div, int pie
 
 /* Row-length skew of the cold CSR -> the cold kernel (see the rule at the top of this file). */
 static mx_cold_kernel resolve_cold(const mx_format *F, mx_cold_kernel req) {
-  if (req == MX_COLD_SEGMENT || req == MX_COLD_MERGE) return req;
+  if (req == MX_COLD_SEGMENT || req == MX_COLD_MERGE) return req; /* cusparse: ours first, then switched */
   if (F->nrows == 0 || F->cold_nnz == 0) return MX_COLD_SEGMENT;
   int64_t maxlen = 0;
   double sum2 = 0.0;
@@ -214,27 +216,58 @@ static int env_int(const char *name, int def) {
   return v && *v ? atoi(v) : def;
 }
 
-/* AUTO measures its choice on a cold CSR this large (choose_cold); upload then plans both kernels. */
+/* TIMED measures its choice on a cold CSR this large (choose_cold); upload then plans both kernels. */
 static bool auto_timed(int64_t cold_nnz, mx_cold_kernel req) {
-  return req == MX_COLD_AUTO && cold_nnz >= MX_AUTO_CUSPARSE_MIN_NNZ;
+  return req == MX_COLD_TIMED && cold_nnz >= MX_AUTO_CUSPARSE_MIN_NNZ;
 }
 
-/* Launch plans of the resolved cold kernel (both under timed AUTO) and of the hot mode, from the
+static bool cold_request_valid(mx_cold_kernel k) {
+  return k == MX_COLD_AUTO || k == MX_COLD_SEGMENT || k == MX_COLD_MERGE || k == MX_COLD_CUSPARSE || k == MX_COLD_TIMED;
+}
+
+/* Launch plan of our cold kernel k (segment or merge) from the host view P (counts, cold_rowptr). */
+static int make_cold_plan(const mx_format *P, mx_cold_kernel k, mx_device *D) {
+  if (k == MX_COLD_SEGMENT) {
+    std::vector<int4> plan = plan_segments(P);
+    D->seg_nblocks = (int)plan.size();
+    return dev_upload(D, &D->seg_plan, plan.data(), plan.size(), "upload segment plan");
+  }
+  std::vector<int2> c = plan_merge(P, &D->merge_ntiles);
+  return dev_upload(D, &D->merge_coord, c.data(), c.size(), "upload merge plan") ||
+         mx_cuda_alloc_on(D, &D->carry_row, D->merge_ntiles, "alloc merge carry rows") ||
+         mx_cuda_alloc_on(D, &D->carry_val, D->merge_ntiles, "alloc merge carry values");
+}
+
+template <typename T>
+static void dev_free(mx_device *D, T **p, size_t count) {
+  if (*p) {
+    cudaFree(*p);
+    D->bytes -= count * sizeof(T);
+  }
+  *p = nullptr;
+}
+
+/* Free what cold kernel k needs beyond the cold CSR (its plan, or the cuSPARSE descriptors). */
+static void free_cold_plan(mx_device *D, mx_cold_kernel k) {
+  if (k == MX_COLD_SEGMENT) {
+    dev_free(D, &D->seg_plan, (size_t)D->seg_nblocks);
+    D->seg_nblocks = 0;
+  } else if (k == MX_COLD_MERGE) {
+    dev_free(D, &D->merge_coord, (size_t)D->merge_ntiles + 1);
+    dev_free(D, &D->carry_row, (size_t)D->merge_ntiles);
+    dev_free(D, &D->carry_val, (size_t)D->merge_ntiles);
+    D->merge_ntiles = 0;
+  } else if (k == MX_COLD_CUSPARSE) {
+    mx_cold_cusparse_free(D);
+  }
+}
+
+/* Launch plans of the resolved cold kernel (both of ours under TIMED) and of the hot mode, from the
  * host view P: its counts, cold_rowptr and the hot chunk pointers (du_chunkptr or se_ptr). */
 static int make_plans(const mx_format *P, mx_cold_kernel cold_req, mx_device *D) {
   const bool both = auto_timed(P->cold_nnz, cold_req);
-  if (both || D->cold == MX_COLD_SEGMENT) {
-    std::vector<int4> plan = plan_segments(P);
-    D->seg_nblocks = (int)plan.size();
-    if (dev_upload(D, &D->seg_plan, plan.data(), plan.size(), "upload segment plan")) return 1;
-  }
-  if (both || D->cold == MX_COLD_MERGE) {
-    std::vector<int2> c = plan_merge(P, &D->merge_ntiles);
-    if (dev_upload(D, &D->merge_coord, c.data(), c.size(), "upload merge plan") ||
-        mx_cuda_alloc_on(D, &D->carry_row, D->merge_ntiles, "alloc merge carry rows") ||
-        mx_cuda_alloc_on(D, &D->carry_val, D->merge_ntiles, "alloc merge carry values"))
-      return 1;
-  }
+  if ((both || D->cold == MX_COLD_SEGMENT) && make_cold_plan(P, MX_COLD_SEGMENT, D)) return 1;
+  if ((both || D->cold == MX_COLD_MERGE) && make_cold_plan(P, MX_COLD_MERGE, D)) return 1;
   if (D->mode == MX_HOT_NONE) return 0;
   std::vector<mx_hot_work> work;
   std::vector<mx_hot_split> split;
@@ -346,15 +379,6 @@ static int time_pair(mx_device *D, mx_cold_kernel a, mx_cold_kernel b, float *ta
   return 0;
 }
 
-template <typename T>
-static void dev_free(mx_device *D, T **p, size_t count) {
-  if (*p) {
-    cudaFree(*p);
-    D->bytes -= count * sizeof(T);
-  }
-  *p = nullptr;
-}
-
 /* Both cold plans were uploaded (auto_timed): time the segment and the merge kernel, keep the
  * row-skew rule's choice (D->cold) unless the other is faster by more than MX_AUTO_KERNEL_MARGIN,
  * and free the other's plan. x_stage holds the timing vector. */
@@ -364,19 +388,11 @@ static int keep_faster_kernel(mx_device *D) {
   if (time_pair(D, rule, other, &t_rule, &t_other)) return 1;
   const bool take_other = t_other < (1.0f - (float)MX_AUTO_KERNEL_MARGIN) * t_rule;
   D->cold = take_other ? other : rule;
-  if (D->cold == MX_COLD_MERGE) {
-    dev_free(D, &D->seg_plan, (size_t)D->seg_nblocks);
-    D->seg_nblocks = 0;
-  } else {
-    dev_free(D, &D->merge_coord, (size_t)D->merge_ntiles + 1);
-    dev_free(D, &D->carry_row, (size_t)D->merge_ntiles);
-    dev_free(D, &D->carry_val, (size_t)D->merge_ntiles);
-    D->merge_ntiles = 0;
-  }
+  free_cold_plan(D, take_other ? rule : other);
   return 0;
 }
 
-/* The cold kernel. Under AUTO on a cold CSR of >= MX_AUTO_CUSPARSE_MIN_NNZ nonzeros, measured at
+/* The cold kernel. Under TIMED on a cold CSR of >= MX_AUTO_CUSPARSE_MIN_NNZ nonzeros, measured at
  * upload on x = 1 (not zeros: zeros can run faster than data), each pair in alternation (time_pair):
  * our two kernels against each other (keep_faster_kernel), then the winner against cusparseSpMV
  * (CSR ALG2), kept only when faster by more than
@@ -384,6 +400,10 @@ static int keep_faster_kernel(mx_device *D) {
  * cuSPARSE) where cuSPARSE cannot take the cold CSR: x-hot codes in it (cuSPARSE reads plain
  * columns), no nonzero, more stored entries than rows x cols (duplicates; cusparseCreateCsr refuses
  * that), or a setup error. */
+static bool cusparse_can_take(const mx_device *D) {
+  return D->cold_nnz > 0 && !D->xhot_cold && (int64_t)D->cold_nnz <= (int64_t)D->nrows * D->ncols;
+}
+
 static int choose_cold(mx_device *D, mx_cold_kernel req) {
   const bool timed = auto_timed(D->cold_nnz, req);
   if (timed) {
@@ -391,8 +411,7 @@ static int choose_cold(mx_device *D, mx_cold_kernel req) {
     MX_CUDA_TRY(cudaMemcpy(D->x_stage, ones.data(), sizeof(double) * D->ncols, cudaMemcpyHostToDevice));
     if (keep_faster_kernel(D)) return 1;
   }
-  if (D->cold_nnz == 0 || D->xhot_cold || (int64_t)D->cold_nnz > (int64_t)D->nrows * D->ncols) return 0;
-  if (req != MX_COLD_CUSPARSE && !timed) return 0;
+  if (!cusparse_can_take(D) || (req != MX_COLD_CUSPARSE && !timed)) return 0;
   const mx_cold_kernel ours = D->cold;
   if (mx_cold_cusparse_setup(D)) {
     mx_cold_cusparse_free(D);
@@ -422,8 +441,7 @@ extern "C" int mx_device_upload_xhot(const mx_format *F, mx_cold_kernel cold, in
   if (F->nrows > 0 && !F->cold_rowptr) return mx_fail("mx_device_upload: cold_rowptr is NULL");
   if (F->cold_borrowed ? F->hot_nnz != 0 || F->cold_nnz != F->nnz : F->cold_nnz > 0 && !F->cold_src)
     return mx_fail("mx_device_upload: the cold gather map is missing (only a borrowed cold part of a format without hot part has none)");
-  if (cold != MX_COLD_AUTO && cold != MX_COLD_SEGMENT && cold != MX_COLD_MERGE && cold != MX_COLD_CUSPARSE)
-    return mx_fail("mx_device_upload: unknown cold kernel %d", (int)cold);
+  if (!cold_request_valid(cold)) return mx_fail("mx_device_upload: unknown cold kernel %d", (int)cold);
   if ((int64_t)F->nrows + F->cold_nnz > INT32_MAX - MX_MERGE_TILE)
     return mx_fail("mx_device_upload: rows + cold nonzeros (%lld) exceed the 32-bit merge path",
                    (long long)F->nrows + F->cold_nnz);
@@ -445,8 +463,7 @@ extern "C" int mx_device_build(const mx_csr *A, mx_crux c, mx_mode_request mode,
   *Dout = nullptr;
   memset(shell, 0, sizeof *shell);
   if (xhot_cols < MX_XHOT_AUTO) return mx_fail("mx_device_build: x-hot request %d < MX_XHOT_AUTO", xhot_cols);
-  if (cold != MX_COLD_AUTO && cold != MX_COLD_SEGMENT && cold != MX_COLD_MERGE && cold != MX_COLD_CUSPARSE)
-    return mx_fail("mx_device_build: unknown cold kernel %d", (int)cold);
+  if (!cold_request_valid(cold)) return mx_fail("mx_device_build: unknown cold kernel %d", (int)cold);
   if (mx_device_count() == 0) return mx_fail("mx_device_build: no CUDA device is visible");
   mx_device *D = (mx_device *)calloc(1, sizeof *D);
   if (!D) return mx_fail("mx_device_build: out of host memory");
@@ -521,6 +538,35 @@ extern "C" size_t mx_device_build_peak_bytes(const mx_device *D) { return D ? D-
 extern "C" size_t mx_device_bytes(const mx_device *D) { return D ? D->bytes : 0; }
 
 extern "C" mx_cold_kernel mx_device_cold_kernel(const mx_device *D) { return D ? D->cold : MX_COLD_AUTO; }
+
+extern "C" int mx_device_set_cold_kernel(mx_device *D, mx_cold_kernel k) {
+  if (!D) return mx_fail("mx_device_set_cold_kernel: device format is NULL");
+  if (k == MX_COLD_TIMED || !cold_request_valid(k)) return mx_fail("mx_device_set_cold_kernel: cold kernel %d cannot be switched to", (int)k);
+  if (k == MX_COLD_CUSPARSE && !cusparse_can_take(D))
+    return mx_fail("mx_device_set_cold_kernel: cuSPARSE cannot take this cold CSR (x-hot codes, no nonzero or duplicates)");
+  std::vector<int32_t> rowptr((size_t)D->nrows + 1, 0);
+  if (D->nrows > 0)
+    MX_CUDA_TRY(cudaMemcpy(rowptr.data(), D->cold_rowptr, sizeof(int32_t) * rowptr.size(), cudaMemcpyDeviceToHost));
+  mx_format P = {}; /* the host view the plans are made from */
+  P.nrows = D->nrows;
+  P.ncols = D->ncols;
+  P.cold_nnz = D->cold_nnz;
+  P.cold_rowptr = rowptr.data();
+  if (k == MX_COLD_AUTO) k = resolve_cold(&P, k);
+  if (k == D->cold) return 0;
+  const mx_cold_kernel old = D->cold;
+  int rc;
+  if (k == MX_COLD_CUSPARSE) rc = mx_cold_cusparse_setup(D);
+  else rc = make_cold_plan(&P, k, D);
+  if (rc) { /* D keeps the old kernel: free what the new one got so far */
+    free_cold_plan(D, k);
+    return 1;
+  }
+  free_cold_plan(D, old);
+  D->cold = k;
+  if (D->bytes > D->build_peak_bytes) D->build_peak_bytes = D->bytes;
+  return 0;
+}
 
 extern "C" int mx_device_xhot_cols(const mx_device *D) { return D ? D->xhot_n : 0; }
 

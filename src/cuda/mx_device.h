@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include "../core/mx_format.h"
+#include "../core/mx_features.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,10 +20,19 @@ extern "C" {
 typedef struct mx_device mx_device;
 
 /* Cold kernel choice: the paper's Alg. 2 (segment products in shared memory, then row sums), a
- * merge-path split, or cusparseSpMV (CSR, deterministic ALG2); AUTO picks segment/merge by the
- * row-length rule documented in mx_device.cu, then keeps cuSPARSE instead where it times faster at
- * upload. */
-typedef enum { MX_COLD_AUTO = 0, MX_COLD_SEGMENT = 1, MX_COLD_MERGE = 2, MX_COLD_CUSPARSE = 3 } mx_cold_kernel;
+ * merge-path split, or cusparseSpMV (CSR, deterministic ALG2). AUTO picks segment/merge by the
+ * row-length rule documented in mx_device.cu, in O(nrows) and without running anything (the
+ * predictor's cold kernel replaces it later through mx_device_set_cold_kernel); TIMED applies the
+ * rule, then times both of our kernels and cuSPARSE at upload and keeps the fastest (tens of ms on
+ * large matrices: the behaviour of AUTO before the predictor, kept for benchmarks and users who
+ * want it). */
+typedef enum {
+  MX_COLD_AUTO = 0,
+  MX_COLD_SEGMENT = 1,
+  MX_COLD_MERGE = 2,
+  MX_COLD_CUSPARSE = 3,
+  MX_COLD_TIMED = 4
+} mx_cold_kernel;
 
 /* 1 if this build has CUDA and a device is visible, else 0 (never fails). */
 int mx_device_count(void);
@@ -72,6 +82,21 @@ size_t mx_device_bytes(const mx_device *D);
 
 /* Which cold kernel D runs (after AUTO was resolved). */
 mx_cold_kernel mx_device_cold_kernel(const mx_device *D);
+
+/* Switch D to cold kernel k (segment, merge, cusparse; auto = the row-length rule) without touching
+ * the format: the new kernel's launch plan is made from D's cold row pointers (one device-to-host
+ * copy of nrows+1 ints), then the old kernel's plan is freed. cusparse is refused (nonzero, D
+ * unchanged) where it cannot take the cold CSR (x-hot codes in it, no nonzero, duplicates). Results
+ * of every kernel are bitwise reproducible, but differ between kernels in the last bits (other
+ * summation orders). Call it when no product of D is in flight. */
+int mx_device_set_cold_kernel(mx_device *D, mx_cold_kernel k);
+
+/* The predictor's features of the matrix D holds (mx_features_compute of the same CSR, bit for bit),
+ * computed on the GPU: D must hold the whole matrix as its cold CSR with plain columns (crux (0,0),
+ * no x-hot codes in the cold part), else nonzero. Scratch: about 16 bytes per nonzero, freed before
+ * it returns (counted in the build peak); out of device memory is an error (the caller can fall back
+ * to mx_features_compute). Synchronous. */
+int mx_device_features(mx_device *D, mx_features *f);
 
 /* y = A x (+ z if z != NULL); x, y, z are DEVICE pointers; y may equal z. */
 int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, void *stream);

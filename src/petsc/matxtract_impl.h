@@ -73,6 +73,9 @@ typedef struct {
   const char         *why_not;              /* why nothing (more) is predicted or tried, when settled without an upgrade */
   mx_plan             pred_plan;            /* the predicted plan (when predicted) */
   double              log_ratio_cur, log_ratio_pred; /* model outputs of the plan in use then and of the predicted one */
+  mx_plan_cold        cold_pred;            /* the best cold kernel for the crux and hot mode in use (when predicted) */
+  double              log_ratio_cold;       /* its model output */
+  PetscBool           features_on_gpu;      /* the features were computed on the GPU */
   PetscLogDouble      predict_seconds;      /* what features + prediction cost */
   PetscLogDouble      t_mult;               /* GPU: seconds per MatMult of the plan in use, timed after its build (0: not timed) */
   PetscLogDouble      t_pred;               /* predicted seconds per MatMult of the predicted plan (0: none) */

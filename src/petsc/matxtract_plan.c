@@ -4,11 +4,15 @@
  *   - A part fixed by an option or MatXtractSetCrux is never predicted. Nothing is predicted when
  *     the model offers no plan other than the one in use within the free parts.
  *   - upgrade now: features + prediction at the first build, which builds the predicted plan.
- *   - upgrade auto: the first build is the cheapest plan ((0,0) unless fixed). Features and the
- *     prediction cost ~25 ns per nonzero on the CPU, as much as a whole aijcusparse setup, so they
- *     are computed only once the MatMult time spent on the plan reaches their estimated cost (ski
- *     rental on the prediction itself; with -mat_matxtract_expected_mults N: at once if N MatMults
- *     can pay for them, else never). Then, before each MatMult, mx_upgrade_decide (core, ski
+ *   - upgrade auto: the first build is the cheapest plan ((0,0) unless fixed, its cold kernel by
+ *     the row-length rule, nothing timed). Features and the prediction cost ~25 ns per nonzero on
+ *     the CPU, as much as a whole aijcusparse setup, and MATXTRACT_FEATURES_GPU_NS_PER_NNZ on the
+ *     GPU (mx_device_features, when the device holds the plain matrix), so they are computed only
+ *     once the MatMult time spent on the plan reaches their estimated cost (ski rental on the
+ *     prediction itself; with -mat_matxtract_expected_mults N: at once if N MatMults can pay for
+ *     them, else never). A predicted cold kernel for the crux and hot mode in use is switched to at
+ *     once on the GPU (mx_device_set_cold_kernel: a launch plan, no rebuild; the guard times it).
+ *     Then, before each MatMult, mx_upgrade_decide (core, ski
  *     rental) weighs the predicted gain t_cur - t_new, t_new = t_cur * exp(model(new) -
  *     model(cur)), against the upgrade's estimated cost; when it says now the predicted plan is
  *     built and (the guard) timed against the old one's time: the faster stays. One attempt per
@@ -23,6 +27,8 @@
 /* CPU seconds of mx_features_compute per nonzero: tuning/predictor's matxtract-predictor measures
  * 10-25 ns; the upper end, so that the prediction never starts before it can be afforded */
 #define MATXTRACT_FEATURES_NS_PER_NNZ 25.0
+/* the same on the GPU (mx_device_features: a few passes and two radix sorts of 64-bit keys) */
+#define MATXTRACT_FEATURES_GPU_NS_PER_NNZ 1.0
 /* seconds of one tree level in one model evaluation (a compare and a load) */
 #define MATXTRACT_TREE_LEVEL_NS 2.0
 /* SpMVs timed after a build and by the guard (median) */
@@ -62,13 +68,44 @@ static PetscBool MatXtractPlanHasAlternative(const mx_model *M, const MatXtractS
   return PETSC_FALSE;
 }
 
-/* Estimated seconds of features + prediction on nnz nonzeros: the features, and every candidate
- * walked through every tree (depth about log2 of a tree's nodes). */
-static PetscLogDouble MatXtractPredictCost(const mx_model *M, PetscInt nnz)
+/* Whether the features can be computed on the GPU: the device format holds the plain matrix. */
+static PetscBool MatXtractFeaturesOnDevice(const Mat_MatXtract *x)
+{
+  return (PetscBool)(x->D && x->F.hot_nnz == 0 && x->F.cold_borrowed && mx_device_xhot_cols(x->D) == 0);
+}
+
+/* Estimated seconds of features + prediction of x's matrix: the features (GPU or CPU), and every
+ * candidate walked through every tree (depth about log2 of a tree's nodes). */
+static PetscLogDouble MatXtractPredictCost(const mx_model *M, const Mat_MatXtract *x)
 {
   const double depth = log2((double)M->nnodes / (double)M->ntrees + 1.0) + 1.0;
+  const double ns    = MatXtractFeaturesOnDevice(x) ? MATXTRACT_FEATURES_GPU_NS_PER_NNZ : MATXTRACT_FEATURES_NS_PER_NNZ;
 
-  return 1e-9 * (MATXTRACT_FEATURES_NS_PER_NNZ * (double)nnz + MATXTRACT_TREE_LEVEL_NS * (double)M->ncandidates * (double)M->ntrees * depth);
+  return 1e-9 * (ns * (double)x->F.nnz + MATXTRACT_TREE_LEVEL_NS * (double)M->ncandidates * (double)M->ntrees * depth);
+}
+
+/* The features of A: on the GPU when it holds the plain matrix (a GPU failure falls back to the
+ * host, saying so with -info), else on the host. */
+static PetscErrorCode MatXtractFeatures(Mat A, mx_features *f, PetscBool *on_gpu)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+  mx_csr         csr;
+  mx_status      s;
+
+  PetscFunctionBegin;
+  *on_gpu = PETSC_FALSE;
+  if (MatXtractFeaturesOnDevice(x)) {
+    if (!mx_device_features(x->D, f)) {
+      *on_gpu = PETSC_TRUE;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(PetscInfo(A, "matxtract: features on the GPU failed (%s); computing them on the CPU\n", mx_device_last_error()));
+  }
+  PetscCall(MatXtractGetCSR_SeqAIJ(A, &csr));
+  s = mx_features_compute(&csr, f);
+  PetscCheck(s != MX_ERR_MEM, PETSC_COMM_SELF, PETSC_ERR_MEM, "matxtract: computing the matrix features: out of host memory");
+  PetscCheck(s == MX_OK, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matxtract: computing the matrix features failed (status %d)", (int)s);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Where MatMult runs now (before the first build: where it will run). */
@@ -86,17 +123,14 @@ static PetscErrorCode MatXtractPredict(Mat A)
   Mat_MatXtract      *x = (Mat_MatXtract *)A->spptr;
   MatXtractPlanState *st = &x->plan;
   const mx_model     *M  = MatXtractSettingsModel(&x->set);
-  mx_csr              csr;
+  const PetscLogDouble cost = MatXtractPredictCost(M, x);
   mx_features         f;
-  mx_status           s;
+  PetscBool           on_gpu;
   PetscLogDouble      t0, t1;
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
-  PetscCall(MatXtractGetCSR_SeqAIJ(A, &csr));
-  s = mx_features_compute(&csr, &f);
-  PetscCheck(s != MX_ERR_MEM, PETSC_COMM_SELF, PETSC_ERR_MEM, "matxtract: computing the matrix features: out of host memory");
-  PetscCheck(s == MX_OK, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matxtract: computing the matrix features failed (status %d)", (int)s);
+  PetscCall(MatXtractFeatures(A, &f, &on_gpu));
   for (int32_t c = 0; c < M->ncandidates; c++) {
     mx_plan p = M->candidates[c];
     double  y;
@@ -107,13 +141,28 @@ static PetscErrorCode MatXtractPredict(Mat A)
       st->log_ratio_pred = y;
     }
   }
-  st->log_ratio_cur = mx_model_plan_log_ratio(M, &f, &st->plan);
-  st->predicted     = PETSC_TRUE;
+  st->log_ratio_cur   = mx_model_plan_log_ratio(M, &f, &st->plan);
+  st->cold_pred       = st->plan.cold;
+  st->log_ratio_cold  = st->log_ratio_cur;
+  st->features_on_gpu = on_gpu;
+  for (int32_t c = 0; c < M->ncandidates; c++) { /* the cold kernels of the crux and mode in use */
+    mx_plan p = M->candidates[c];
+    double  y;
+    MatXtractPlanConstrain(&x->set, &p);
+    p.crux = st->plan.crux;
+    if (st->plan.crux.tau_r > 0) p.mode = st->plan.mode;
+    y = mx_model_plan_log_ratio(M, &f, &p);
+    if (y < st->log_ratio_cold) {
+      st->cold_pred      = p.cold;
+      st->log_ratio_cold = y;
+    }
+  }
+  st->predicted = PETSC_TRUE;
   PetscCall(PetscTime(&t1));
   st->predict_seconds = t1 - t0;
-  PetscCall(PetscInfo(A, "matxtract: predicted plan crux (%g,%g) hot mode %s cold kernel %s: model output %g vs %g for the plan in use (crux (%g,%g) %s %s), %.3gx its time; features + prediction took %g s (estimated %g s) after %" PetscInt_FMT " MatMults\n", st->pred_plan.crux.tau_c, st->pred_plan.crux.tau_r,
+  PetscCall(PetscInfo(A, "matxtract: predicted plan crux (%g,%g) hot mode %s cold kernel %s: model output %g vs %g for the plan in use (crux (%g,%g) %s %s), %.3gx its time; features (on the %s) + prediction took %g s (estimated %g s) after %" PetscInt_FMT " MatMults\n", st->pred_plan.crux.tau_c, st->pred_plan.crux.tau_r,
                       mx_plan_mode_name(st->pred_plan.mode), mx_plan_cold_name(st->pred_plan.cold), st->log_ratio_pred, st->log_ratio_cur, st->plan.crux.tau_c, st->plan.crux.tau_r, mx_plan_mode_name(st->plan.mode), mx_plan_cold_name(st->plan.cold), exp(st->log_ratio_pred - st->log_ratio_cur),
-                      (double)st->predict_seconds, (double)MatXtractPredictCost(M, csr.rowptr[csr.nrows]), st->mults));
+                      on_gpu ? "GPU" : "CPU", (double)st->predict_seconds, (double)cost, st->mults));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -202,6 +251,7 @@ PetscErrorCode MatXtractPlanAfterBuild(Mat A)
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
 
   PetscFunctionBegin;
+  if (x->D && !x->set.cold_fixed) x->plan.plan.cold = (mx_plan_cold)mx_device_cold_kernel(x->D); /* AUTO resolved by the rule */
   if (x->D && (!x->plan.settled || x->plan.predicted)) PetscCall(MatXtractTimeFormat(A, &x->plan.t_mult));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -270,13 +320,47 @@ static PetscErrorCode MatXtractPlanUpgrade(Mat A, PetscLogDouble t_cur)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* On the GPU, when the model prefers another cold kernel for the crux and hot mode in use: switch
+ * to it in place (mx_device_set_cold_kernel, no rebuild), time it as the plan was timed, and with
+ * the guard go back if it is not faster. A kernel the device refuses (cuSPARSE on a cold CSR it
+ * cannot take) leaves the plan as it was. */
+static PetscErrorCode MatXtractPlanSwitchCold(Mat A)
+{
+  Mat_MatXtract      *x     = (Mat_MatXtract *)A->spptr;
+  MatXtractPlanState *st    = &x->plan;
+  const mx_cold_kernel old  = mx_device_cold_kernel(x->D);
+  PetscLogDouble       t_old = st->t_mult, t_new;
+
+  PetscFunctionBegin;
+  if (!x->D || x->set.cold_fixed || (mx_cold_kernel)st->cold_pred == old || !(st->log_ratio_cold < st->log_ratio_cur)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (mx_device_set_cold_kernel(x->D, (mx_cold_kernel)st->cold_pred)) {
+    PetscCall(PetscInfo(A, "matxtract: predicted cold kernel %s not taken: %s\n", mx_plan_cold_name(st->cold_pred), mx_device_last_error()));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatXtractTimeFormat(A, &t_new));
+  if (x->set.guard && !(t_new < t_old)) {
+    PetscCall(PetscInfo(A, "matxtract: guard: predicted cold kernel %s takes %g s per MatMult, %s %g s: keeping %s\n", mx_plan_cold_name(st->cold_pred), (double)t_new, MatXtractColdNames[old], (double)t_old, MatXtractColdNames[old]));
+    PetscCheck(!mx_device_set_cold_kernel(x->D, old), PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: switching the cold kernel back to %s failed: %s", MatXtractColdNames[old], mx_device_last_error());
+    st->src_cold = MATXTRACT_CRUX_GUARD;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscInfo(A, "matxtract: cold kernel %s -> %s (predicted): %g -> %g s per MatMult\n", MatXtractColdNames[old], mx_plan_cold_name(st->cold_pred), (double)t_old, (double)t_new));
+  st->plan.cold     = st->cold_pred;
+  st->src_cold      = MATXTRACT_CRUX_PREDICTOR;
+  st->log_ratio_cur = st->log_ratio_cold;
+  st->t_mult        = t_new;
+  st->mults         = 0; /* the time spent so far was on the other kernel */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Under upgrade auto, once the time spent pays for it (or, with expected_mults N, if N MatMults
- * can): predict; a prediction that offers nothing faster ends the pattern's decisions. */
+ * can): predict, and take a predicted cold kernel for the plan in use at once; a prediction that
+ * offers nothing faster ends the pattern's decisions. */
 static PetscErrorCode MatXtractPlanMaybePredict(Mat A, PetscLogDouble t_cur, PetscLogDouble spent)
 {
   Mat_MatXtract      *x    = (Mat_MatXtract *)A->spptr;
   MatXtractPlanState *st   = &x->plan;
-  const PetscLogDouble cost = MatXtractPredictCost(MatXtractSettingsModel(&x->set), x->F.nnz);
+  const PetscLogDouble cost = MatXtractPredictCost(MatXtractSettingsModel(&x->set), x);
   const PetscInt       N    = x->set.expected_mults;
 
   PetscFunctionBegin;
@@ -287,6 +371,7 @@ static PetscErrorCode MatXtractPlanMaybePredict(Mat A, PetscLogDouble t_cur, Pet
   }
   if (N <= 0 && spent < cost) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatXtractPredict(A));
+  PetscCall(MatXtractPlanSwitchCold(A));
   if (MatXtractPlanSameFormat(&st->pred_plan, &st->plan, (PetscBool)(x->D != NULL))) PetscCall(MatXtractPlanSettle(A, "the predicted plan is the plan in use"));
   else if (!(st->log_ratio_pred < st->log_ratio_cur)) PetscCall(MatXtractPlanSettle(A, "the model predicts no plan faster than the plan in use"));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -378,7 +463,7 @@ PetscErrorCode MatXtractPlanView(Mat A, PetscViewer viewer)
                                    MatXtractSettingsModel(set)->trained_on));
   if (st->predicted)
     PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: predicted plan crux (%g, %g) hot mode %s cold kernel %s, %.3gx the time of the plan then in use; features + prediction %.3g ms\n", st->pred_plan.crux.tau_c, st->pred_plan.crux.tau_r, mx_plan_mode_name(st->pred_plan.mode), mx_plan_cold_name(st->pred_plan.cold), exp(st->log_ratio_pred - st->log_ratio_cur), 1e3 * st->predict_seconds));
-  else if (!st->settled) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: not predicted yet: it runs once the MatMult time spent (%.3g ms) reaches its estimated cost (%.3g ms)\n", 1e3 * spent, 1e3 * MatXtractPredictCost(MatXtractSettingsModel(set), x->F.nnz)));
+  else if (!st->settled) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: not predicted yet: it runs once the MatMult time spent (%.3g ms) reaches its estimated cost (%.3g ms)\n", 1e3 * spent, 1e3 * MatXtractPredictCost(MatXtractSettingsModel(set), x)));
   if (st->t_pred > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult predicted %.4g us for the predicted plan (from the plan then in use, measured)\n", 1e6 * st->t_pred));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult measured %.4g us for the plan in use (%" PetscInt_FMT " MatMults on it; 0: not measured yet)\n", 1e6 * t_cur, st->mults));
   if (st->upgrade_tried) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: upgrade tried (estimated at %.3g ms): %s\n", 1e3 * st->upgrade_setup, st->src_crux == MATXTRACT_CRUX_GUARD || st->src_mode == MATXTRACT_CRUX_GUARD || st->src_cold == MATXTRACT_CRUX_GUARD ? "the guard timed it slower and kept the previous plan" : "kept"));

@@ -4,7 +4,7 @@
 
 const char *const MatXtractModeNames[]   = {"auto", "du", "se", "MatXtractMode", "MX_MODE_", NULL};
 const char *const MatXtractDeviceNames[] = {"auto", "cpu", "gpu", "MatXtractDevice", "MATXTRACT_DEVICE_", NULL};
-const char *const MatXtractColdNames[]   = {"auto", "segment", "merge", "cusparse", "MatXtractCold", "MX_COLD_", NULL};
+const char *const MatXtractColdNames[]   = {"auto", "segment", "merge", "cusparse", "timed", "MatXtractCold", "MX_COLD_", NULL};
 const char *const MatXtractSourceNames[]  = {"default", "option", "MatXtractSetCrux", "predictor", "upgrade", "guard"};
 const char *const MatXtractUpgradeNames[] = {"now", "auto", "never", "MatXtractUpgrade", "MATXTRACT_UPGRADE_", NULL};
 
@@ -189,7 +189,7 @@ PetscErrorCode MatXtractSettingsFromOptions(Mat A, PetscOptionItems *PetscOption
   PetscCall(PetscOptionsRealArray("-mat_matxtract_crux", "Crux tau_c,tau_r (0 <= tau_r <= tau_c <= 1), fixed (the predictor then chooses only what is not fixed); default: (0,0) = all cold, then the predictor's", "MatXtractSetCrux", v.crux, &v.ncrux, &v.has_crux));
   PetscCall(PetscOptionsEList("-mat_matxtract_mode", "Hot region format, fixed: auto (smaller of DU/SE by exact byte cost), du (dense unfolding), se (sparse encoding); default: auto, then the predictor's", "", MatXtractModeNames, 3, MatXtractModeNames[v.mode], &v.mode, &v.has_mode));
   PetscCall(PetscOptionsEList("-mat_matxtract_device", "Where MatMult runs: auto (GPU when one is visible), cpu, gpu", "", MatXtractDeviceNames, 3, MatXtractDeviceNames[v.device], &v.device, &v.has_device));
-  PetscCall(PetscOptionsEList("-mat_matxtract_cold", "Cold-region GPU kernel, fixed: auto (measured at upload), segment (paper Alg. 2), merge (merge path), cusparse (cusparseSpMV CSR ALG2); default: auto, then the predictor's", "", MatXtractColdNames, 4, MatXtractColdNames[v.cold], &v.cold, &v.has_cold));
+  PetscCall(PetscOptionsEList("-mat_matxtract_cold", "Cold-region GPU kernel: auto (default: a row-length rule at the build, then the predictor's kernel), or fixed: segment (paper Alg. 2), merge (merge path), cusparse (cusparseSpMV CSR ALG2), timed (all three timed at upload, the fastest kept)", "", MatXtractColdNames, 5, MatXtractColdNames[v.cold], &v.cold, &v.has_cold));
   PetscCall(PetscOptionsBool("-mat_matxtract_predictor", "Predict the plan (crux, hot mode, cold kernel) from the matrix's features, for what options do not fix", "", v.predictor, &v.predictor, &v.has_predictor));
   PetscCall(PetscOptionsString("-mat_matxtract_model", "Plan model file (tuning/predictor) replacing the embedded model", "", v.model, v.model, sizeof v.model, &v.has_model));
   PetscCall(PetscOptionsEList("-mat_matxtract_upgrade", "When the predicted plan is built: now (at the first build), auto (online, once the MatMults spent pay for predicting and then for its setup), never (do not predict)", "", MatXtractUpgradeNames, 3, MatXtractUpgradeNames[v.upgrade], &v.upgrade, &v.has_upgrade));
@@ -215,7 +215,7 @@ PetscErrorCode MatXtractSettingsFromDatabase(Mat A, MatXtractSettings *set)
   PetscCall(PetscOptionsGetRealArray(db, prefix, "-mat_matxtract_crux", v.crux, &v.ncrux, &v.has_crux));
   PetscCall(PetscOptionsGetEList(db, prefix, "-mat_matxtract_mode", MatXtractModeNames, 3, &v.mode, &v.has_mode));
   PetscCall(PetscOptionsGetEList(db, prefix, "-mat_matxtract_device", MatXtractDeviceNames, 3, &v.device, &v.has_device));
-  PetscCall(PetscOptionsGetEList(db, prefix, "-mat_matxtract_cold", MatXtractColdNames, 4, &v.cold, &v.has_cold));
+  PetscCall(PetscOptionsGetEList(db, prefix, "-mat_matxtract_cold", MatXtractColdNames, 5, &v.cold, &v.has_cold));
   PetscCall(PetscOptionsGetBool(db, prefix, "-mat_matxtract_predictor", &v.predictor, &v.has_predictor));
   PetscCall(PetscOptionsGetString(db, prefix, "-mat_matxtract_model", v.model, sizeof v.model, &v.has_model));
   PetscCall(PetscOptionsGetEList(db, prefix, "-mat_matxtract_upgrade", MatXtractUpgradeNames, 3, &v.upgrade, &v.has_upgrade));

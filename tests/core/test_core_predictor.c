@@ -276,8 +276,8 @@ static void check_in_memory(void) {
   CHECK(mx_model_check(&M, err, sizeof err) == MX_MODEL_ERR_TREE && strstr(err, "tree 0 node 2"), "NaN: %s", err);
   thr[2] = 0.5;
   mx_plan *cand = (mx_plan *)M.candidates;
-  cand[2].cold = (mx_plan_cold)4;
-  CHECK(mx_model_check(&M, err, sizeof err) == MX_MODEL_ERR_PLAN && strstr(err, "candidate 2"), "cold 4: %s", err);
+  cand[2].cold = (mx_plan_cold)MX_PLAN_NCOLD;
+  CHECK(mx_model_check(&M, err, sizeof err) == MX_MODEL_ERR_PLAN && strstr(err, "candidate 2"), "cold out of range: %s", err);
   cand[2].cold = MX_PLAN_COLD_CUSPARSE;
   CHECK(mx_model_check(&M, err, sizeof err) == MX_MODEL_OK, "restored: %s", err);
   mx_model_free(&M);
