@@ -55,6 +55,9 @@ typedef struct {
   PetscLogDouble      mult_seconds_predicted; /* predicted seconds per MatMult of the predicted plan (0: none) */
   PetscInt            mults;          /* MatMults on the plan in use so far */
   const char         *model_trained_on; /* what the model in use was trained on */
+  PetscBool           plan_settled;   /* nothing more will be predicted, switched or upgraded for this pattern */
+  PetscBool           features_on_gpu; /* the features were computed on the GPU (when predicted) */
+  PetscLogDouble      predict_seconds; /* what features + prediction cost (when predicted) */
 } MatXtractInfo;
 
 /* Register the Mat types (idempotent). Called by PetscDLLibraryRegister_matxtract too. */

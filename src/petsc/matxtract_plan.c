@@ -436,6 +436,9 @@ PetscErrorCode MatXtractPlanGetInfo(Mat A, MatXtractInfo *info)
   info->mult_seconds_predicted = st->t_pred;
   info->mults                  = st->mults;
   info->model_trained_on       = MatXtractSettingsModel(&x->set)->trained_on;
+  info->plan_settled           = st->settled;
+  info->features_on_gpu        = st->predicted ? st->features_on_gpu : PETSC_FALSE;
+  info->predict_seconds        = st->predicted ? st->predict_seconds : 0.0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -462,7 +465,7 @@ PetscErrorCode MatXtractPlanView(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: predictor %s, upgrade %s, guard %s, expected MatMults %s; model %s, trained on: %s\n", set->predictor ? "on" : "off", MatXtractUpgradeNames[set->upgrade], set->guard ? "on" : "off", expected, set->model ? set->model->path : "embedded",
                                    MatXtractSettingsModel(set)->trained_on));
   if (st->predicted)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: predicted plan crux (%g, %g) hot mode %s cold kernel %s, %.3gx the time of the plan then in use; features + prediction %.3g ms\n", st->pred_plan.crux.tau_c, st->pred_plan.crux.tau_r, mx_plan_mode_name(st->pred_plan.mode), mx_plan_cold_name(st->pred_plan.cold), exp(st->log_ratio_pred - st->log_ratio_cur), 1e3 * st->predict_seconds));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: predicted plan crux (%g, %g) hot mode %s cold kernel %s, %.3gx the time of the plan then in use; features (on the %s) + prediction %.3g ms\n", st->pred_plan.crux.tau_c, st->pred_plan.crux.tau_r, mx_plan_mode_name(st->pred_plan.mode), mx_plan_cold_name(st->pred_plan.cold), exp(st->log_ratio_pred - st->log_ratio_cur), st->features_on_gpu ? "GPU" : "CPU", 1e3 * st->predict_seconds));
   else if (!st->settled) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: not predicted yet: it runs once the MatMult time spent (%.3g ms) reaches its estimated cost (%.3g ms)\n", 1e3 * spent, 1e3 * MatXtractPredictCost(MatXtractSettingsModel(set), x)));
   if (st->t_pred > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult predicted %.4g us for the predicted plan (from the plan then in use, measured)\n", 1e6 * st->t_pred));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult measured %.4g us for the plan in use (%" PetscInt_FMT " MatMults on it; 0: not measured yet)\n", 1e6 * t_cur, st->mults));

@@ -6,7 +6,7 @@
  * median/min/max of >= 100 timed calls, 8 rotated x/y copies when the matrix bytes are < 2x L2.
  *
  *   matxtract-petsc-bench [-quick] [-corpus FILE] [-cache DIR] [-gen SPEC[,SPEC...]] [-f FILE]
- *                         [-crux tc,tr[,tc,tr...]] [-reps N] [-warmup N] [-o DIR]
+ *                         [-crux tc,tr[,tc,tr...]] [-reps N] [-warmup N] [-setup_reps N] [-settle_max N] [-o DIR]
  *
  * Timing on the GPU: CUDA events recorded on PETSc's current CUDA stream (the stream matxtract
  * launches on) around each MatMult (t_med/min/max), and, as a cross-check that also shows host
@@ -16,8 +16,16 @@
  * logic can be tested on any machine.
  *
  * Setup, from the same assembled host SeqAIJ: MatConvert(MAT_INITIAL_MATRIX) + the first MatMult
- * (aijcusparse copies to the GPU and sets up cuSPARSE at the first product; matxtract builds and
- * uploads at the convert), minus one steady-state MatMult, bracketed by device syncs.
+ * (aijcusparse copies to the GPU and sets up cuSPARSE at the first product; matxtract builds on
+ * the GPU at its first product), minus one steady-state MatMult, bracketed by device syncs; the
+ * median of -setup_reps conversions (default 3; each variant's conversions alternate with none
+ * other, the matrix is destroyed in between).
+ *
+ * Settling (matxtract without a fixed crux: the predictor and the online upgrade are on): after the
+ * setup, MatMults run until MatXtractGetInfo says the plan is settled (at most -settle_max, default
+ * 5000); their count and wall time are reported (settle_mults, settle_ms: the prediction, a cold
+ * kernel switch and an upgrade happen inside them), and the steady-state timing is of the plan it
+ * settled on.
  *
  * Writes DIR/spmv_petsc.csv (one row per matrix and variant) and DIR/spmv_petsc_env.txt. */
 #include <petscmat.h>
@@ -51,6 +59,7 @@
 
 #define MAXMATS 256
 #define MAXCRUX 16
+#define MAXSETUP 9
 
 typedef struct {
   char name[128], spec[256], family[64], file[PETSC_MAX_PATH_LEN];
@@ -93,6 +102,13 @@ static int cmp_double(const void *a, const void *b)
 
 /* MatMult(A, x[i % nc], y[i % nc]): warmup calls, then reps timed calls (events on the GPU, wall
  * time per call on the CPU), then reps back-to-back calls timed as a whole. Times in us. */
+/* "%g" of v into buf */
+static const char *ctc_pred(PetscReal v, char *buf)
+{
+  snprintf(buf, 32, "%g", (double)v);
+  return buf;
+}
+
 static PetscErrorCode time_matmult(Mat A, Vec *x, Vec *y, PetscInt nc, PetscInt warmup, PetscInt reps, Timing *T)
 {
   double *t;
@@ -215,7 +231,7 @@ int main(int argc, char **argv)
 {
   char        corpus[PETSC_MAX_PATH_LEN] = MX_SOURCE_DIR "/tuning/gen/corpus.txt", cache[PETSC_MAX_PATH_LEN] = "", out[PETSC_MAX_PATH_LEN] = ".", file[PETSC_MAX_PATH_LEN] = "", date[64], cmd[4096] = "";
   char       *gens[MAXMATS];
-  PetscInt    ngen = MAXMATS, nmat = 0, reps = 100, warmup = 20, ncrux = 2 * MAXCRUX;
+  PetscInt    ngen = MAXMATS, nmat = 0, reps = 100, warmup = 20, ncrux = 2 * MAXCRUX, setup_reps = 3, settle_max = 5000;
   PetscReal   crux[2 * MAXCRUX];
   PetscBool   quick = PETSC_FALSE, has_gen, has_file, has_crux, cpu_only = PETSC_FALSE;
   Entry      *E;
@@ -242,6 +258,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-gen", gens, &ngen, &has_gen));
   PetscCall(PetscOptionsGetRealArray(NULL, NULL, "-crux", crux, &ncrux, &has_crux));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-setup_reps", &setup_reps, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-settle_max", &settle_max, NULL));
+  PetscCheck(setup_reps >= 1 && setup_reps <= MAXSETUP, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-setup_reps must be in 1..%d", MAXSETUP);
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-warmup", &warmup, NULL));
   reps   = PetscMax(reps, 100);
   warmup = PetscMax(warmup, 20);
@@ -342,7 +361,7 @@ int main(int argc, char **argv)
     PetscCheck(fo, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot write %s", p);
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# PETSc %d.%d.%d, %s, GPU %s, CUDA driver %d runtime %d, D2D copy %.0f GB/s, %s\n# %s\n", PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, PETSC_VERSION_SUBMINOR, g_gpu ? "GPU (VECCUDA)" : "CPU", gpu_name, drv, rt, bw / 1e9, date, cmd));
-  fprintf(fo, "matrix,family,rows,cols,nnz,variant,mat_type,vec_type,crux_tc,crux_tr,crux_source,hot_mode,hot_nnz_share,on_device,t_med_us,t_min_us,t_max_us,t_loop_us,setup_ms,convert_ms,first_mult_ms,rel_err,rotated_copies,load_ms,petsc_mode\n");
+  fprintf(fo, "matrix,family,rows,cols,nnz,variant,mat_type,vec_type,crux_tc,crux_tr,crux_source,hot_mode,hot_nnz_share,on_device,t_med_us,t_min_us,t_max_us,t_loop_us,setup_ms,convert_ms,first_mult_ms,rel_err,rotated_copies,load_ms,petsc_mode,setup_reps,setup_min_ms,setup_max_ms,settle_mults,settle_ms,cold_kernel,predicted,pred_crux_tc,pred_crux_tr,pred_cold_kernel,features_gpu,predict_ms,upgrade_tried,plan_settled\n");
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-24s %-22s %10s %9s %9s %9s %9s %9s\n", "matrix", "variant", "nnz", "med_us", "min_us", "loop_us", "setup_ms", "rel_err"));
 
   for (PetscInt k = 0; k < nmat; k++) {
@@ -422,7 +441,9 @@ int main(int argc, char **argv)
 
     for (PetscInt v = 0; v < nv; v++) {
       Mat           B;
-      double        conv_ms, first_ms, err = INFINITY;
+      double        conv[MAXSETUP], first[MAXSETUP], err = INFINITY, settle_ms = 0;
+      PetscInt      settle_mults = 0;
+      char          plan[256] = ",,,,,,,,", pbuf[2][32];
       Timing        T = {0, 0, 0, 0};
       MatXtractInfo xi;
       PetscBool     isx;
@@ -438,39 +459,58 @@ int main(int argc, char **argv)
         PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_crux"));
         snprintf(label, sizeof label, "%s", !strcmp(vars[v].label, "base") ? (g_gpu ? "aijcusparse" : "aij") : "matxtract");
       }
-      PetscCall(device_sync());
-      t0 = MPI_Wtime();
-      if (!strcmp(vars[v].mat_type, MATSEQAIJ)) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-      else PetscCall(MatConvert(A, vars[v].mat_type, MAT_INITIAL_MATRIX, &B));
-      PetscCall(device_sync());
-      conv_ms = 1e3 * (MPI_Wtime() - t0);
-      t0      = MPI_Wtime();
-      PetscCall(MatMult(B, x[0], y[0]));
-      PetscCall(device_sync());
-      first_ms = 1e3 * (MPI_Wtime() - t0);
+      /* setup: setup_reps conversions + first products, the last matrix kept */
+      for (PetscInt r = 0; r < setup_reps; r++) {
+        if (r > 0) PetscCall(MatDestroy(&B));
+        PetscCall(device_sync());
+        t0 = MPI_Wtime();
+        if (!strcmp(vars[v].mat_type, MATSEQAIJ)) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+        else PetscCall(MatConvert(A, vars[v].mat_type, MAT_INITIAL_MATRIX, &B));
+        PetscCall(device_sync());
+        conv[r] = 1e3 * (MPI_Wtime() - t0);
+        t0      = MPI_Wtime();
+        PetscCall(MatMult(B, x[0], y[0]));
+        PetscCall(device_sync());
+        first[r] = 1e3 * (MPI_Wtime() - t0);
+      }
       PetscCall(rel_err(y[0], ref, m, &err));
       PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJMATXTRACT, &isx));
-      if (isx) {
+      if (isx) { /* run until the plan settles (prediction, cold switch, upgrade), then describe it */
         PetscCall(MatXtractGetInfo(B, &xi));
+        PetscCall(device_sync());
+        t0 = MPI_Wtime();
+        for (settle_mults = 0; !xi.plan_settled && settle_mults < settle_max; settle_mults++) {
+          PetscCall(MatMult(B, x[0], y[0]));
+          PetscCall(MatXtractGetInfo(B, &xi));
+        }
+        PetscCall(device_sync());
+        settle_ms = 1e3 * (MPI_Wtime() - t0);
+        if (settle_mults > 0) PetscCall(rel_err(y[0], ref, m, &err));
         snprintf(ctc, sizeof ctc, "%g", (double)xi.tau_c);
         snprintf(ctr, sizeof ctr, "%g", (double)xi.tau_r);
         snprintf(src, sizeof src, "%s", src_names[xi.crux_source]);
         snprintf(hm, sizeof hm, "%s", xi.hot_mode);
         snprintf(share, sizeof share, "%.4f", nnz ? (double)xi.hot_nnz / (double)nnz : 0.0);
         snprintf(ondev, sizeof ondev, "%d", (int)xi.on_device);
+        snprintf(plan, sizeof plan, "%s,%d,%s,%s,%s,%d,%.3f,%d,%d", xi.cold_kernel, (int)xi.predicted, xi.predicted ? ctc_pred(xi.pred_tau_c, pbuf[0]) : "", xi.predicted ? ctc_pred(xi.pred_tau_r, pbuf[1]) : "", xi.predicted ? xi.pred_cold_kernel : "", (int)xi.features_on_gpu, 1e3 * xi.predict_seconds, (int)xi.upgrade_tried, (int)xi.plan_settled);
       }
       if (!(err < 1e-12)) {
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: WRONG result for %s: rel err %g (variant not timed)\n", E[k].name, label, err));
         wrong = 1;
       } else PetscCall(time_matmult(B, x, y, nc, warmup, reps, &T));
       {
-        const double setup = conv_ms + first_ms - T.med * 1e-3;
+        double setup[MAXSETUP];
+        for (PetscInt r = 0; r < setup_reps; r++) setup[r] = conv[r] + first[r] - T.med * 1e-3;
+        qsort(setup, (size_t)setup_reps, sizeof(double), cmp_double);
+        qsort(conv, (size_t)setup_reps, sizeof(double), cmp_double);
+        qsort(first, (size_t)setup_reps, sizeof(double), cmp_double);
         fprintf(fo, "%s,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,", E[k].name, E[k].family, (int)m, (int)n, (int)nnz, label, vars[v].mat_type, g_gpu ? VECCUDA : VECSEQ, ctc, ctr, src, hm, share, ondev);
-        if (err < 1e-12) fprintf(fo, "%.2f,%.2f,%.2f,%.2f,%.2f,", T.med, T.mn, T.mx, T.loop, setup);
+        if (err < 1e-12) fprintf(fo, "%.2f,%.2f,%.2f,%.2f,%.2f,", T.med, T.mn, T.mx, T.loop, setup[setup_reps / 2]);
         else fprintf(fo, ",,,,,");
-        fprintf(fo, "%.2f,%.2f,%.3g,%d,%.1f,%s\n", conv_ms, first_ms, err, (int)nc, load_ms, g_gpu ? "gpu" : "cpu");
+        fprintf(fo, "%.2f,%.2f,%.3g,%d,%.1f,%s,", conv[setup_reps / 2], first[setup_reps / 2], err, (int)nc, load_ms, g_gpu ? "gpu" : "cpu");
+        fprintf(fo, "%d,%.2f,%.2f,%d,%.2f,%s\n", (int)setup_reps, setup[0], setup[setup_reps - 1], (int)settle_mults, settle_ms, plan);
         fflush(fo);
-        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-24s %-22s %10d %9.1f %9.1f %9.1f %9.1f %9.2g\n", E[k].name, label, (int)nnz, T.med, T.mn, T.loop, setup, err));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-24s %-22s %10d %9.1f %9.1f %9.1f %9.1f %9.2g\n", E[k].name, label, (int)nnz, T.med, T.mn, T.loop, setup[setup_reps / 2], err));
       }
       PetscCall(MatDestroy(&B));
     }
