@@ -1,6 +1,9 @@
 #!/bin/bash
 # The whole SpMV benchmark of the corpus in one command (GPU host; see tuning/results/README.md):
-#   tuning/bench/run_corpus.sh [--quick] [--build DIR] [--cache DIR] [--petsc-crux tc,tr[,tc,tr...]] [OUTDIR]
+#   tuning/bench/run_corpus.sh [--quick] [--petsc-only] [--build DIR] [--cache DIR] [--corpus FILE]
+#                              [--petsc-crux tc,tr[,tc,tr...]] [OUTDIR]
+# (--petsc-only: steps 1 and 3 only, e.g. the setup study; $PBENCH_ARGS is passed to step 3, e.g.
+# "-setup_reps 5")
 # 1. generates tuning/gen/corpus.txt (or its quick subset) as PETSc binary files into the cache
 #    (default /tmp/matxtract-corpus; $MX_CACHE), all in parallel, skipping files already there
 #    (NAME.spec beside NAME.petsc holds the spec; a changed spec regenerates);
@@ -13,6 +16,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 QUICK=0
+PETSC_ONLY=0
 BUILD=${BUILD:-build-gpu}
 CACHE=${MX_CACHE:-/tmp/matxtract-corpus}
 CORPUS=tuning/gen/corpus.txt
@@ -22,6 +26,7 @@ CMD="tuning/bench/run_corpus.sh $*"
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick|-quick) QUICK=1 ;;
+    --petsc-only) PETSC_ONLY=1 ;;
     --build) BUILD=$2; shift ;;
     --cache) CACHE=$2; shift ;;
     --corpus) CORPUS=$2; shift ;;
@@ -80,21 +85,25 @@ xargs -a "$OUTDIR/.gen.todo" -P "$(nproc)" -L 1 sh -c \
 rm -f "$OUTDIR/.gen.todo"
 
 # 2. kernels vs cuSPARSE
-stamp matxtract-bench
-"$BENCH" $QARG -corpus "$CORPUS" -cache "$CACHE" -o "$OUTDIR" 2>&1 | tee "$OUTDIR/bench_kernels.log"
-rc=${PIPESTATUS[0]}
-[ $rc = 0 ] || { echo "matxtract-bench exit $rc" | tee -a "$LOG"; status=$([ $rc = 3 ] && echo 3 || echo 1); }
+if [ $PETSC_ONLY = 0 ]; then
+  stamp matxtract-bench
+  "$BENCH" $QARG -corpus "$CORPUS" -cache "$CACHE" -o "$OUTDIR" 2>&1 | tee "$OUTDIR/bench_kernels.log"
+  rc=${PIPESTATUS[0]}
+  [ $rc = 0 ] || { echo "matxtract-bench exit $rc" | tee -a "$LOG"; status=$([ $rc = 3 ] && echo 3 || echo 1); }
+fi
 
 # 3. PETSc Mat interface: aijcusparse vs matxtract
 stamp matxtract-petsc-bench
 PC=; [ -n "$PCRUX" ] && PC="-crux $PCRUX"
-"$PBENCH" $QARG -corpus "$CORPUS" -cache "$CACHE" -o "$OUTDIR" $PC 2>&1 | tee "$OUTDIR/bench_petsc.log"
+"$PBENCH" $QARG -corpus "$CORPUS" -cache "$CACHE" -o "$OUTDIR" $PC ${PBENCH_ARGS:-} 2>&1 | tee "$OUTDIR/bench_petsc.log"
 rc=${PIPESTATUS[0]}
 [ $rc = 0 ] || { echo "matxtract-petsc-bench exit $rc" | tee -a "$LOG"; [ $status = 3 ] || status=$([ $rc = 3 ] && echo 3 || echo 1); }
 
 # 4. merge, summary, figures
 stamp plots
-if [ -s "$OUTDIR/spmv_kernels.csv" ]; then
+if [ $PETSC_ONLY = 1 ]; then
+  echo "--petsc-only: no kernel results to plot" | tee -a "$LOG"
+elif [ -s "$OUTDIR/spmv_kernels.csv" ]; then
   python3 tuning/bench/plots.py "$OUTDIR" --command "$CMD" 2>&1 | tee -a "$LOG" || status=1
 else
   echo "no spmv_kernels.csv: nothing to plot" | tee -a "$LOG"; status=1
