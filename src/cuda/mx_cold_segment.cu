@@ -1,4 +1,9 @@
-/* mx_cold_segment.cu - cold kernel A (paper Alg. 2): y = C x + z over fixed nonzero segments. */
+/* mx_cold_segment.cu - cold kernel A (paper Alg. 2): y = C x + z over fixed nonzero segments.
+ * One kernel template over a decoder (mx_cold_decode.cuh): the plain cold CSR, or its packed form
+ * (mx_cold_pack.h, issue 13) decoded in registers; same plan, same products, same summation order,
+ * so the packed kernel's y is bitwise the plain one's. */
+#include "mx_cold_decode.cuh"
+#include "mx_cold_pack_dev.h"
 #include "mx_device_impl.h"
 #include "mx_kernel_common.cuh"
 
@@ -28,8 +33,8 @@ __device__ __forceinline__ void seg_rows_from_shared(const int *s_rp, int ra, in
 /* Phase 3: row r starts in the segment and ends beyond it (only the block's last row can). The
  * whole block sums it: its in-segment part from shared memory, the rest from global memory with
  * four independent accumulators, then a fixed-order block sum. */
-template <int XH>
-__device__ __forceinline__ void seg_crossing_row(const int *__restrict__ rowptr, const int *__restrict__ col,
+template <int XH, class Dec>
+__device__ __forceinline__ void seg_crossing_row(const Dec &dec, const int *__restrict__ rowptr, const int *__restrict__ col,
                                                  const double *__restrict__ val, const double *__restrict__ x,
                                                  const double *__restrict__ xhot, int r, int s0, int s1, const double *prod,
                                                  const double *z, double *y,
@@ -40,16 +45,20 @@ __device__ __forceinline__ void seg_crossing_row(const int *__restrict__ rowptr,
   for (int k = beg + threadIdx.x; k < s1; k += T) a0 += prod[k - s0];
   int k = s1 + threadIdx.x;
   for (; k + 3 * T < end; k += 4 * T) {
-    const int c0 = mx_ld_stream(col + k), c1 = mx_ld_stream(col + k + T);
-    const int c2 = mx_ld_stream(col + k + 2 * T), c3 = mx_ld_stream(col + k + 3 * T);
-    const double v0 = mx_ld_stream(val + k), v1 = mx_ld_stream(val + k + T);
-    const double v2 = mx_ld_stream(val + k + 2 * T), v3 = mx_ld_stream(val + k + 3 * T);
-    a0 += v0 * mx_ld_xc<XH>(x, xhot, c0);
-    a1 += v1 * mx_ld_xc<XH>(x, xhot, c1);
-    a2 += v2 * mx_ld_xc<XH>(x, xhot, c2);
-    a3 += v3 * mx_ld_xc<XH>(x, xhot, c3);
+    const int c0 = dec.col_at(col, k), c1 = dec.col_at(col, k, T);
+    const int c2 = dec.col_at(col, k, 2 * T), c3 = dec.col_at(col, k, 3 * T);
+    const typename Dec::raw_t v0 = dec.raw_at(val, k), v1 = dec.raw_at(val, k, T);
+    const typename Dec::raw_t v2 = dec.raw_at(val, k, 2 * T), v3 = dec.raw_at(val, k, 3 * T);
+    a0 += dec.value(v0, c0) * mx_ld_xc<XH>(x, xhot, c0);
+    a1 += dec.value(v1, c1) * mx_ld_xc<XH>(x, xhot, c1);
+    a2 += dec.value(v2, c2) * mx_ld_xc<XH>(x, xhot, c2);
+    a3 += dec.value(v3, c3) * mx_ld_xc<XH>(x, xhot, c3);
   }
-  for (; k < end; k += T) a0 += mx_ld_stream(val + k) * mx_ld_xc<XH>(x, xhot, mx_ld_stream(col + k));
+  for (; k < end; k += T) { /* value before column: the load order the uncompressed kernel always had */
+    const typename Dec::raw_t v = dec.raw_at(val, k);
+    const int c = dec.col_at(col, k);
+    a0 += dec.value(v, c) * mx_ld_xc<XH>(x, xhot, c);
+  }
   const double s = mx_block_sum((a0 + a1) + (a2 + a3), red);
   if (threadIdx.x == 0) y[r] = z ? s + z[r] : s;
 }
@@ -63,12 +72,14 @@ __device__ __forceinline__ void seg_crossing_row(const int *__restrict__ rowptr,
  * alone writes y[r] (reading past its segment from global memory when the row continues), so no
  * atomics and no inter-block order are needed; each sum is taken in a fixed order, so y is bitwise
  * reproducible. z may alias y: each y[r] is read then written by its owner only.
- * XH: x-hot cache mode (mx_kernel_common.cuh); it changes where x values are read, not the sums. */
-template <int XH>
+ * XH: x-hot cache mode (mx_kernel_common.cuh); it changes where x values are read, not the sums.
+ * Dec: how nonzero g is read (mx_cold_decode.cuh); it changes the bytes read, not the products. */
+template <int XH, class Dec>
 __global__ void __launch_bounds__(MX_SEG_THREADS, MX_SEG_MIN_BLOCKS)
 mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *__restrict__ col,
                        const double *__restrict__ val, const int4 *__restrict__ plan,
-                       const double *__restrict__ x, const double *__restrict__ xhot, const double *z, double *y) {
+                       const double *__restrict__ x, const double *__restrict__ xhot, const double *z, double *y,
+                       const Dec dec) {
   __shared__ double prod[MX_SEG_NNZ + MX_SEG_THREADS];
   __shared__ int s_rp[MX_SEG_MAX_ROWS + 1];
   __shared__ double red[MX_SEG_THREADS / 32];
@@ -78,29 +89,61 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
   const int s1 = p.w; /* segment end, extended over the last row's tail when that is short */
   const int s1_seg = min(s0 + MX_SEG_NNZ, s1);
   for (int i = threadIdx.x; i <= rb - ra; i += MX_SEG_THREADS) s_rp[i] = rowptr[ra + i] - s0;
-  mx_stage_products<MX_SEG_THREADS, MX_SEG_PER_THREAD, XH>(col, val, x, xhot, s0, s1_seg, prod); /* Alg. 2 */
-  mx_stage_products<MX_SEG_THREADS, 1, XH>(col, val, x, xhot, s1_seg, s1, prod + (s1_seg - s0)); /* short tail */
+  mx_stage_products_dec<MX_SEG_THREADS, MX_SEG_PER_THREAD, XH>(dec, col, val, x, xhot, s0, s1_seg, prod); /* Alg. 2 */
+  mx_stage_products_dec<MX_SEG_THREADS, 1, XH>(dec, col, val, x, xhot, s1_seg, s1, prod + (s1_seg - s0)); /* short tail */
   __syncthreads();
   const bool crossing = rb > ra && s_rp[rb - ra] > s1 - s0;
   seg_rows_from_shared(s_rp, ra, crossing ? rb - 1 : rb, prod, z, y);
-  if (crossing) seg_crossing_row<XH>(rowptr, col, val, x, xhot, rb - 1, s0, s1, prod, z, y, red);
+  if (crossing) seg_crossing_row<XH>(dec, rowptr, col, val, x, xhot, rb - 1, s0, s1, prod, z, y, red);
 }
 
-template <int XH>
-static void segment_kernel_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
-  mx_cold_segment_kernel<XH><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(D->cold_nnz, D->cold_rowptr, D->cold_col,
-                                                                       D->cold_val, D->seg_plan, x, D->xhot, z, y);
+template <int XH, class Dec>
+static void segment_kernel_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s,
+                                  const Dec &dec) {
+  mx_cold_segment_kernel<XH, Dec><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(D->cold_nnz, D->cold_rowptr, D->cold_col,
+                                                                            D->cold_val, D->seg_plan, x, D->xhot, z, y, dec);
 }
 
 int mx_cold_segment_set_carveout(int percent) {
-  MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_segment_kernel<MX_XH_ON>, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+  MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_segment_kernel<MX_XH_ON, mx_dec_plain>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                   percent));
   return 0;
+}
+
+/* ---- the packed form: one instantiation per (value, column) encoding, x-hot off ------------------- */
+
+template <int VE, int IE>
+static void packed_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
+  const mx_cold_pack_dev *P = D->pack;
+  const mx_dec_pack<VE, IE> dec = {P->seg_base, P->delta8, P->delta16, P->code8, P->code16, P->dict};
+  segment_kernel_launch<MX_XH_OFF>(D, x, z, y, s, dec);
+}
+
+template <int VE>
+static void packed_launch_idx(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
+  switch (D->pack->idx_enc) {
+    case MX_IDX_DELTA8: packed_launch<VE, MX_IDX_DELTA8>(D, x, z, y, s); break;
+    case MX_IDX_DELTA16: packed_launch<VE, MX_IDX_DELTA16>(D, x, z, y, s); break;
+    default: packed_launch<VE, MX_IDX_PLAIN>(D, x, z, y, s); break;
+  }
+}
+
+/* y = C x + z from the packed form (mx_cold_pack_dev_active(D) holds). */
+static void packed_dispatch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
+  switch (D->pack->val_enc) {
+    case MX_VAL_DICT0: packed_launch_idx<MX_VAL_DICT0>(D, x, z, y, s); break;
+    case MX_VAL_DICT8: packed_launch_idx<MX_VAL_DICT8>(D, x, z, y, s); break;
+    case MX_VAL_DICT16: packed_launch_idx<MX_VAL_DICT16>(D, x, z, y, s); break;
+    case MX_VAL_COLCONST: packed_launch_idx<MX_VAL_COLCONST>(D, x, z, y, s); break;
+    default: packed_launch_idx<MX_VAL_PLAIN>(D, x, z, y, s); break; /* plain values, packed columns */
+  }
 }
 
 int mx_cold_segment_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
   if (D->nrows == 0) return 0;
-  if (D->xhot_mode == MX_XH_ON && D->xhot_cold) segment_kernel_launch<MX_XH_ON>(D, x, z, y, s);
-  else segment_kernel_launch<MX_XH_OFF>(D, x, z, y, s);
+  if (mx_cold_pack_dev_active(D)) packed_dispatch(D, x, z, y, s);
+  else if (D->xhot_mode == MX_XH_ON && D->xhot_cold) segment_kernel_launch<MX_XH_ON>(D, x, z, y, s, mx_dec_plain());
+  else segment_kernel_launch<MX_XH_OFF>(D, x, z, y, s, mx_dec_plain());
   MX_LAUNCH_CHECK("mx_cold_segment_kernel launch");
   return 0;
 }

@@ -108,6 +108,7 @@ static int dev_upload(mx_device *D, T **p, const T *host, size_t count, const ch
 extern "C" void mx_device_free(mx_device *D) {
   if (!D) return;
   mx_cold_cusparse_free(D);
+  mx_cold_pack_dev_free(D); /* packed cold CSR (mx_cold_pack.cu) */
   void *ptrs[] = {D->xhot_col, D->xhot, D->cold_rowptr, D->cold_col,    D->cold_src,    D->cold_val,  D->seg_plan, D->merge_coord,
                   D->carry_row,   D->carry_val,   D->hot_row,     D->du_chunkptr, D->du_col,      D->du_valptr,
                   D->se_ptr,      D->se_col,      D->hot_src,     D->du_bitmap, D->du_val,        D->se_val,
@@ -646,6 +647,7 @@ extern "C" int mx_device_refresh_values(mx_device *D, const double *val, void *s
   if (D->mode == MX_HOT_DU && mx_gather_launch(D->du_val, D->hot_src, D->val_in, D->hot_nvals, s)) return 1;
   if (D->mode == MX_HOT_SE && mx_gather_launch(D->se_val, D->hot_src, D->val_in, D->hot_nvals, s)) return 1;
   if (D->cold == MX_COLD_CUSPARSE && mx_cold_cusparse_refresh(D, s)) return 1;
+  if (mx_cold_pack_dev_refresh(D, s)) return 1; /* packed cold CSR: values encoded again */
   /* val may be pinned memory the caller reuses at once: finish the copy before returning */
   MX_CUDA_TRY(cudaStreamSynchronize(s));
   return 0;

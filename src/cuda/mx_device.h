@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include "../core/mx_format.h"
+#include "../core/mx_cold_pack.h"
 #include "../core/mx_features.h"
 
 #ifdef __cplusplus
@@ -109,6 +110,36 @@ int mx_device_spmv_host(mx_device *D, const double *x, const double *z, double *
  * one synchronisation, as in a solver loop. Overwrites D's staging vectors: call it when no
  * product of D is in flight (e.g. right after a build). 0 seconds for an empty D. */
 int mx_device_time_spmv(mx_device *D, int reps, double *seconds);
+
+/* ---- third cascade: the packed cold CSR (mx_cold_pack.h, mx_cold_pack.cu) ---------------------------
+ * mx_device_compress packs D's cold CSR ON THE GPU into the bytes mx_cold_pack_build gives on the
+ * host (encodings chosen by exact byte count under MX_PACK_AUTO, or forced: a forced encoding that
+ * cannot hold the matrix is an error and D stays unpacked). The segment cold kernel then reads the
+ * packed form (y bitwise equal to the plain kernel's); merge and cuSPARSE keep reading the plain
+ * arrays, which stay on the device. {PLAIN, PLAIN} (= mx_pack_request_of(MX_COMPRESS_OFF)) removes a
+ * pack. Off while x-hot codes the cold CSR (mx_device_compress returns 0, nothing packed). A value
+ * refresh (mx_device_refresh_values) chooses the value encoding again (falls back to plain where a
+ * dictionary no longer fits). Synchronous; call it when no product of D is in flight. */
+int mx_device_compress(mx_device *D, const mx_pack_request *req);
+
+typedef struct {
+  int packed;         /* 1: D holds a pack with a packed part */
+  int in_use;         /* 1: packed and the cold kernel is the segment kernel (which reads it) */
+  mx_val_enc val_enc; /* plain when not packed */
+  mx_idx_enc idx_enc;
+  int32_t ndict;      /* dictionary entries (DICT*) or column constants (COLCONST) */
+  size_t bytes;       /* cold bytes the kernel reads: 4(nrows+1) + values + columns (mx_cold_pack_bytes) */
+  size_t plain_bytes; /* the same cold CSR plain: mx_csr_bytes(nrows, cold_nnz) */
+  mx_val_enc prev_val_enc; /* the last refresh: value encoding before it, */
+  int fell_back;           /* and 1 if it fell back to plain values */
+} mx_device_pack_info;
+
+/* The encodings and bytes of D's cold part (for -mat_view, -info). */
+int mx_device_compress_info(const mx_device *D, mx_device_pack_info *info);
+
+/* D's cold part as a host mx_cold_pack (owned arrays; mx_cold_pack_free), plain when not packed:
+ * for tests (compare with mx_cold_pack_build byte for byte). */
+int mx_device_download_pack(const mx_device *D, mx_cold_pack *P);
 
 #ifdef __cplusplus
 }

@@ -22,11 +22,13 @@ struct mx_hot_split {
 };
 
 struct mx_cusparse_cold; /* mx_cold_cusparse.cu */
+struct mx_cold_pack_dev; /* mx_cold_pack_dev.h */
 
 struct mx_device {
   int nrows, ncols, nnz;
   mx_cold_kernel cold; /* resolved: SEGMENT, MERGE or CUSPARSE */
   mx_cusparse_cold *csp; /* cuSPARSE descriptors when cold == MX_COLD_CUSPARSE, else NULL */
+  mx_cold_pack_dev *pack; /* packed cold CSR (mx_device_compress), read by the segment kernel; NULL = off */
 
   /* cold CSR */
   int cold_nnz;
@@ -115,6 +117,11 @@ void mx_cold_cusparse_free(mx_device *D);
 int mx_hot_du_launch(const mx_device *D, const double *x, double *y, cudaStream_t s);
 int mx_hot_se_launch(const mx_device *D, const double *x, double *y, cudaStream_t s);
 int mx_hot_split_launch(const mx_device *D, double *y, cudaStream_t s);
+/* packed cold CSR (mx_cold_pack.cu): after D's cold_val was refreshed on stream s, choose and
+ * encode the values again (synchronises s; nothing without a pack); free the pack (its bytes leave
+ * D->bytes; nothing without one) */
+int mx_cold_pack_dev_refresh(mx_device *D, cudaStream_t s);
+void mx_cold_pack_dev_free(mx_device *D);
 /* x-hot cache (mx_xhot.cu), set up on the device arrays already in D: request as in
  * mx_device_upload_xhot, cap_auto the most columns AUTO takes, cold = 1 codes the cold CSR too. */
 int mx_xhot_setup(mx_device *D, int request, int cap_auto, int cold);

@@ -1,0 +1,333 @@
+/* mx_cold_pack.cu - the packed cold CSR (mx_cold_pack.h) built ON THE GPU from D's cold CSR, byte
+ * for byte what the host encoder mx_cold_pack_build makes of the same arrays:
+ *   statistics  distinct value bit patterns: CUB radix sort of the 64-bit patterns + unique (the
+ *               sorted unique list IS the host's dictionary); column constants: s[col] = pattern
+ *               scattered (racing writes store the same bits where a column is constant), then a
+ *               check pass flags any nonzero whose pattern differs from s[col]; empty columns keep
+ *               s = +0.0 as on the host; segment spans: one warp per 32-nonzero segment (min/max).
+ *   choice      the host's own mx_cold_pack_choose on those numbers (copied back: one sync).
+ *   encoding    codes = rank in the sorted dictionary (binary search), deltas = col - base.
+ * Integer atomics only (the span maximum, the mismatch flag): no floating-point atomics.
+ * Compression is off while x-hot codes the cold CSR (its column codes are not columns): the kernel
+ * choice rule keeps x-hot out of the cold CSR by default (MX_XHOT_COLD 0). */
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+#include <limits.h>
+#include <string.h>
+#include "mx_cold_pack_dev.h"
+#include "mx_kernel_common.cuh" /* MX_FULL_MASK */
+#include "mx_scratch.cuh"
+
+#define MX_PACK_THREADS 256
+typedef unsigned long long u64;
+
+static inline int pk_blocks(int64_t n) { return (int)((n + MX_PACK_THREADS - 1) / MX_PACK_THREADS); }
+
+/* ---- kernels (one thread per nonzero unless said) ------------------------------------------------ */
+
+/* bits[i] = bit pattern of val[i] */
+__global__ void __launch_bounds__(MX_PACK_THREADS) mx_pack_bits(int n, const double *__restrict__ val, u64 *bits) {
+  const int i = blockIdx.x * MX_PACK_THREADS + threadIdx.x;
+  if (i < n) bits[i] = (u64)__double_as_longlong(val[i]);
+}
+
+/* s[col[i]] = pattern of val[i]: where a column is constant every write stores the same bits */
+__global__ void __launch_bounds__(MX_PACK_THREADS) mx_pack_scatter_cols(int n, const int *__restrict__ col,
+                                                                        const double *__restrict__ val, u64 *s) {
+  const int i = blockIdx.x * MX_PACK_THREADS + threadIdx.x;
+  if (i < n) s[col[i]] = (u64)__double_as_longlong(val[i]);
+}
+
+/* *differs = 1 if some nonzero's pattern is not s[its column] (the matrix is not column-constant) */
+__global__ void __launch_bounds__(MX_PACK_THREADS) mx_pack_check_cols(int n, const int *__restrict__ col,
+                                                                      const double *__restrict__ val,
+                                                                      const u64 *__restrict__ s, int *differs) {
+  const int i = blockIdx.x * MX_PACK_THREADS + threadIdx.x;
+  if (i < n && (u64)__double_as_longlong(val[i]) != s[col[i]]) atomicOr(differs, 1);
+}
+
+/* One warp per segment k (nonzeros 32k .. 32k+31): base[k] = smallest column, *span = max over
+ * segments of (largest - smallest). */
+__global__ void __launch_bounds__(MX_PACK_THREADS) mx_pack_seg_bases(int n, int nseg, const int *__restrict__ col,
+                                                                     int *base, int *span) {
+  const int k = (int)(((int64_t)blockIdx.x * MX_PACK_THREADS + threadIdx.x) >> 5), lane = threadIdx.x & 31;
+  if (k >= nseg) return; /* warp-uniform */
+  const int g = k * MX_PACK_SEG + lane;
+  const int c = g < n ? col[g] : -1;
+  const int lo = __reduce_min_sync(MX_FULL_MASK, g < n ? c : INT_MAX), hi = __reduce_max_sync(MX_FULL_MASK, c);
+  if (lane == 0) {
+    base[k] = lo;
+    atomicMax(span, hi - lo);
+  }
+}
+
+/* delta[g] = col[g] - base[g / 32] (fits T: the span was checked) */
+template <typename T>
+__global__ void __launch_bounds__(MX_PACK_THREADS) mx_pack_deltas(int n, const int *__restrict__ col,
+                                                                  const int *__restrict__ base, T *delta) {
+  const int g = blockIdx.x * MX_PACK_THREADS + threadIdx.x;
+  if (g < n) delta[g] = (T)(col[g] - base[g / MX_PACK_SEG]);
+}
+
+/* code[g] = rank of val[g]'s pattern in dict (nd patterns, ascending; it is there) */
+template <typename T>
+__global__ void __launch_bounds__(MX_PACK_THREADS) mx_pack_codes(int n, const double *__restrict__ val,
+                                                                 const u64 *__restrict__ dict, int nd, T *code) {
+  const int g = blockIdx.x * MX_PACK_THREADS + threadIdx.x;
+  if (g >= n) return;
+  const u64 b = (u64)__double_as_longlong(val[g]);
+  int lo = 0, hi = nd - 1;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    if (dict[mid] < b) lo = mid + 1;
+    else hi = mid;
+  }
+  code[g] = (T)lo;
+}
+
+/* ---- device arrays of the pack (counted in D->bytes) ----------------------------------------------- */
+
+template <typename T>
+static void pk_free(mx_device *D, T **p, size_t count) {
+  if (*p) {
+    cudaFree(*p);
+    D->bytes -= count * sizeof(T);
+  }
+  *p = nullptr;
+}
+
+/* free the value arrays of P */
+static void free_values(mx_device *D, mx_cold_pack_dev *P) {
+  pk_free(D, &P->dict, (size_t)P->ndict);
+  pk_free(D, &P->code8, P->code8 ? (size_t)D->cold_nnz : 0);
+  pk_free(D, &P->code16, P->code16 ? (size_t)D->cold_nnz : 0);
+  P->ndict = 0;
+  P->val_enc = MX_VAL_PLAIN;
+}
+
+void mx_cold_pack_dev_free(mx_device *D) {
+  mx_cold_pack_dev *P = D ? D->pack : nullptr;
+  if (!P) return;
+  free_values(D, P);
+  pk_free(D, &P->seg_base, (size_t)P->nseg);
+  pk_free(D, &P->delta8, P->delta8 ? (size_t)D->cold_nnz : 0);
+  pk_free(D, &P->delta16, P->delta16 ? (size_t)D->cold_nnz : 0);
+  free(P);
+  D->pack = nullptr;
+}
+
+/* ---- statistics -------------------------------------------------------------------------------------- */
+
+/* What the value choice needs, on stream s: st->ndistinct (capped as on the host), st->colconst;
+ * *uniq = the distinct patterns ascending (scratch), *colbits = s_j per column (scratch). */
+static int value_stats(mx_device *D, mx_scratch &W, cudaStream_t s, mx_cold_pack_stats *st, u64 **uniq, u64 **colbits) {
+  const int n = D->cold_nnz;
+  u64 *keys, *sorted;
+  int *counts; /* [0] distinct, [1] differs */
+  if (mx_scratch_alloc(D, W, &keys, n, "pack: value patterns") || mx_scratch_alloc(D, W, &sorted, n, "pack: sorted patterns") ||
+      mx_scratch_alloc(D, W, colbits, D->ncols, "pack: column constants") || mx_scratch_alloc(D, W, &counts, 2, "pack: counts"))
+    return 1;
+  MX_CUDA_TRY(cudaMemsetAsync(counts, 0, 2 * sizeof(int), s));
+  MX_CUDA_TRY(cudaMemsetAsync(*colbits, 0, sizeof(u64) * (D->ncols > 0 ? D->ncols : 1), s));
+  if (n > 0) {
+    mx_pack_bits<<<pk_blocks(n), MX_PACK_THREADS, 0, s>>>(n, D->cold_val, keys);
+    MX_LAUNCH_CHECK("pack: value patterns");
+    if (mx_cub_run(D, W, "pack: sort value patterns", [&](void *t, size_t &b) {
+          return cub::DeviceRadixSort::SortKeys(t, b, keys, sorted, n, 0, 64, s);
+        }) ||
+        mx_cub_run(D, W, "pack: distinct values", [&](void *t, size_t &b) {
+          return cub::DeviceSelect::Unique(t, b, sorted, keys, counts, n, s);
+        }))
+      return 1;
+    mx_pack_scatter_cols<<<pk_blocks(n), MX_PACK_THREADS, 0, s>>>(n, D->cold_col, D->cold_val, *colbits);
+    mx_pack_check_cols<<<pk_blocks(n), MX_PACK_THREADS, 0, s>>>(n, D->cold_col, D->cold_val, *colbits, counts + 1);
+    MX_LAUNCH_CHECK("pack: column constants");
+  }
+  int h[2];
+  MX_CUDA_TRY(cudaMemcpyAsync(h, counts, sizeof h, cudaMemcpyDeviceToHost, s));
+  MX_CUDA_TRY(cudaStreamSynchronize(s));
+  st->ndistinct = h[0] > MX_PACK_DICT_MAX ? MX_PACK_DICT_MAX + 1 : h[0];
+  st->colconst = h[1] == 0;
+  *uniq = keys;
+  return 0;
+}
+
+/* st->max_span and the segment bases (scratch *base, nseg entries). */
+static int index_stats(mx_device *D, mx_scratch &W, cudaStream_t s, mx_cold_pack_stats *st, int **base, int *nseg) {
+  const int n = D->cold_nnz;
+  int *span;
+  *nseg = (int)(((int64_t)n + MX_PACK_SEG - 1) / MX_PACK_SEG);
+  if (mx_scratch_alloc(D, W, base, *nseg, "pack: segment bases") || mx_scratch_alloc(D, W, &span, 1, "pack: span")) return 1;
+  MX_CUDA_TRY(cudaMemsetAsync(span, 0, sizeof(int), s));
+  if (*nseg > 0) {
+    mx_pack_seg_bases<<<pk_blocks((int64_t)*nseg * 32), MX_PACK_THREADS, 0, s>>>(n, *nseg, D->cold_col, *base, span);
+    MX_LAUNCH_CHECK("pack: segment bases");
+  }
+  int h = 0;
+  MX_CUDA_TRY(cudaMemcpyAsync(&h, span, sizeof h, cudaMemcpyDeviceToHost, s));
+  MX_CUDA_TRY(cudaStreamSynchronize(s));
+  st->max_span = h;
+  return 0;
+}
+
+/* ---- encoders ---------------------------------------------------------------------------------------- */
+
+/* The value arrays of encoding ve (P's value arrays are empty). */
+static int encode_values(mx_device *D, mx_cold_pack_dev *P, cudaStream_t s, mx_val_enc ve, int64_t ndistinct,
+                         const u64 *uniq, const u64 *colbits) {
+  const int n = D->cold_nnz;
+  P->val_enc = ve;
+  if (ve == MX_VAL_PLAIN) return 0;
+  const u64 *src = ve == MX_VAL_COLCONST ? colbits : uniq;
+  P->ndict = ve == MX_VAL_COLCONST ? D->ncols : (int)ndistinct;
+  if (mx_cuda_alloc_on(D, &P->dict, (size_t)P->ndict, "pack: dictionary")) return 1;
+  if (P->ndict > 0) MX_CUDA_TRY(cudaMemcpyAsync(P->dict, src, sizeof(double) * P->ndict, cudaMemcpyDeviceToDevice, s));
+  if (n == 0 || (ve != MX_VAL_DICT8 && ve != MX_VAL_DICT16)) return 0;
+  if (ve == MX_VAL_DICT8) {
+    if (mx_cuda_alloc_on(D, &P->code8, (size_t)n, "pack: 1-byte value codes")) return 1;
+    mx_pack_codes<<<pk_blocks(n), MX_PACK_THREADS, 0, s>>>(n, D->cold_val, uniq, P->ndict, P->code8);
+  } else {
+    if (mx_cuda_alloc_on(D, &P->code16, (size_t)n, "pack: 2-byte value codes")) return 1;
+    mx_pack_codes<<<pk_blocks(n), MX_PACK_THREADS, 0, s>>>(n, D->cold_val, uniq, P->ndict, P->code16);
+  }
+  MX_LAUNCH_CHECK("pack: value codes");
+  return 0;
+}
+
+/* The column arrays of encoding ie from the segment bases (handed over from the scratch). */
+static int encode_columns(mx_device *D, mx_cold_pack_dev *P, mx_scratch &W, cudaStream_t s, mx_idx_enc ie, int *base, int nseg) {
+  const int n = D->cold_nnz;
+  P->idx_enc = ie;
+  if (ie == MX_IDX_PLAIN || n == 0) return 0;
+  mx_scratch_release(D, W, base);
+  P->seg_base = base;
+  P->nseg = nseg;
+  if (ie == MX_IDX_DELTA8) {
+    if (mx_cuda_alloc_on(D, &P->delta8, (size_t)n, "pack: 1-byte column deltas")) return 1;
+    mx_pack_deltas<<<pk_blocks(n), MX_PACK_THREADS, 0, s>>>(n, D->cold_col, base, P->delta8);
+  } else {
+    if (mx_cuda_alloc_on(D, &P->delta16, (size_t)n, "pack: 2-byte column deltas")) return 1;
+    mx_pack_deltas<<<pk_blocks(n), MX_PACK_THREADS, 0, s>>>(n, D->cold_col, base, P->delta16);
+  }
+  MX_LAUNCH_CHECK("pack: column deltas");
+  return 0;
+}
+
+/* Statistics, choice, encoding of D's cold CSR into D->pack (allocated, req set). */
+static int build_pack(mx_device *D, cudaStream_t s) {
+  mx_cold_pack_dev *P = D->pack;
+  mx_scratch W;
+  mx_cold_pack_stats st = {D->cold_nnz, D->ncols, 0, 1, 0};
+  u64 *uniq = nullptr, *colbits = nullptr;
+  int *base = nullptr, nseg = 0;
+  if (value_stats(D, W, s, &st, &uniq, &colbits) || index_stats(D, W, s, &st, &base, &nseg)) return 1;
+  mx_val_enc ve;
+  mx_idx_enc ie;
+  if (mx_cold_pack_choose(&P->req, &st, &ve, &ie) != MX_OK)
+    return mx_fail("mx_device_compress: the requested encoding (values %s, columns %s) cannot hold the cold CSR "
+                   "(%lld distinct values, column-constant %d, largest segment span %lld)",
+                   P->req.val == MX_PACK_AUTO ? "auto" : mx_val_enc_name(P->req.val),
+                   P->req.idx == MX_PACK_AUTO ? "auto" : mx_idx_enc_name(P->req.idx), (long long)st.ndistinct, st.colconst,
+                   (long long)st.max_span);
+  P->prev_val_enc = ve;
+  if (encode_columns(D, P, W, s, ie, base, nseg) || encode_values(D, P, s, ve, st.ndistinct, uniq, colbits)) return 1;
+  MX_CUDA_TRY(cudaStreamSynchronize(s)); /* the scratch is freed when W goes */
+  return 0;
+}
+
+/* ---- entry points ------------------------------------------------------------------------------------ */
+
+extern "C" int mx_device_compress(mx_device *D, const mx_pack_request *req) {
+  if (!D || !req) return mx_fail("mx_device_compress: NULL argument");
+  mx_cold_pack_dev_free(D);
+  if (req->val == MX_VAL_PLAIN && req->idx == MX_IDX_PLAIN) return 0; /* off */
+  if (D->xhot_cold && D->xhot_n > 0) return 0; /* x-hot codes in the cold CSR: compression off */
+  D->pack = (mx_cold_pack_dev *)calloc(1, sizeof *D->pack);
+  if (!D->pack) return mx_fail("mx_device_compress: out of host memory");
+  D->pack->req = *req;
+  if (build_pack(D, 0)) {
+    mx_cold_pack_dev_free(D);
+    return 1;
+  }
+  if (D->bytes > D->build_peak_bytes) D->build_peak_bytes = D->bytes;
+  return 0;
+}
+
+int mx_cold_pack_dev_refresh(mx_device *D, cudaStream_t s) {
+  mx_cold_pack_dev *P = D->pack;
+  if (!P) return 0;
+  mx_scratch W;
+  mx_cold_pack_stats st = {D->cold_nnz, D->ncols, 0, 1, 0};
+  u64 *uniq = nullptr, *colbits = nullptr;
+  if (value_stats(D, W, s, &st, &uniq, &colbits)) return 1;
+  const mx_pack_request vreq = {P->req.val, MX_IDX_PLAIN};
+  mx_val_enc ve = MX_VAL_PLAIN;
+  mx_idx_enc ie;
+  if (mx_cold_pack_choose(&vreq, &st, &ve, &ie) != MX_OK) ve = MX_VAL_PLAIN; /* a forced one no longer holds */
+  P->prev_val_enc = P->val_enc;
+  P->fell_back = P->val_enc != MX_VAL_PLAIN && ve == MX_VAL_PLAIN;
+  free_values(D, P);
+  if (encode_values(D, P, s, ve, st.ndistinct, uniq, colbits)) {
+    free_values(D, P); /* plain values: still right (cold_val is refreshed) */
+    return 1;
+  }
+  MX_CUDA_TRY(cudaStreamSynchronize(s));
+  return 0;
+}
+
+extern "C" int mx_device_compress_info(const mx_device *D, mx_device_pack_info *info) {
+  if (!D || !info) return mx_fail("mx_device_compress_info: NULL argument");
+  memset(info, 0, sizeof *info);
+  const mx_cold_pack_dev *P = D->pack;
+  info->packed = mx_cold_pack_dev_active(D);
+  info->in_use = info->packed && D->cold == MX_COLD_SEGMENT;
+  info->val_enc = P ? P->val_enc : MX_VAL_PLAIN;
+  info->idx_enc = P ? P->idx_enc : MX_IDX_PLAIN;
+  info->prev_val_enc = P ? P->prev_val_enc : MX_VAL_PLAIN;
+  info->fell_back = P ? P->fell_back : 0;
+  info->ndict = P ? P->ndict : 0;
+  const mx_cold_pack_stats st = {D->cold_nnz, D->ncols, info->ndict, 0, 0};
+  info->bytes = 4 * ((size_t)D->nrows + 1) + mx_pack_value_bytes(info->val_enc, &st) + mx_pack_index_bytes(info->idx_enc, D->cold_nnz);
+  info->plain_bytes = mx_csr_bytes(D->nrows, D->cold_nnz);
+  return 0;
+}
+
+/* host copy of count T's (NULL for count 0) */
+template <typename T>
+static int fetch(const T *dev, size_t count, T **host, const char *what) {
+  *host = nullptr;
+  if (count == 0 || !dev) return 0;
+  *host = (T *)malloc(count * sizeof(T));
+  if (!*host) return mx_fail("%s: out of host memory", what);
+  return mx_cuda_check(cudaMemcpy(*host, dev, count * sizeof(T), cudaMemcpyDeviceToHost), what);
+}
+
+extern "C" int mx_device_download_pack(const mx_device *D, mx_cold_pack *Q) {
+  if (!D || !Q) return mx_fail("mx_device_download_pack: NULL argument");
+  memset(Q, 0, sizeof *Q);
+  const mx_cold_pack_dev *P = D->pack;
+  const size_t n = (size_t)D->cold_nnz;
+  Q->nrows = D->nrows;
+  Q->ncols = D->ncols;
+  Q->nnz = D->cold_nnz;
+  Q->req = P ? P->req : mx_pack_request_of(MX_COMPRESS_OFF);
+  Q->val_enc = P ? P->val_enc : MX_VAL_PLAIN;
+  Q->idx_enc = P ? P->idx_enc : MX_IDX_PLAIN;
+  Q->prev_val_enc = P ? P->prev_val_enc : MX_VAL_PLAIN;
+  Q->fell_back = P ? P->fell_back : 0;
+  Q->ndict = P ? P->ndict : 0;
+  Q->nseg = P ? P->nseg : 0;
+  const bool pv = Q->val_enc == MX_VAL_PLAIN, pi = Q->idx_enc == MX_IDX_PLAIN;
+  int rc = fetch(D->cold_rowptr, (size_t)D->nrows + 1, &Q->rowptr, "download pack rowptr") ||
+           fetch(pv ? D->cold_val : nullptr, n, &Q->val, "download pack values") ||
+           fetch(pi ? D->cold_col : nullptr, n, &Q->col, "download pack columns");
+  if (!rc && P)
+    rc = fetch(P->dict, (size_t)P->ndict, &Q->dict, "download pack dictionary") ||
+         fetch(P->code8, P->code8 ? n : 0, &Q->code8, "download pack 1-byte codes") ||
+         fetch(P->code16, P->code16 ? n : 0, &Q->code16, "download pack 2-byte codes") ||
+         fetch(P->seg_base, (size_t)P->nseg, &Q->seg_base, "download pack segment bases") ||
+         fetch(P->delta8, P->delta8 ? n : 0, &Q->delta8, "download pack 1-byte deltas") ||
+         fetch(P->delta16, P->delta16 ? n : 0, &Q->delta16, "download pack 2-byte deltas");
+  if (rc) mx_cold_pack_free(Q);
+  return rc;
+}

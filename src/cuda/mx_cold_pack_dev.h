@@ -1,0 +1,40 @@
+/* mx_cold_pack_dev.h - the packed cold CSR on the device (internal to src/cuda).
+ *
+ * Built on the GPU from D's cold CSR (mx_cold_pack.cu) into the same bytes as the host encoder
+ * mx_cold_pack_build: the packed parts live here, the plain parts (columns under MX_IDX_PLAIN,
+ * values under MX_VAL_PLAIN) are D's own cold_col / cold_val, which stay on the device anyway (value
+ * refresh, merge and cuSPARSE kernels, download). The segment cold kernel reads it when
+ * mx_cold_pack_dev_active(D). */
+#ifndef MX_COLD_PACK_DEV_H
+#define MX_COLD_PACK_DEV_H
+
+#include <stdint.h>
+#include "mx_device_impl.h"
+extern "C" {
+#include "../core/mx_cold_pack.h"
+}
+
+struct mx_cold_pack_dev {
+  mx_pack_request req; /* as asked; a value refresh re-chooses the value encoding by req.val */
+  mx_val_enc val_enc;
+  mx_idx_enc idx_enc;
+  int ndict;          /* DICT*: distinct values; COLCONST: ncols; else 0 */
+  int nseg;           /* DELTA*: ceil(cold_nnz / 32); else 0 */
+  double *dict;       /* ndict */
+  uint8_t *code8;     /* cold_nnz, DICT8 */
+  uint16_t *code16;   /* cold_nnz, DICT16 */
+  int *seg_base;      /* nseg */
+  uint8_t *delta8;    /* cold_nnz, DELTA8 */
+  uint16_t *delta16;  /* cold_nnz, DELTA16 */
+  mx_val_enc prev_val_enc; /* as mx_cold_pack: the last refresh's encoding before it ... */
+  int fell_back;           /* ... and whether it fell back to plain */
+};
+
+/* 1 iff D has a pack with at least one packed part: the segment kernel then reads it. */
+static inline bool mx_cold_pack_dev_active(const mx_device *D) {
+  return D->pack && (D->pack->val_enc != MX_VAL_PLAIN || D->pack->idx_enc != MX_IDX_PLAIN);
+}
+
+/* refresh and free: mx_cold_pack_dev_refresh, mx_cold_pack_dev_free in mx_device_impl.h */
+
+#endif
