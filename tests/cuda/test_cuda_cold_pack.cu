@@ -1,0 +1,298 @@
+/* test_cuda_cold_pack - the packed cold CSR on the GPU (mx_device_compress) against the host encoder
+ * and the uncompressed segment kernel.
+ *
+ * For every matrix (the zoo, stencils, graphs) x value family (as generated, few distinct values,
+ * all ones, PageRank transition = column-constant, unique, signed zeros / NaN / inf bit patterns) x
+ * crux ((0,0) and one with a hot part) x request (AUTO and every encoding forced):
+ *   - a forced encoding that cannot hold the matrix is refused and leaves D unpacked;
+ *   - the pack built on the GPU, copied back, equals mx_cold_pack_build's byte for byte, on a
+ *     device uploaded from the host format and on one built on the GPU (mx_device_build);
+ *   - y = A x and y = A x + z (and y = A x + y in place) are bitwise equal to the same device before
+ *     compression (the plain segment kernel), and within 1e-12 of the CPU kernel (finite values);
+ *   - mx_device_compress_info reports mx_cold_pack_bytes of the host pack; bytes held grow by it;
+ *   - after a value refresh (to unique values: a forced or AUTO dictionary falls back to plain; to
+ *     few values) the pack equals the host pack refreshed through the gather map, fell_back agrees,
+ *     and products stay bitwise equal to a plain device refreshed alike;
+ *   - compress {plain, plain} removes the pack; x-hot coding the cold CSR keeps it off.
+ * Usage: test_cuda_cold_pack [small] [MATRICES_DIR]. Exit: 0 pass, 1 fail, 77 no GPU. */
+#include "cuda_test_util.h"
+
+static bool g_small = false;
+
+template <typename T>
+static bool same_array(const T *a, const T *b, size_t n) {
+  if (n == 0) return true;
+  if (!a || !b) return false;
+  return memcmp(a, b, n * sizeof(T)) == 0;
+}
+
+static bool bitwise_equal(const std::vector<double> &a, const std::vector<double> &b) {
+  return a.size() == b.size() && (a.empty() || memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+static bool all_finite(const std::vector<double> &v) {
+  for (double d : v)
+    if (!std::isfinite(d)) return false;
+  return true;
+}
+
+/* Every field and array of the GPU pack G equals the host pack P. */
+static void expect_same_pack(const mx_cold_pack &P, const mx_cold_pack &G, const std::string &tag) {
+  const bool counts = P.nrows == G.nrows && P.ncols == G.ncols && P.nnz == G.nnz && P.val_enc == G.val_enc &&
+                      P.idx_enc == G.idx_enc && P.ndict == G.ndict && P.nseg == G.nseg;
+  char buf[200];
+  snprintf(buf, sizeof buf, " (host %s/%s ndict %d, gpu %s/%s ndict %d)", mx_val_enc_name(P.val_enc), mx_idx_enc_name(P.idx_enc),
+           P.ndict, mx_val_enc_name(G.val_enc), mx_idx_enc_name(G.idx_enc), G.ndict);
+  expect(counts, tag + " pack counts" + buf);
+  if (!counts) return;
+  const size_t n = (size_t)P.nnz;
+  expect(same_array(P.rowptr, G.rowptr, (size_t)P.nrows + 1), tag + " pack rowptr");
+  expect(same_array(P.dict, G.dict, (size_t)P.ndict), tag + " pack dictionary (bits)");
+  if (P.val_enc == MX_VAL_PLAIN) expect(same_array(P.val, G.val, n), tag + " pack plain values (bits)");
+  if (P.val_enc == MX_VAL_DICT8) expect(same_array(P.code8, G.code8, n), tag + " pack 1-byte codes");
+  if (P.val_enc == MX_VAL_DICT16) expect(same_array(P.code16, G.code16, n), tag + " pack 2-byte codes");
+  if (P.idx_enc == MX_IDX_PLAIN) expect(same_array(P.col, G.col, n), tag + " pack plain columns");
+  if (P.idx_enc != MX_IDX_PLAIN) expect(same_array(P.seg_base, G.seg_base, (size_t)P.nseg), tag + " pack segment bases");
+  if (P.idx_enc == MX_IDX_DELTA8) expect(same_array(P.delta8, G.delta8, n), tag + " pack 1-byte deltas");
+  if (P.idx_enc == MX_IDX_DELTA16) expect(same_array(P.delta16, G.delta16, n), tag + " pack 2-byte deltas");
+}
+
+static void expect_device_pack(mx_device *D, const mx_cold_pack &P, const std::string &tag) {
+  mx_cold_pack G;
+  if (mx_device_download_pack(D, &G)) {
+    expect(false, tag + " download pack: " + mx_device_last_error());
+    return;
+  }
+  expect_same_pack(P, G, tag);
+  mx_cold_pack_free(&G);
+}
+
+/* y = D x (+ z) on host vectors through D's staging buffers. */
+static std::vector<double> product(mx_device *D, const std::vector<double> &x, const std::vector<double> *z, size_t m) {
+  std::vector<double> y(m, NAN);
+  if (mx_device_spmv_host(D, x.data(), z ? z->data() : nullptr, y.data(), nullptr))
+    expect(false, std::string("spmv_host: ") + mx_device_last_error());
+  return y;
+}
+
+/* y = D x + y in place on device vectors */
+static std::vector<double> product_in_place(mx_device *D, const std::vector<double> &x, const std::vector<double> &z) {
+  DevVec dx(x.size()), dy(z.size());
+  dx.put(x);
+  dy.put(z);
+  if (mx_device_spmv(D, dx.p, dy.p, dy.p, nullptr)) expect(false, std::string("spmv in place: ") + mx_device_last_error());
+  CK(cudaDeviceSynchronize());
+  return dy.get();
+}
+
+/* The three products of D on (x, z). */
+struct Products {
+  std::vector<double> y, yz, yin;
+};
+static Products products(mx_device *D, const std::vector<double> &x, const std::vector<double> &z, size_t m) {
+  return {product(D, x, nullptr, m), product(D, x, &z, m), product_in_place(D, x, z)};
+}
+
+static void expect_same_products(const Products &a, const Products &b, const std::string &tag) {
+  expect(bitwise_equal(a.y, b.y), tag + " y = A x bitwise equal to the plain segment kernel");
+  expect(bitwise_equal(a.yz, b.yz), tag + " y = A x + z bitwise equal");
+  expect(bitwise_equal(a.yin, b.yin), tag + " y = A x + y in place bitwise equal");
+}
+
+/* ---- value families ----------------------------------------------------------------------------- */
+
+enum Family { KEEP, FEW, ONES, PAGERANK, UNIQUE, SPECIAL };
+static const char *family_name[] = {"as-is", "few", "ones", "pagerank", "unique", "special"};
+
+static Csr with_values(const Csr &A0, Family f, uint64_t seed) {
+  Csr A = A0;
+  A.name = A0.name + " " + family_name[f];
+  std::mt19937_64 rng(seed);
+  std::vector<int32_t> cnt((size_t)A.ncols + 1, 0);
+  for (int32_t c : A.col) cnt[c]++;
+  uint64_t nan1 = 0x7ff8000000000001ull, nan2 = 0xfff4000000000abcull;
+  double special[7] = {0.0, -0.0, 0, 0, INFINITY, -INFINITY, 1.0};
+  memcpy(&special[2], &nan1, 8);
+  memcpy(&special[3], &nan2, 8);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (size_t p = 0; p < A.val.size(); ++p) {
+    switch (f) {
+      case FEW: A.val[p] = (double)(rng() % 5) - 2.0; break;
+      case ONES: A.val[p] = 1.0; break;
+      case PAGERANK: A.val[p] = 1.0 / cnt[A.col[p]]; break;
+      case UNIQUE: A.val[p] = u(rng) + 1e-9 * (double)p; break;
+      case SPECIAL: A.val[p] = special[rng() % 7]; break;
+      default: break;
+    }
+  }
+  return A;
+}
+
+/* ---- one case ------------------------------------------------------------------------------------ */
+
+static const mx_pack_request requests[] = {{MX_PACK_AUTO, MX_PACK_AUTO},   {MX_VAL_DICT0, MX_PACK_AUTO},
+                                           {MX_VAL_DICT8, MX_PACK_AUTO},   {MX_VAL_DICT16, MX_PACK_AUTO},
+                                           {MX_VAL_COLCONST, MX_PACK_AUTO}, {MX_VAL_PLAIN, MX_IDX_DELTA8},
+                                           {MX_PACK_AUTO, MX_IDX_DELTA16}, {MX_VAL_DICT8, MX_IDX_PLAIN}};
+
+/* Refresh D (packed), its plain twin Dp and the host pack H that mirrors D with new values nv (of
+ * the whole input, through F's gather map); then H and D's pack must be equal byte for byte. */
+static void check_refresh(const Csr &A, const mx_format &F, mx_device *D, mx_device *Dp, mx_cold_pack &H,
+                          const std::vector<double> &nv, const std::string &tag, std::mt19937_64 &rng) {
+  if (mx_cold_pack_refresh(&H, nv.data(), F.cold_src) != MX_OK) expect(false, tag + " host refresh");
+  if (mx_device_refresh_values(D, nv.data(), nullptr) || mx_device_refresh_values(Dp, nv.data(), nullptr)) {
+    expect(false, tag + " device refresh: " + mx_device_last_error());
+    return;
+  }
+  expect_device_pack(D, H, tag);
+  mx_device_pack_info info;
+  mx_device_compress_info(D, &info);
+  expect(info.fell_back == H.fell_back && info.prev_val_enc == H.prev_val_enc, tag + " fell_back / previous encoding");
+  const std::vector<double> x = rand_vec(A.ncols, rng), z = rand_vec(A.nrows, rng);
+  expect_same_products(products(D, x, z, A.nrows), products(Dp, x, z, A.nrows), tag);
+}
+
+/* A at crux c: every request on an uploaded device, refresh paths for AUTO, the GPU-built device. */
+static void check_matrix(const Csr &A, mx_crux c, bool finite, std::mt19937_64 &rng) {
+  char ctag[64];
+  snprintf(ctag, sizeof ctag, " crux(%g,%g)", c.tau_c, c.tau_r);
+  const std::string base = A.name + ctag;
+  const mx_csr a = A.view();
+  mx_format F;
+  if (mx_format_build_borrow(&a, c, MX_MODE_AUTO, &F) != MX_OK) {
+    expect(false, base + " host build");
+    return;
+  }
+  const mx_csr cv = {F.nrows, F.ncols, F.cold_rowptr, F.cold_col, F.cold_val};
+  mx_cold_pack_stats st;
+  mx_cold_pack_stats_of(&cv, &st);
+  const size_t m = A.nrows;
+  const std::vector<double> x = rand_vec(A.ncols, rng), z = rand_vec(m, rng);
+  std::vector<double> ref(m);
+  mx_spmv(&F, x.data(), ref.data());
+  const size_t nreq = g_small ? 3 : sizeof requests / sizeof requests[0];
+  for (size_t q = 0; q < nreq; ++q) {
+    const mx_pack_request &rq = requests[q];
+    char rtag[64];
+    snprintf(rtag, sizeof rtag, " req(%d,%d)", rq.val, rq.idx);
+    const std::string tag = base + rtag;
+    mx_device *D = nullptr;
+    if (mx_device_upload_xhot(&F, MX_COLD_SEGMENT, 0, &D)) {
+      expect(false, tag + " upload: " + mx_device_last_error());
+      continue;
+    }
+    const Products plain = products(D, x, z, m);
+    const size_t bytes0 = mx_device_bytes(D);
+    mx_cold_pack P;
+    const bool fits = mx_cold_pack_build(&cv, &rq, &P) == MX_OK;
+    const int rc = mx_device_compress(D, &rq);
+    mx_device_pack_info info;
+    mx_device_compress_info(D, &info);
+    if (!fits) {
+      expect(rc != 0 && !info.packed && mx_device_bytes(D) == bytes0, tag + " refuses an encoding that cannot hold it");
+      expect_same_products(products(D, x, z, m), plain, tag + " (refused)");
+      mx_device_free(D);
+      continue;
+    }
+    expect(rc == 0, tag + " compress: " + (rc ? mx_device_last_error() : ""));
+    expect_device_pack(D, P, tag + " uploaded");
+    expect(info.bytes == mx_cold_pack_bytes(&P) && info.plain_bytes == mx_csr_bytes(F.nrows, F.cold_nnz),
+           tag + " info bytes");
+    expect(info.packed == (P.val_enc != MX_VAL_PLAIN || P.idx_enc != MX_IDX_PLAIN) && info.in_use == info.packed,
+           tag + " info packed/in use");
+    expect(mx_device_bytes(D) >= bytes0, tag + " bytes held include the pack");
+    const Products packed = products(D, x, z, m);
+    expect_same_products(packed, plain, tag);
+    if (finite && all_finite(ref)) expect_close(packed.y, ref, tag + " vs CPU kernel");
+    /* the GPU-built device packs to the same bytes */
+    if (q == 0) {
+      mx_format shell;
+      mx_device *Db = nullptr;
+      if (mx_device_build(&a, c, MX_MODE_AUTO, MX_COLD_SEGMENT, 0, &shell, &Db) || mx_device_compress(Db, &rq)) {
+        expect(false, tag + " GPU build + compress: " + mx_device_last_error());
+      } else {
+        expect_device_pack(Db, P, tag + " built");
+        expect_same_products(products(Db, x, z, m), plain, tag + " built");
+      }
+      mx_device_free(Db);
+    }
+    /* refresh paths: to unique values, to few values (AUTO and forced dictionaries) */
+    if (q < 4 && A.nnz() > 0) {
+      mx_device *Dp = nullptr;
+      if (mx_device_upload_xhot(&F, MX_COLD_SEGMENT, 0, &Dp)) {
+        expect(false, tag + " plain twin: " + mx_device_last_error());
+      } else {
+        std::vector<double> uniq(A.val.size()), few(A.val.size());
+        for (size_t p = 0; p < uniq.size(); ++p) uniq[p] = 0.5 + 1e-7 * (double)p, few[p] = (double)(p % 3) - 1.0;
+        mx_cold_pack H;
+        if (mx_cold_pack_build(&cv, &rq, &H) == MX_OK) {
+          check_refresh(A, F, D, Dp, H, uniq, tag + " refresh unique", rng);
+          const int64_t cn = F.cold_nnz; /* distinct cold values now */
+          if ((rq.val == MX_VAL_DICT0 && cn > 1) || (rq.val == MX_VAL_DICT8 && cn > 256) || (rq.val == MX_VAL_DICT16 && cn > 65536))
+            expect(H.fell_back && H.val_enc == MX_VAL_PLAIN, tag + " a forced dictionary falls back on unique values");
+          check_refresh(A, F, D, Dp, H, few, tag + " refresh few", rng);
+          mx_cold_pack_free(&H);
+        }
+        mx_device_free(Dp);
+      }
+    }
+    /* off removes the pack */
+    const mx_pack_request off = mx_pack_request_of(MX_COMPRESS_OFF);
+    expect(mx_device_compress(D, &off) == 0 && mx_device_compress_info(D, &info) == 0 && !info.packed, tag + " off");
+    mx_cold_pack_free(&P);
+    mx_device_free(D);
+  }
+  /* x-hot coding the cold CSR: compression stays off */
+  if (A.ncols > 8 && A.nnz() > 0) {
+    mx_device *Dx = nullptr;
+    const mx_pack_request autoq = {MX_PACK_AUTO, MX_PACK_AUTO};
+    mx_device_pack_info info;
+    if (mx_device_upload_xhot(&F, MX_COLD_SEGMENT, 1 + A.ncols / 8, &Dx) == 0) {
+      const Products before = products(Dx, x, z, m);
+      expect(mx_device_compress(Dx, &autoq) == 0 && mx_device_compress_info(Dx, &info) == 0 &&
+                 (mx_device_xhot_cols(Dx) == 0 || !info.packed),
+             base + " x-hot in the cold CSR keeps compression off");
+      expect_same_products(products(Dx, x, z, m), before, base + " x-hot");
+      mx_device_free(Dx);
+    }
+  }
+  mx_format_free(&F);
+}
+
+static Csr generated(const char *spec) {
+  Csr A;
+  mx_io_csr B;
+  char err[512];
+  memset(&B, 0, sizeof B);
+  if (mx_gen(spec, 0, &B, err, sizeof err)) {
+    expect(false, std::string(spec) + " gen: " + err);
+    return A;
+  }
+  from_io(spec, B, &A);
+  mx_io_csr_free(&B);
+  return A;
+}
+
+int main(int argc, char **argv) {
+  std::string dir;
+  if (!test_args(argc, argv, &g_small, &dir)) return 77;
+  std::mt19937_64 rng(20261124);
+  std::vector<Csr> mats = test_zoo(g_small, dir);
+  for (const char *spec : {"lap2d:60", "lap3d:14", "lap3d27:10", "rgg:12", "kron:11:8", "band:3000:2"}) mats.push_back(generated(spec));
+  if (!g_small)
+    for (const char *spec : {"lap3d:60", "lap3d27:40", "kron:15:16", "rgg:17"}) mats.push_back(generated(spec));
+  static const mx_crux cruxes[] = {{0, 0}, {0.5, 0.3}};
+  for (const Csr &A0 : mats) {
+    const bool big = A0.nnz() > 1000000;
+    for (int f = KEEP; f <= SPECIAL; ++f) {
+      if ((big || g_small) && f != KEEP && f != PAGERANK && f != FEW) continue;
+      const Csr A = with_values(A0, (Family)f, 77 + f);
+      const int fail0 = g_fail;
+      for (const mx_crux &c : cruxes) check_matrix(A, c, f != SPECIAL, rng);
+      printf("%-40s %9d x %-9d nnz %-10d %s\n", A.name.c_str(), A.nrows, A.ncols, A.nnz(), g_fail == fail0 ? "ok" : "FAILED");
+      fflush(stdout);
+    }
+  }
+  printf("%d checks, %d failed\n", g_checks, g_fail);
+  return g_fail ? 1 : 0;
+}
