@@ -68,10 +68,11 @@ static PetscBool MatXtractPlanHasAlternative(const mx_model *M, const MatXtractS
   return PETSC_FALSE;
 }
 
-/* Whether the features can be computed on the GPU: the device format holds the plain matrix. */
+/* Whether the features can be computed on the GPU: the device format holds the whole matrix as its
+ * cold CSR (no hot part; mx_device_features refuses x-hot codes in it, and the caller falls back). */
 static PetscBool MatXtractFeaturesOnDevice(const Mat_MatXtract *x)
 {
-  return (PetscBool)(x->D && x->F.hot_nnz == 0 && x->F.cold_borrowed && mx_device_xhot_cols(x->D) == 0);
+  return (PetscBool)(x->D && x->F.hot_nnz == 0);
 }
 
 /* Estimated seconds of features + prediction of x's matrix: the features (GPU or CPU), and every
