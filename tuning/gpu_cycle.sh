@@ -1,6 +1,6 @@
 #!/bin/bash
 # The whole GPU cycle on the GPU host, in one command (see ../shared/docs/GPU-HOST.md):
-#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize scaling profile pack
+#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize scaling profile compress pack
 #                                       (default: setup build test sanitize bench amortize pack)
 # setup unpacks the PETSc 3.22+CUDA bundle from .deps/ into /opt/petsc-cuda; build configures and
 # builds this tree in build-gpu/ (sm_90; BUILD_TARGETS limits the targets); test runs the ctest labels gpu, petsc, mpi and unit;
@@ -13,6 +13,9 @@
 # tuning/mpi/scaling.sh (needs 2 GPUs); profile runs tuning/profile/ncu_cold.sh (Nsight Compute counters
 # of the cold kernels vs cuSPARSE; PROFILE_SPECS picks the matrices); pack tars every result folder into $OUT/results.tgz (the
 # device tool brings back at most 8 files).
+# compress runs tuning/bench/cold_pack_run.sh (issue 13: the packed cold CSR vs the plain segment kernel vs
+# cuSPARSE ALG1/ALG2, bytes per nonzero, bitwise check; not in the default list: `gpu_cycle.sh compress pack`
+# after setup build; COMPRESS_SPECS picks the matrices, e.g. "lap3d:100 kron:18:16@pagerank").
 # Logs go to $OUT/logs (one per stage), results to $OUT/<stage>; pack turns them into one tarball.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -45,9 +48,10 @@ stage_bench() { bash tuning/bench/run_corpus.sh ${BENCH_ARGS---quick} "$OUT/benc
 stage_amortize() { bash tuning/amortization/run.sh "$OUT/amortization" build-gpu; }
 stage_scaling() { bash tuning/mpi/scaling.sh "$OUT/scaling" build-gpu; }
 stage_profile() { bash tuning/profile/ncu_cold.sh "$OUT/profile" ${PROFILE_SPECS:-}; }
+stage_compress() { bash tuning/bench/cold_pack_run.sh "$OUT/compress" build-gpu ${COMPRESS_SPECS:-}; }
 stage_pack() {
   local dirs
-  dirs=$(cd "$OUT" && ls -d logs bench amortization scaling profile ab tutorials 2>/dev/null)
+  dirs=$(cd "$OUT" && ls -d logs bench amortization scaling profile ab tutorials compress 2>/dev/null)
   tar czf "$OUT/results.tgz" -C "$OUT" $dirs && (cd "$OUT" && rm -rf $dirs)
 }
 
