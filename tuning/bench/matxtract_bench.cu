@@ -7,20 +7,30 @@
  * matxtract-bench [-quick] [-corpus FILE] [-cache DIR] [-gen SPEC]... [-f FILE]... [-crux "tc,tr tc,tr ..."]
  *                 [-reps N] [-warmup N] [-jobs N] [-o DIR]
  * Writes DIR/spmv_kernels.csv (one row per matrix), DIR/spmv_cruxes.csv (one row per variant),
- * DIR/spmv_kernels_env.txt (GPU, driver, CUDA, date, command) and DIR/spmv_summary.md; prints a
- * compact table.
+ * DIR/spmv_kernels_env.txt (GPU, driver, CUDA, date, command, model) and DIR/spmv_summary.md; prints
+ * a compact table.
  *
- * Variants per matrix: (a) the predictor's crux: no predictor exists yet, so its columns stay empty
- * and t_ours is the fastest of the variants below (an oracle over the tried cruxes, not a
- * prediction); (b) every -crux (hot mode AUTO, cold kernel MX_COLD_AUTO, timed at upload); (c) (0,0)
- * with the segment and the merge cold kernel, and the kernel MX_COLD_AUTO picks (t_default: what
- * -mat_type matxtract runs today); cuSPARSE CSR ALG1 and ALG2, each after cusparseSpMV_preprocess.
+ * Variants per matrix: (a) the predicted plan: the embedded model (mx_model_default, the one
+ * -mat_type matxtract uses at default options) evaluated on the matrix's features over its candidate
+ * plans (mx_predict_plan: what MatXtractPredict does when no option fixes a part of the plan); the
+ * plan (crux, hot mode, cold kernel) is built, checked and timed like (b): columns t_pred_us,
+ * crux_pred_tc/tr, pred_hot_mode, pred_cold_kernel, speedup_pred_vs_cusparse, features_ms (host
+ * mx_features_compute) and predictor_ms (the model over every candidate), setup_pred_ms = features
+ * + predictor + the plan's GPU build (mx_device_build, what the library runs on the GPU);
+ * features_gpu_ms: the same features on the GPU (mx_device_features of the uploaded (0,0) matrix,
+ * checked bitwise against the host's: features_gpu_same); (b) every
+ * -crux (hot mode AUTO, cold kernel MX_COLD_AUTO); (c) (0,0) with the segment and the merge cold
+ * kernel, and the kernel MX_COLD_AUTO picks (t_default: the plan -mat_type matxtract starts on).
+ * t_ours is the fastest of (b) and (c): an oracle over the tried cruxes, which the predicted plan is
+ * not part of (t_pred_us / t_ours_us < 1: the prediction beat every tried crux); cuSPARSE CSR ALG1
+ * and ALG2, each after cusparseSpMV_preprocess.
  *
  * Host time (the corpus must run in minutes): the next matrix is read (DIR/NAME.petsc from -cache,
  * written by tuning/bench/run_corpus.sh, else generated) and its CPU reference computed on a second
  * thread while the GPU times the current one; the -crux formats are built on -jobs threads at once
- * while the (0,0) variants and cuSPARSE are timed. Features and the (0,0) build are timed alone;
- * the -crux build times are taken with up to -jobs builds running at once (column setup_jobs). */
+ * while the (0,0) variants and cuSPARSE are timed (the predicted plan's host format with them).
+ * Features, the prediction and the (0,0) build are timed alone; the -crux build times are taken with
+ * up to -jobs builds running at once (column setup_jobs). */
 #include <cuda_runtime.h>
 #include <cusparse.h>
 #include <nvtx3/nvToolsExt.h>
@@ -44,6 +54,8 @@
 extern "C" {
 #include "core/mx_features.h"
 #include "core/mx_format.h"
+#include "core/mx_plan.h"
+#include "core/mx_predictor.h"
 #include "cuda/mx_device.h"
 #include "io/mx_io.h"
 }
@@ -371,6 +383,7 @@ int main(int argc, char **argv) {
     return 77;
   }
   mkdir(o.out.c_str(), 0755);
+  const mx_model *model = mx_model_default(); /* what -mat_type matxtract predicts with at default options */
 
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
@@ -393,13 +406,16 @@ int main(int argc, char **argv) {
   printf("# %s, %d SMs, L2 %.0f MB, CUDA driver %d runtime %d, cuSPARSE %d, D2D copy %.0f GB/s (read+write), %s\n",
          prop.name, prop.multiProcessorCount, g_l2 / 1e6, drv, rt, csv, bw / 1e9, date);
   printf("# %s\n", cmdline.c_str());
+  printf("# predictor: embedded model, %d candidate plans, %d trees; trained on: %s\n", (int)model->ncandidates,
+         (int)model->ntrees, model->trained_on);
   {
     FILE *fe = fopen((o.out + "/spmv_kernels_env.txt").c_str(), "w");
     if (fe) {
       fprintf(fe, "gpu_name=%s\nsms=%d\nl2_bytes=%zu\ncuda_driver=%d\ncuda_runtime=%d\ncusparse=%d\nd2d_copy_GBps=%.1f\n"
-                  "date=%s\ncommand=%s\nreps=%d\nwarmup=%d\njobs=%d\n",
+                  "date=%s\ncommand=%s\nreps=%d\nwarmup=%d\njobs=%d\nmodel_candidates=%d\nmodel_trees=%d\n"
+                  "model_trained_on=%s\n",
               prop.name, prop.multiProcessorCount, g_l2, drv, rt, csv, bw / 1e9, date, cmdline.c_str(), o.reps, o.warmup,
-              o.jobs);
+              o.jobs, (int)model->ncandidates, (int)model->ntrees, model->trained_on);
       fclose(fe);
     }
   }
@@ -418,18 +434,29 @@ int main(int argc, char **argv) {
               "bw_frac_cusparse,features_ms,predictor_ms,setup_host_ms,upload_ms,setup_jobs,setup_ours_ms,"
               "setup_default_ms,cusparse_upload_ms,cusparse_setup_ms,setup_cusparse_ms,breakeven_its_cusparse,"
               "t_segment_us,t_merge_us,auto_kernel,cold_row_max,cold_row_cv,rotated_copies,matrix_bytes_over_l2,"
-              "load_ms,load_how,ref_ms,d2d_copy_GBps,differing_runs_alg1,differing_runs_alg2,differing_runs_default\n");
+              "load_ms,load_how,ref_ms,d2d_copy_GBps,differing_runs_alg1,differing_runs_alg2,differing_runs_default,"
+              "pred_hot_mode,pred_cold_kernel,speedup_pred_vs_cusparse,t_pred_min_us,t_pred_max_us,pred_hot_mode_requested,"
+              "pred_cold_requested,pred_candidate,pred_model_ratio,pred_measured_ratio,pred_hot_nnz_share,pred_format_bytes,"
+              "pred_gpu_build_ms,setup_pred_ms,differing_runs_pred,pred_vs_ours,pred_vs_default,breakeven_its_pred_cusparse,"
+              "features_gpu_ms,features_gpu_same\n");
   fprintf(fc, "matrix,crux_tc,crux_tr,hot_mode,cold_kernel,hot_nnz_share,format_bytes,t_med_us,t_min_us,t_max_us,"
-              "setup_host_ms,upload_ms,rel_err,setup_jobs,differing_runs,gpu_build_ms,gpu_build_peak_mb,gpu_build_same\n");
+              "setup_host_ms,upload_ms,rel_err,setup_jobs,differing_runs,gpu_build_ms,gpu_build_peak_mb,gpu_build_same,variant\n");
   fprintf(fm, "# matxtract-bench\n\nGPU: %s (%d SMs, L2 %.0f MB), CUDA driver %d, runtime %d; D2D copy %.0f GB/s; %s.\n"
               "Command: `%s`\n\n"
-              "Times: median of %d calls after %d warm-up (us). Speedup = best cuSPARSE / ours. No crux predictor "
-              "exists yet: 'ours' is the fastest tried crux (oracle), (0,0) is what -mat_type matxtract runs today.\n\n"
-              "| matrix | rows | nnz | crux | mode | hot%% | ours | (0,0) seg | (0,0) merge | cuSP ALG1 | cuSP ALG2 | speedup | cold/cuSP | bw ours |\n"
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-          prop.name, prop.multiProcessorCount, g_l2 / 1e6, drv, rt, bw / 1e9, date, cmdline.c_str(), o.reps, o.warmup);
-  printf("%-24s %9s %10s %9s %4s %5s %9s %9s %9s %9s %9s %7s %7s %8s\n", "matrix", "rows", "nnz", "crux", "mode", "hot%",
-         "ours_us", "seg00_us", "mrg00_us", "cusp1_us", "cusp2_us", "speedup", "cold/cs", "host_s");
+              "Times: median of %d calls after %d warm-up (us). Speedup = best cuSPARSE / ours. 'pred' is the plan the "
+              "embedded model predicts from the matrix's features (crux, hot mode requested/resolved, cold kernel; what "
+              "-mat_type matxtract runs at default options once it predicts), 'ours' the fastest tried crux (an oracle "
+              "over (0,0) and the -crux list, the prediction not included), (0,0) the plan -mat_type matxtract starts on.\n"
+              "Model: %d candidate plans, %d trees; trained on: %s.\n\n"
+              "| matrix | rows | nnz | crux | mode | hot%% | ours | (0,0) seg | (0,0) merge | cuSP ALG1 | cuSP ALG2 | speedup | cold/cuSP | bw ours "
+              "| pred plan | pred | pred speedup | pred/ours |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+          prop.name, prop.multiProcessorCount, g_l2 / 1e6, drv, rt, bw / 1e9, date, cmdline.c_str(), o.reps, o.warmup,
+          (int)model->ncandidates, (int)model->ntrees, model->trained_on);
+  printf("# ours = the fastest tried crux (oracle); pred = the embedded model's plan (crux hot-mode/cold-kernel); "
+         "speedups = best cuSPARSE / time\n");
+  printf("%-24s %9s %10s %9s %4s %5s %9s %9s %9s %9s %9s %7s %7s %-22s %9s %7s %8s\n", "matrix", "rows", "nnz", "crux", "mode", "hot%",
+         "ours_us", "seg00_us", "mrg00_us", "cusp1_us", "cusp2_us", "speedup", "cold/cs", "pred", "pred_us", "spd_pr", "host_s");
 
   const double t_start = now_ms();
   std::string alg1_differs; /* matrices on which ALG1 was not bitwise reproducible */
@@ -448,11 +475,18 @@ int main(int argc, char **argv) {
 
 
     mx_csr a = {m, n, A.rowptr.data(), A.col.data(), A.val.data()};
-    /* features (what a predictor would need; timed alone), then the (0,0) build (timed alone) */
+    /* features and the prediction (each timed alone), then the (0,0) build (timed alone) */
     mx_features feat;
     double t0 = now_ms();
-    mx_features_compute(&a, &feat);
+    const mx_status fst = mx_features_compute(&a, &feat);
     const double features_ms = now_ms() - t0;
+    /* the predicted plan: the embedded model over its candidates (timed alone), as MatXtractPredict
+     * at default options (nothing fixed by an option) */
+    mx_prediction pred;
+    t0 = now_ms();
+    const bool have_pred = fst == MX_OK && mx_predict_plan(model, &feat, &pred) == MX_OK;
+    const double predictor_ms = now_ms() - t0;
+    if (!have_pred) fprintf(stderr, "%s: no prediction (features status %d)\n", mat.name.c_str(), (int)fst);
     Built b00;
     t0 = now_ms();
     b00.st = mx_format_build_borrow(&a, mx_crux{0, 0}, MX_MODE_AUTO, &b00.F); /* as -mat_type matxtract: no copy */
@@ -476,27 +510,31 @@ int main(int argc, char **argv) {
       CK(cudaMemcpy(yh.data(), d, 8.0 * m, cudaMemcpyDeviceToHost));
       return mx_rel_err(yh, ref);
     };
-    /* the -crux formats, built on worker threads while the GPU times (0,0) and cuSPARSE */
-    const size_t ncx = o.cruxes.size();
-    std::vector<Built> bc(ncx);
+    /* the -crux formats and the predicted plan's (last), built on worker threads while the GPU
+     * times (0,0) and cuSPARSE; the predicted one as the library builds a plan (borrowing the input
+     * where the crux selects no hot nonzero) */
+    const size_t ncx = o.cruxes.size(), nbuild = ncx + (have_pred ? 1 : 0);
+    std::vector<Built> bc(nbuild);
     std::vector<std::thread> workers;
     {
       const int jobs = o.jobs;
       auto work = [&](int w) {
-        for (size_t k = w; k < ncx; k += jobs) {
+        for (size_t k = w; k < nbuild; k += jobs) {
           double s = now_ms();
-          bc[k].st = mx_format_build(&a, o.cruxes[k], MX_MODE_AUTO, &bc[k].F);
+          if (k < ncx) bc[k].st = mx_format_build(&a, o.cruxes[k], MX_MODE_AUTO, &bc[k].F);
+          else bc[k].st = mx_format_build_borrow(&a, pred.plan.crux, pred.plan.mode, &bc[k].F);
           bc[k].ms = now_ms() - s;
         }
       };
-      for (int w = 0; w < jobs && (size_t)w < ncx; ++w) workers.emplace_back(work, w);
+      for (int w = 0; w < jobs && (size_t)w < nbuild; ++w) workers.emplace_back(work, w);
     }
     const int setup_jobs = (int)std::min<size_t>(o.jobs, ncx);
+    const int pred_jobs = (int)std::min<size_t>(o.jobs, nbuild);
 
     /* --- ours: upload a built format, check, time --- */
     std::vector<Variant> vs;
     auto run_ours = [&](const mx_format &F, double build_ms, int jobs, mx_cold_kernel ck, const char *label,
-                        mx_cold_kernel *resolved) -> bool {
+                        mx_cold_kernel *resolved, mx_mode_request mode_req) -> bool {
       Variant v;
       v.label = label;
       v.crux = F.crux;
@@ -538,14 +576,15 @@ int main(int argc, char **argv) {
       }
       const mx_cold_kernel kernel = mx_device_cold_kernel(D);
       mx_device_free(D);
-      /* the same crux built on the GPU (mx_device_build: one CSR upload + the build), its cold kernel
-       * forced to the one the upload resolved to, so that y must be bitwise the same */
+      /* the same crux and hot mode request built on the GPU (mx_device_build: one CSR upload + the
+       * build), its cold kernel forced to the one the upload resolved to, so that y must be bitwise
+       * the same */
       yh2.assign(m, 0.0);
       CK(cudaMemcpy(yh2.data(), dy[0], 8.0 * m, cudaMemcpyDeviceToHost));
       mx_format shell;
       CK(cudaDeviceSynchronize());
       s = now_ms();
-      if (mx_device_build(&a, F.crux, MX_MODE_AUTO, kernel, MX_XHOT_AUTO, &shell, &D)) {
+      if (mx_device_build(&a, F.crux, mode_req, kernel, MX_XHOT_AUTO, &shell, &D)) {
         fprintf(stderr, "%s: GPU build failed at (%g,%g): %s\n", mat.name.c_str(), F.crux.tau_c, F.crux.tau_r, mx_device_last_error());
         g_wrong = 1;
       } else {
@@ -566,12 +605,37 @@ int main(int argc, char **argv) {
       vs.push_back(v);
       return true;
     };
-    bool ok00 = run_ours(b00.F, b00.ms, 1, MX_COLD_SEGMENT, "seg00", nullptr);
-    ok00 = run_ours(b00.F, b00.ms, 1, MX_COLD_MERGE, "merge00", nullptr) && ok00;
-    /* AUTO: what -mat_type matxtract runs at (0,0) (its upload times our kernel against cuSPARSE) */
-    ok00 = run_ours(b00.F, b00.ms, 1, MX_COLD_AUTO, "auto00", nullptr) && ok00;
+    bool ok00 = run_ours(b00.F, b00.ms, 1, MX_COLD_SEGMENT, "seg00", nullptr, MX_MODE_AUTO);
+    ok00 = run_ours(b00.F, b00.ms, 1, MX_COLD_MERGE, "merge00", nullptr, MX_MODE_AUTO) && ok00;
+    /* AUTO: the kernel -mat_type matxtract starts on at (0,0) */
+    ok00 = run_ours(b00.F, b00.ms, 1, MX_COLD_AUTO, "auto00", nullptr, MX_MODE_AUTO) && ok00;
     const std::string autok = ok00 ? vs[2].cold : "";
     const double auto_upload_ms = ok00 ? vs[2].upload_ms : 0;
+    /* the same features on the GPU (mx_device_features, what the library computes when the device
+     * holds the plain (0,0) matrix): timed, and checked bitwise against the host's */
+    double features_gpu_ms = -1;
+    int features_gpu_same = -1;
+    {
+      mx_device *D;
+      if (fst == MX_OK && !mx_device_upload_xhot(&b00.F, MX_COLD_AUTO, 0, &D)) {
+        mx_features fg;
+        CK(cudaDeviceSynchronize());
+        const double s = now_ms();
+        const int rc = mx_device_features(D, &fg);
+        features_gpu_ms = now_ms() - s;
+        if (rc) {
+          fprintf(stderr, "%s: features on the GPU failed: %s\n", mat.name.c_str(), mx_device_last_error());
+          features_gpu_ms = -1;
+        } else {
+          features_gpu_same = memcmp(&fg, &feat, sizeof fg) == 0;
+          if (!features_gpu_same) {
+            fprintf(stderr, "%s: features on the GPU differ from the host's\n", mat.name.c_str());
+            g_wrong = 1;
+          }
+        }
+        mx_device_free(D);
+      }
+    }
     mx_format_free(&b00.F);
 
     int64_t rmax = 0;
@@ -631,8 +695,8 @@ int main(int argc, char **argv) {
       cs_differ[k] = differing_runs([&]() {
         cusparseSpMV(hs, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mA, vx[0], &beta, vy[0], CUDA_R_64F, algs[k], buf);
       }, dy[0], m);
-      fprintf(fc, "%s,cusparse,alg%d,,,,%zu,%.2f,%.2f,%.2f,%.3f,%.3f,%.3g,,%d\n", mat.name.c_str(), k + 1,
-              mx_csr_bytes(m, nnz), tcs[k].med, tcs[k].mn, tcs[k].mx, cs_setup[k], cs_upload_ms, e, cs_differ[k]);
+      fprintf(fc, "%s,cusparse,alg%d,,,,%zu,%.2f,%.2f,%.2f,%.3f,%.3f,%.3g,,%d,,,,cusparse_alg%d\n", mat.name.c_str(), k + 1,
+              mx_csr_bytes(m, nnz), tcs[k].med, tcs[k].mn, tcs[k].mx, cs_setup[k], cs_upload_ms, e, cs_differ[k], k + 1);
       CK(cudaFree(buf));
       for (int c = 0; c < ncopy; ++c) {
         cusparseDestroyDnVec(vx[c]);
@@ -651,8 +715,17 @@ int main(int argc, char **argv) {
       const mx_cold_kernel best_cold = MX_COLD_AUTO; /* the library's own choice for each crux */
       for (size_t k = 0; k < ncx; ++k) {
         if (bc[k].st != MX_OK) fprintf(stderr, "%s: build failed at (%g,%g)\n", mat.name.c_str(), o.cruxes[k].tau_c, o.cruxes[k].tau_r);
-        else run_ours(bc[k].F, bc[k].ms, setup_jobs, best_cold, "crux", nullptr);
+        else run_ours(bc[k].F, bc[k].ms, setup_jobs, best_cold, "crux", nullptr, MX_MODE_AUTO);
         mx_format_free(&bc[k].F);
+      }
+      /* --- the predicted plan: its hot mode request and cold kernel as predicted (label "pred") --- */
+      if (have_pred) {
+        Built &bp = bc[ncx];
+        if (bp.st != MX_OK)
+          fprintf(stderr, "%s: build failed at the predicted plan (%g,%g) %s %s\n", mat.name.c_str(), pred.plan.crux.tau_c,
+                  pred.plan.crux.tau_r, mx_plan_mode_name(pred.plan.mode), mx_plan_cold_name(pred.plan.cold));
+        else run_ours(bp.F, bp.ms, pred_jobs, (mx_cold_kernel)pred.plan.cold, "pred", nullptr, pred.plan.mode);
+        mx_format_free(&bp.F);
       }
     } else {
       for (auto &b : bc) mx_format_free(&b.F);
@@ -665,13 +738,16 @@ int main(int argc, char **argv) {
 
     /* --- rows --- */
     for (auto &v : vs)
-      fprintf(fc, "%s,%g,%g,%s,%s,%.4f,%zu,%.2f,%.2f,%.2f,%.2f,%.2f,%.3g,%d,%d,%.2f,%.1f,%d\n", mat.name.c_str(), v.crux.tau_c,
+      fprintf(fc, "%s,%g,%g,%s,%s,%.4f,%zu,%.2f,%.2f,%.2f,%.2f,%.2f,%.3g,%d,%d,%.2f,%.1f,%d,%s\n", mat.name.c_str(), v.crux.tau_c,
               v.crux.tau_r, v.mode.c_str(), v.cold.c_str(), v.hot_share, v.fbytes, v.t.med, v.t.mn, v.t.mx,
-              v.setup_ms, v.upload_ms, v.err, v.setup_jobs, v.differ, v.gpu_build_ms, v.gpu_build_peak_mb, v.gpu_build_same);
+              v.setup_ms, v.upload_ms, v.err, v.setup_jobs, v.differ, v.gpu_build_ms, v.gpu_build_peak_mb, v.gpu_build_same,
+              v.label.c_str());
     const Variant &seg00 = vs[0], &mrg00 = vs[1];
-    const Variant *best = &vs[0];
-    for (auto &v : vs)
-      if (v.t.med < best->t.med) best = &v;
+    const Variant *best = &vs[0], *vp = nullptr; /* best: over the tried cruxes, not the prediction */
+    for (auto &v : vs) {
+      if (v.label == "pred") vp = &v;
+      else if (v.t.med < best->t.med) best = &v;
+    }
     const Variant &cold = seg00.t.med <= mrg00.t.med ? seg00 : mrg00;
     const Variant &dflt = vs[2];
     const double tcold = cold.t.med;
@@ -679,7 +755,6 @@ int main(int argc, char **argv) {
     const double tcs_best = tcs[kbest].med;
     const double bytes = 12.0 * nnz + 4.0 * (m + 1) + 8.0 * m + 8.0 * n;
     const double gflops = 2.0 * nnz / (best->t.med * 1e3);
-    const double predictor_ms = 0.0; /* no predictor yet */
     const double setup_ours = features_ms + predictor_ms + best->setup_ms + best->upload_ms;
     const double setup_dflt = b00.ms + auto_upload_ms;
     const double setup_cs = cs_upload_ms + cs_setup[kbest];
@@ -689,26 +764,55 @@ int main(int argc, char **argv) {
       snprintf(b, sizeof b, "%.0f", std::max(0.0, (setup_ours - setup_cs) / ((tcs_best - best->t.med) * 1e-3)));
       be = b;
     }
-    fprintf(fk, "%s,%s,%s,%d,%d,%d,%g,%g,%s,%.4f,%s,%zu,%zu,%.2f,%.2f,%.2f,%.2f,%.2f,,,,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,"
-                "%.1f,%.1f,%.3f,%.3f,%.3f,%.1f,%.1f,%.1f,%.1f,%d,%.1f,%.1f,%.1f,%.2f,%.1f,%s,%.2f,%.2f,%s,%lld,%.3f,%d,"
-                "%.2f,%.1f,%s,%.1f,%.1f,%d,%d,%d\n",
+    /* the predicted plan's columns (empty when there is none or it failed) */
+    std::string p_t, p_tc, p_tr, p_rest(17, ','); /* 18 empty fields */
+    if (vp) {
+      char b[64];
+      snprintf(b, sizeof b, "%.2f", vp->t.med), p_t = b;
+      snprintf(b, sizeof b, "%g", vp->crux.tau_c), p_tc = b;
+      snprintf(b, sizeof b, "%g", vp->crux.tau_r), p_tr = b;
+      const double setup_pred = features_ms + predictor_ms + vp->gpu_build_ms;
+      std::string be_pred;
+      if (vp->t.med < tcs_best) {
+        snprintf(b, sizeof b, "%.0f", std::max(0.0, (setup_pred - setup_cs) / ((tcs_best - vp->t.med) * 1e-3)));
+        be_pred = b;
+      }
+      char r[512];
+      snprintf(r, sizeof r, "%s,%s,%.3f,%.2f,%.2f,%s,%s,%d,%.4f,%.4f,%.4f,%zu,%.2f,%.2f,%d,%.4f,%.4f,%s", vp->mode.c_str(), vp->cold.c_str(),
+               tcs_best / vp->t.med, vp->t.mn, vp->t.mx, mx_plan_mode_name(pred.plan.mode), mx_plan_cold_name(pred.plan.cold),
+               (int)pred.index, pred.ratio, vp->t.med / tcold, vp->hot_share, vp->fbytes, vp->gpu_build_ms, setup_pred,
+               vp->differ, vp->t.med / best->t.med, vp->t.med / dflt.t.med, be_pred.c_str());
+      p_rest = r;
+    }
+    fprintf(fk, "%s,%s,%s,%d,%d,%d,%g,%g,%s,%.4f,%s,%zu,%zu,%.2f,%.2f,%.2f,%.2f,%.2f,%s,%s,%s,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,"
+                "%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%.1f,%.1f,%d,%.1f,%.1f,%.1f,%.2f,%.1f,%s,%.2f,%.2f,%s,%lld,%.3f,%d,"
+                "%.2f,%.1f,%s,%.1f,%.1f,%d,%d,%d,%s,%s,%s\n",
             mat.name.c_str(), mat.family.c_str(), csv_quote(mat.src.substr(mat.src.find(':') + 1)).c_str(), m, n, nnz,
             best->crux.tau_c, best->crux.tau_r, "oracle-best-tried", best->hot_share, best->mode.c_str(), best->fbytes,
-            mx_csr_bytes(m, nnz), best->t.med, best->t.mn, best->t.mx, tcold, dflt.t.med, tcs[0].med, tcs[0].mn,
+            mx_csr_bytes(m, nnz), best->t.med, best->t.mn, best->t.mx, tcold, dflt.t.med, p_t.c_str(), p_tc.c_str(),
+            p_tr.c_str(), tcs[0].med, tcs[0].mn,
             tcs[0].mx, tcs[1].med, tcs[1].mn, tcs[1].mx, gflops, 2.0 * nnz / (tcs_best * 1e3),
             bytes / (best->t.med * 1e-6) / bw, bytes / (tcold * 1e-6) / bw, bytes / (tcs_best * 1e-6) / bw, features_ms,
             predictor_ms, best->setup_ms, best->upload_ms, best->setup_jobs, setup_ours, setup_dflt, cs_upload_ms,
             cs_setup[kbest], setup_cs, be.c_str(), seg00.t.med, mrg00.t.med, autok.c_str(), (long long)rmax, cv, ncopy,
-            (double)mbytes / g_l2, L.load_ms, L.how.c_str(), L.ref_ms, bw / 1e9, cs_differ[0], cs_differ[1], dflt.differ);
-    char cx[32];
+            (double)mbytes / g_l2, L.load_ms, L.how.c_str(), L.ref_ms, bw / 1e9, cs_differ[0], cs_differ[1], dflt.differ,
+            p_rest.c_str(), features_gpu_ms < 0 ? "" : std::to_string(features_gpu_ms).c_str(),
+            features_gpu_same < 0 ? "" : std::to_string(features_gpu_same).c_str());
+    char cx[32], px[64] = "-", pt[32] = "-", ps[32] = "-", pr[32] = "-";
     snprintf(cx, sizeof cx, "%g,%g", best->crux.tau_c, best->crux.tau_r);
-    printf("%-24s %9d %10d %9s %4s %5.1f %9.1f %9.1f %9.1f %9.1f %9.1f %7.2f %7.2f %8.1f\n", mat.name.c_str(), m, nnz, cx,
-           best->mode.c_str(), 100 * best->hot_share, best->t.med, seg00.t.med, mrg00.t.med, tcs[0].med, tcs[1].med,
-           tcs_best / best->t.med, tcs_best / tcold, (now_ms() - t_mat) * 1e-3);
-    fprintf(fm, "| %s | %d | %d | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2fx | %.2fx | %.2f |\n",
+    if (vp) {
+      snprintf(px, sizeof px, "%g,%g %s/%s", vp->crux.tau_c, vp->crux.tau_r, vp->mode.c_str(), vp->cold.c_str());
+      snprintf(pt, sizeof pt, "%.1f", vp->t.med);
+      snprintf(ps, sizeof ps, "%.2f", tcs_best / vp->t.med);
+      snprintf(pr, sizeof pr, "%.3f", vp->t.med / best->t.med);
+    }
+    printf("%-24s %9d %10d %9s %4s %5.1f %9.1f %9.1f %9.1f %9.1f %9.1f %7.2f %7.2f %-22s %9s %7s %8.1f\n", mat.name.c_str(), m,
+           nnz, cx, best->mode.c_str(), 100 * best->hot_share, best->t.med, seg00.t.med, mrg00.t.med, tcs[0].med, tcs[1].med,
+           tcs_best / best->t.med, tcs_best / tcold, px, pt, ps, (now_ms() - t_mat) * 1e-3);
+    fprintf(fm, "| %s | %d | %d | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2fx | %.2fx | %.2f | %s | %s | %s%s | %s |\n",
             mat.name.c_str(), m, nnz, cx, best->mode.c_str(), 100 * best->hot_share, best->t.med, seg00.t.med,
             mrg00.t.med, tcs[0].med, tcs[1].med, tcs_best / best->t.med, tcs_best / tcold,
-            bytes / (best->t.med * 1e-6) / bw);
+            bytes / (best->t.med * 1e-6) / bw, px, pt, ps, vp ? "x" : "", pr);
     fflush(stdout);
     fflush(fk);
     fflush(fc);

@@ -68,6 +68,13 @@ def merge(d):
     k["speedup_vs_alg2"] = k["t_cusparse_alg2_us"] / k["t_ours_us"]
     k["speedup_cold_vs_cusparse"] = k["t_cusparse_best_us"] / k["t_cold_only_us"]
     k["speedup_default_vs_cusparse"] = k["t_cusparse_best_us"] / k["t_default_us"]
+    # the predicted plan (matxtract-bench fills t_pred_us since the predictor exists; empty in older runs)
+    k["t_pred_us"] = pd.to_numeric(k["t_pred_us"], errors="coerce") if "t_pred_us" in k else np.nan
+    k["speedup_pred_vs_cusparse"] = k["t_cusparse_best_us"] / k["t_pred_us"]
+    k["pred_vs_ours"] = k["t_pred_us"] / k["t_ours_us"]
+    for c in ("pred_hot_mode", "pred_cold_kernel", "crux_pred_tc", "crux_pred_tr"):
+        if c not in k:
+            k[c] = np.nan
     k["speedup_petsc"] = k["t_aijcusparse_us"] / k["t_matxtract_petsc_us"]
     k["plugin_overhead_us"] = k["t_matxtract_petsc_us"] - k["t_default_us"]
     k["aijcusparse_overhead_us"] = k["t_aijcusparse_us"] - k["t_cusparse_best_us"]
@@ -82,6 +89,13 @@ def merge(d):
              "t_cusparse_alg1_us", "t_cusparse_alg2_us", "t_aijcusparse_us", "t_matxtract_petsc_us", "bw_frac_ours",
              "bw_frac_cusparse", "setup_ours_ms", "setup_aijcusparse_ms", "breakeven_its"]
     return k[first + [c for c in k.columns if c not in first]]
+
+
+def pred_plan(r):
+    """'tc,tr mode/cold' of the predicted plan, '-' when the row has none."""
+    if pd.isna(r.get("crux_pred_tc", np.nan)) or pd.isna(r.get("t_pred_us", np.nan)):
+        return "-"
+    return f"{r['crux_pred_tc']:g},{r['crux_pred_tr']:g} {r['pred_hot_mode']}/{r['pred_cold_kernel']}"
 
 
 def fmt(x, f="{:.2f}"):
@@ -111,12 +125,18 @@ def summary(d, k, command):
         L.append(f"  - PETSc: `{ep.get('command', '?')}`")
     L.append(f"- Median of {ek.get('reps', '?')} calls after {ek.get('warmup', '?')} warm-up, CUDA events; every variant "
              "checked against a CPU double reference (rel err < 1e-12) before timing.")
-    L.append("- **No crux predictor exists yet**: its column is empty; 'ours' = the fastest of (0,0) and the given "
-             "cruxes (an oracle over the tried set, not a prediction); 'default' = (0,0) with the AUTO cold kernel "
-             "(what -mat_type matxtract runs today).")
+    if k["t_pred_us"].notna().any():
+        L.append(f"- 'predicted' = the plan (crux, hot mode, cold kernel) the embedded model picks from the matrix's features, "
+                 f"what -mat_type matxtract runs at default options once it predicts (model: {ek.get('model_trained_on', '?')}); "
+                 "'ours' = the fastest of (0,0) and the given cruxes (an oracle over the tried set, the prediction not "
+                 "included); 'default' = (0,0) with the AUTO cold kernel (the plan -mat_type matxtract starts on).")
+    else:
+        L.append("- **No predicted plan in this run** (older matxtract-bench): 'ours' = the fastest of (0,0) and the given "
+                 "cruxes (an oracle over the tried set, not a prediction); 'default' = (0,0) with the AUTO cold kernel.")
     L.append("- Matrices whose bytes are < 2x L2 rotate 8 x/y copies but measure the cache partly: "
              "they are counted separately (column fits_2x_l2).\n")
-    comps = [("ours (oracle crux) vs best cuSPARSE", "speedup_vs_cusparse"),
+    comps = [("predicted plan vs best cuSPARSE", "speedup_pred_vs_cusparse"),
+             ("ours (oracle crux) vs best cuSPARSE", "speedup_vs_cusparse"),
              ("(0,0) default vs best cuSPARSE", "speedup_default_vs_cusparse"),
              ("PETSc MatMult matxtract vs aijcusparse", "speedup_petsc")]
     L.append("## Geometric mean speedup by family (> 1: matxtract faster)\n")
@@ -145,8 +165,8 @@ def summary(d, k, command):
              f"({int(be.notna().sum())} matrices).\n")
     L.append("## Per matrix (times in us, setup in ms)\n")
     L.append("| matrix | family | nnz | crux | hot% | mode | ours | (0,0) | ALG1 | ALG2 | aijcusparse | matxtract (PETSc) | "
-             "spd vs cuSP | bw ours | bw cuSP | setup ours | setup aijcusp | k* |")
-    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+             "spd vs cuSP | bw ours | bw cuSP | setup ours | setup aijcusp | k* | predicted plan | pred | pred spd vs cuSP |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for _, r in k.iterrows():
         L.append(f"| {r['matrix']}{'' if not r['fits_2x_l2'] else ' (L2)'} | {r['family']} | {r['nnz']} | "
                  f"{r['crux_tc']:g},{r['crux_tr']:g} | {100 * r['hot_nnz_share']:.0f} | {r['hot_mode']} | "
@@ -154,7 +174,8 @@ def summary(d, k, command):
                  f"{fmt(r['t_cusparse_alg2_us'], '{:.1f}')} | {fmt(r['t_aijcusparse_us'], '{:.1f}')} | "
                  f"{fmt(r['t_matxtract_petsc_us'], '{:.1f}')} | {fmt(r['speedup_vs_cusparse'])}x | {fmt(r['bw_frac_ours'])} | "
                  f"{fmt(r['bw_frac_cusparse'])} | {fmt(r['setup_ours_ms'], '{:.0f}')} | {fmt(r['setup_aijcusparse_ms'], '{:.0f}')} | "
-                 f"{fmt(r['breakeven_its'], '{:.0f}')} |")
+                 f"{fmt(r['breakeven_its'], '{:.0f}')} | {pred_plan(r)} | {fmt(r['t_pred_us'], '{:.1f}')} | "
+                 f"{fmt(r['speedup_pred_vs_cusparse'], '{:.2f}x')} |")
     L.append("\nFigures: speedup_vs_nnz.png, bandwidth_fraction.png, setup_vs_gain.png. Raw: spmv.csv, spmv_kernels.csv, "
              "spmv_cruxes.csv, spmv_petsc.csv. Column definitions: tuning/results/README.md.")
     with open(os.path.join(d, "summary.md"), "w") as f:
@@ -171,14 +192,16 @@ def plots(d, k, title):
         g = k[k["family"] == f]
         ax.scatter(g["nnz"], g["speedup_vs_cusparse"], color=color[f], marker="o", label=f"{f}")
         ax.scatter(g["nnz"], g["speedup_default_vs_cusparse"], color=color[f], marker="x")
+        if g["speedup_pred_vs_cusparse"].notna().any():
+            ax.scatter(g["nnz"], g["speedup_pred_vs_cusparse"], color=color[f], marker="s", facecolors="none")
         if g["speedup_petsc"].notna().any():
             ax.scatter(g["nnz"], g["speedup_petsc"], color=color[f], marker="^", facecolors="none")
     ax.axhline(1.0, color="k", lw=0.8)
     ax.set_xscale("log")
     ax.set_xlabel("nnz")
     ax.set_ylabel("speedup (> 1: matxtract faster)")
-    ax.set_title(f"{title}\no: oracle crux vs best cuSPARSE, x: (0,0) default vs best cuSPARSE, ^: PETSc matxtract vs aijcusparse",
-                 fontsize=9)
+    ax.set_title(f"{title}\no: oracle crux vs best cuSPARSE, s: predicted plan vs best cuSPARSE, x: (0,0) default vs best "
+                 "cuSPARSE, ^: PETSc matxtract vs aijcusparse", fontsize=8)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     fig.savefig(os.path.join(d, "speedup_vs_nnz.png"), dpi=120)
