@@ -1,6 +1,6 @@
 #!/bin/bash
 # The whole GPU cycle on the GPU host, in one command (see ../shared/docs/GPU-HOST.md):
-#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize scaling profile compress pack
+#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize e2e scaling profile compress pack
 #                                       (default: setup build test sanitize bench amortize pack)
 # setup unpacks the PETSc 3.22+CUDA bundle from .deps/ into /opt/petsc-cuda; build configures and
 # builds this tree in build-gpu/ (sm_90; BUILD_TARGETS limits the targets); test runs the ctest labels gpu, petsc, mpi and unit;
@@ -9,7 +9,9 @@
 # sanitize runs the ctest label sanitize (compute-sanitizer memcheck + racecheck on the gpu tests;
 # SANITIZE_REGEX limits them, e.g. test_cuda_build);
 # bench runs the harness (tuning/bench/run_corpus.sh; quick subset unless BENCH_ARGS is set, e.g.
-# BENCH_ARGS= for the whole corpus); amortize runs tuning/amortization/run.sh; scaling runs
+# BENCH_ARGS= for the whole corpus); amortize runs tuning/amortization/run.sh; e2e runs tuning/e2e/run.sh
+# (PageRank and CG end to end at 20/100/1000 iterations, default matxtract vs aijcusparse; < 5 min; not
+# in the default list: `gpu_cycle.sh e2e pack` after setup build, E2E_* variables in its header); scaling runs
 # tuning/mpi/scaling.sh (needs 2 GPUs); profile runs tuning/profile/ncu_cold.sh (Nsight Compute counters
 # of the cold kernels vs cuSPARSE; PROFILE_SPECS picks the matrices); pack tars every result folder into $OUT/results.tgz (the
 # device tool brings back at most 8 files).
@@ -46,12 +48,13 @@ stage_sanitize() { ctest --test-dir build-gpu -L sanitize ${SANITIZE_REGEX:+-R "
 stage_tutorials() { bash tests/gpu_tutorials.sh "${TUTORIALS_DIR:-.petsc-examples}" build-gpu "$OUT/tutorials"; }
 stage_bench() { bash tuning/bench/run_corpus.sh ${BENCH_ARGS---quick} "$OUT/bench"; }
 stage_amortize() { bash tuning/amortization/run.sh "$OUT/amortization" build-gpu; }
+stage_e2e() { bash tuning/e2e/run.sh "$OUT/e2e" build-gpu; }
 stage_scaling() { bash tuning/mpi/scaling.sh "$OUT/scaling" build-gpu; }
 stage_profile() { bash tuning/profile/ncu_cold.sh "$OUT/profile" ${PROFILE_SPECS:-}; }
 stage_compress() { bash tuning/bench/cold_pack_run.sh "$OUT/compress" build-gpu ${COMPRESS_SPECS:-}; }
 stage_pack() {
   local dirs
-  dirs=$(cd "$OUT" && ls -d logs bench amortization scaling profile ab tutorials compress 2>/dev/null)
+  dirs=$(cd "$OUT" && ls -d logs bench amortization e2e scaling profile ab tutorials compress 2>/dev/null)
   tar czf "$OUT/results.tgz" -C "$OUT" $dirs && (cd "$OUT" && rm -rf $dirs)
 }
 

@@ -7,8 +7,14 @@ Right-hand side:\n\
   -rhs <ones|random|FILE>   b = ones (default), uniform random in [0,1) (rand48, seed -rhs_seed, the same\n\
                             vector on any number of ranks), or a PETSc binary Vec file\n\
   -rhs_seed <1>             seed for -rhs random\n\
+Setup:\n\
+  -convert                  read/generate A in AIJ, then MatConvert it to -mat_type (the two timed apart: the\n\
+                            conversion, as the first MatMult, is what the Mat type costs); default: A is\n\
+                            assembled in -mat_type directly\n\
 Solver: -ksp_type, -pc_type, -ksp_rtol, ... (KSPSetFromOptions; default gmres with the default PC)\n\
-Output: iterations, converged reason, true residual ||b - A x||_2/||b||_2, ||x||_2; timing lines start with 'time:'.\n\n";
+Output: iterations, converged reason, true residual ||b - A x||_2/||b||_2, ||x||_2; timing lines start with 'time:';\n\
+with -mat_type matxtract a line 'matxtract: plan after the solve: ...' says which plan MatMult ended on\n\
+(-ksp_view_mat ::ascii_info shows it in full).\n\n";
 
 #include <petscksp.h>
 #include <petsctime.h>
@@ -39,12 +45,73 @@ static PetscErrorCode FillRandom(Vec b, unsigned long seed)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* One line on the plan a matxtract A runs (rank 0's diagonal block under MPI) after `when`: the crux,
+ * hot mode and cold kernel in use and where they came from, the predicted plan, and whether an online
+ * upgrade was tried (tuning/e2e/ reads it). Nothing for other types. */
+static PetscErrorCode PrintMatXtractPlan(Mat A, const char *when)
+{
+  static const char *const src[] = {"default", "option", "user", "predictor", "upgrade", "guard"};
+  PetscBool                ours;
+  MatXtractInfo            xi;
+  char                     pred[128] = "none";
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &ours, MATSEQAIJMATXTRACT, MATMPIAIJMATXTRACT, ""));
+  if (!ours) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatXtractGetInfo(A, &xi));
+  if (xi.predicted) PetscCall(PetscSNPrintf(pred, sizeof pred, "crux (%g, %g) %s %s", (double)xi.pred_tau_c, (double)xi.pred_tau_r, xi.pred_hot_mode, xi.pred_cold_kernel));
+  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)A), "matxtract: plan after the %s: crux (%g, %g) from %s, hot mode %s (requested %s, from %s), cold kernel %s (from %s), builds %" PetscInt_FMT ", predicted %s, upgrade %s, MatMult on the %s, %.4g us measured\n", when, (double)xi.tau_c,
+                        (double)xi.tau_r, src[xi.crux_source], xi.hot_mode, xi.hot_mode_requested, src[xi.mode_source], xi.cold_kernel, src[xi.cold_source], xi.builds, pred,
+                        !xi.upgrade_tried ? "not tried" : (xi.crux_source == MATXTRACT_CRUX_GUARD || xi.mode_source == MATXTRACT_CRUX_GUARD || xi.cold_source == MATXTRACT_CRUX_GUARD) ? "tried, guard kept the previous plan" : "kept", xi.on_device ? "GPU" : "CPU", 1e6 * (double)xi.mult_seconds));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -convert: A from -f/-gen in AIJ (read under the options prefix ksp_solve_aij_, so -mat_type does not
+ * apply to it; the prefix is dropped afterwards), then converted in place to the type -mat_type names
+ * (none: A stays AIJ). */
+static PetscErrorCode CreateThenConvert(MPI_Comm comm, PetscBool hasfile, const char *file, const char *spec, PetscInt genseed, Mat *A, PetscLogDouble *t_read, PetscLogDouble *t_convert)
+{
+  char           type[256];
+  PetscBool      set, isaij;
+  PetscLogDouble t0, t1, t2;
+
+  PetscFunctionBeginUser;
+  PetscCall(Now(comm, &t0));
+  if (hasfile) PetscCall(MatXtractLoad(comm, file, "ksp_solve_aij_", A));
+  else PetscCall(MatXtractGenerateSeeded(comm, spec, genseed, "ksp_solve_aij_", A));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)*A, &isaij, MATSEQAIJ, MATMPIAIJ, ""));
+  if (!isaij) PetscCall(MatConvert(*A, MATAIJ, MAT_INPLACE_MATRIX, A));
+  PetscCall(MatSetOptionsPrefix(*A, NULL)); /* from here on -mat_type, -mat_matxtract_* ... apply */
+  PetscCall(Now(comm, &t1));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_type", type, sizeof(type), &set));
+  if (set) {
+    Mat      T;
+    MatType  concrete;
+    PetscInt m, n, M, N;
+
+    PetscCall(MatGetLocalSize(*A, &m, &n));
+    PetscCall(MatGetSize(*A, &M, &N));
+    PetscCall(MatCreate(comm, &T));
+    PetscCall(MatSetSizes(T, m, n, M, N));
+    PetscCall(MatSetType(T, type)); /* resolves a root name such as aij or matxtract */
+    PetscCall(MatGetType(T, &concrete));
+    PetscCall(PetscStrncpy(type, concrete, sizeof(type)));
+    PetscCall(MatDestroy(&T));
+    PetscCall(MatConvert(*A, type, MAT_INPLACE_MATRIX, A));
+  }
+  PetscCall(MatSetFromOptions(*A)); /* type-specific options, e.g. -mat_matxtract_crux */
+  PetscCall(Now(comm, &t2));
+  *t_read    = t1 - t0;
+  *t_convert = t2 - t1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Comm           comm;
   char               file[PETSC_MAX_PATH_LEN] = "", spec[256] = "", rhs[PETSC_MAX_PATH_LEN] = "ones";
-  PetscBool          hasfile = PETSC_FALSE, hasgen = PETSC_FALSE, genhelp = PETSC_FALSE, isones, israndom;
-  PetscInt           seed = 1, M, N;
+  PetscBool          hasfile = PETSC_FALSE, hasgen = PETSC_FALSE, genhelp = PETSC_FALSE, convert = PETSC_FALSE, isones, israndom;
+  PetscInt           seed = 1, genseed = 0, M, N;
   Mat                A;
   Vec                x, b, r;
   MatType            mtype;
@@ -52,20 +119,23 @@ int main(int argc, char **argv)
   MatInfo            info;
   SolveResult        sol;
   PetscReal          rnorm, xnorm;
-  PetscLogDouble     t0, t1, t6, t7;
+  PetscLogDouble     t0, t1, t6, t7, t_read = 0.0, t_convert = 0.0;
   PetscMPIInt        size;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   comm = PETSC_COMM_WORLD;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(MatXtractRegister());
-  /* -f, -gen (and -gen_seed) are read again, and listed in -help, by MatXtractCreateFromOptions */
+  /* -f, -gen (and -gen_seed) are read again, and listed in -help, by MatXtractCreateFromOptions (not used
+   * with -convert) */
   PetscCall(PetscOptionsGetString(NULL, NULL, "-f", file, sizeof(file), &hasfile));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-gen", spec, sizeof(spec), &hasgen));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-gen_seed", &genseed, NULL));
 
   PetscOptionsBegin(comm, NULL, "ksp_solve options", NULL);
   PetscCall(PetscOptionsString("-rhs", "Right-hand side: ones, random or a PETSc binary Vec file", NULL, rhs, rhs, sizeof(rhs), NULL));
   PetscCall(PetscOptionsInt("-rhs_seed", "Seed for -rhs random", NULL, seed, &seed, NULL));
+  PetscCall(PetscOptionsBool("-convert", "Read/generate A in AIJ, then MatConvert it to -mat_type (timed apart)", NULL, convert, &convert, NULL));
   PetscOptionsEnd();
 
   PetscCall(CheckMatrixSource(comm, hasfile, hasgen, spec, &genhelp));
@@ -78,7 +148,8 @@ int main(int argc, char **argv)
 
   /* ---- setup: the matrix in the requested type (for matxtract the format is built at assembly) ---- */
   PetscCall(Now(comm, &t0));
-  PetscCall(MatXtractCreateFromOptions(comm, NULL, &A));
+  if (convert) PetscCall(CreateThenConvert(comm, hasfile, file, spec, genseed, &A, &t_read, &t_convert));
+  else PetscCall(MatXtractCreateFromOptions(comm, NULL, &A));
   PetscCall(Now(comm, &t1));
   PetscCall(MatGetSize(A, &M, &N));
   PetscCheck(M == N, comm, PETSC_ERR_ARG_SIZ, "A must be square for a linear solve; it is %" PetscInt_FMT " x %" PetscInt_FMT, M, N);
@@ -118,7 +189,12 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(comm, "processes: %d\n", (int)size));
   PetscCall(PrintSolve(comm, &sol));
   PetscCall(PetscPrintf(comm, "solution ||x||_2: %.6e\n", (double)xnorm));
-  PetscCall(PrintSolveTimes(comm, "read/generate, assembly, conversion", t1 - t0, t7 - t6, &sol));
+  if (convert) {
+    PetscCall(PetscPrintf(comm, "time: setup, read/generate in AIJ: %.6f s\n", t_read));
+    PetscCall(PetscPrintf(comm, "time: setup, convert to %s: %.6f s\n", mtype, t_convert));
+  }
+  PetscCall(PrintSolveTimes(comm, convert ? "read/generate in AIJ, then convert" : "read/generate, assembly, conversion", t1 - t0, t7 - t6, &sol));
+  PetscCall(PrintMatXtractPlan(A, "solve"));
 
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));

@@ -15,7 +15,8 @@ Method:\n\
                                     ksp: solve (I - alpha (P + v d')) x = (1 - alpha) v with -ksp_type/-pc_type\n\
                                     (default gmres, pc none; jacobi works), then x <- x / sum(x)\n\
   -pagerank_alpha <0.85>            damping factor, 0 <= alpha < 1\n\
-  -pagerank_tol <1e-10>             power: stop when ||x_k+1 - x_k||_1 < tol; ksp: relative tolerance (-ksp_rtol wins)\n\
+  -pagerank_tol <1e-10>             power: stop when ||x_k+1 - x_k||_1 < tol (0: never, run -pagerank_max_it\n\
+                                    iterations exactly); ksp: relative tolerance (-ksp_rtol wins)\n\
   -pagerank_max_it <1000>           iteration limit\n\
   -pagerank_personalization <uniform|node:K|FILE>  teleport vector v (FILE: PETSc binary Vec, nonnegative)\n\
 Output:\n\
@@ -23,7 +24,10 @@ Output:\n\
   -pagerank_save <file>             write x as a PETSc binary Vec\n\
   -pagerank_compare <file>          compare x with a saved Vec; error if ||x - x_file||_1 > -pagerank_compare_tol\n\
   -pagerank_compare_tol <1e-10>\n\
-Every timing line starts with 'time:'.\n\n";
+  -pagerank_view_mat <viewer>       view P after the iterations (e.g. ::ascii_info: a matxtract P shows the plan\n\
+                                    it ended on, after any online upgrade)\n\
+Every timing line starts with 'time:'; with -mat_type matxtract a line 'matxtract: plan after the iterations: ...'\n\
+says which plan MatMult ended on and whether it was upgraded.\n\n";
 
 #include <petscksp.h>
 #include <petsctime.h>
@@ -325,6 +329,27 @@ static PetscErrorCode PrintTop(Vec x, PetscInt k)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* One line on the plan a matxtract P runs (rank 0's diagonal block under MPI) after `when`: the crux,
+ * hot mode and cold kernel in use and where they came from, the predicted plan, and whether an online
+ * upgrade was tried (tuning/e2e/ reads it). Nothing for other types. */
+static PetscErrorCode PrintMatXtractPlan(Mat P, const char *when)
+{
+  static const char *const src[] = {"default", "option", "user", "predictor", "upgrade", "guard"};
+  PetscBool                ours;
+  MatXtractInfo            xi;
+  char                     pred[128] = "none";
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)P, &ours, MATSEQAIJMATXTRACT, MATMPIAIJMATXTRACT, ""));
+  if (!ours) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatXtractGetInfo(P, &xi));
+  if (xi.predicted) PetscCall(PetscSNPrintf(pred, sizeof pred, "crux (%g, %g) %s %s", (double)xi.pred_tau_c, (double)xi.pred_tau_r, xi.pred_hot_mode, xi.pred_cold_kernel));
+  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)P), "matxtract: plan after the %s: crux (%g, %g) from %s, hot mode %s (requested %s, from %s), cold kernel %s (from %s), builds %" PetscInt_FMT ", predicted %s, upgrade %s, MatMult on the %s, %.4g us measured\n", when, (double)xi.tau_c,
+                        (double)xi.tau_r, src[xi.crux_source], xi.hot_mode, xi.hot_mode_requested, src[xi.mode_source], xi.cold_kernel, src[xi.cold_source], xi.builds, pred,
+                        !xi.upgrade_tried ? "not tried" : (xi.crux_source == MATXTRACT_CRUX_GUARD || xi.mode_source == MATXTRACT_CRUX_GUARD || xi.cold_source == MATXTRACT_CRUX_GUARD) ? "tried, guard kept the previous plan" : "kept", xi.on_device ? "GPU" : "CPU", 1e6 * (double)xi.mult_seconds));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Comm         comm;
@@ -378,7 +403,7 @@ int main(int argc, char **argv)
     return 0;
   }
   PetscCheck(alpha >= 0.0 && alpha < 1.0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_alpha %g: need 0 <= alpha < 1", (double)alpha);
-  PetscCheck(tol > 0.0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_tol %g: need tol > 0", (double)tol);
+  PetscCheck(tol >= 0.0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_tol %g: need tol >= 0", (double)tol);
   PetscCheck(max_it >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_max_it %" PetscInt_FMT ": need at least 1", max_it);
   PetscCheck(top >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_top %" PetscInt_FMT ": need k >= 0", top);
 
@@ -549,6 +574,8 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(comm, "time: iterations: %.6f s\n", t5 - t4));
   PetscCall(PetscPrintf(comm, "time: per iteration: %.3e s\n", its > 0 ? (t5 - t4) / its : 0.0));
   PetscCall(PetscPrintf(comm, "time: total: %.6f s\n", (t3c - t0) + (t6 - t3) + (t5 - t4)));
+  PetscCall(PrintMatXtractPlan(P, "iterations"));
+  PetscCall(MatViewFromOptions(P, NULL, "-pagerank_view_mat"));
   PetscCall(PrintTop(x, top));
 
   if (save) {
