@@ -366,6 +366,11 @@ void mx_cold_pack_spmv(const mx_cold_pack *P, const double *x, const double *z, 
   }
 }
 
+void mx_cold_pack_spmv_format(const mx_format *F, const mx_cold_pack *P, const double *x, const double *z, double *y) {
+  mx_cold_pack_spmv(P, x, z, y);
+  mx_hot_add(F, x, y);
+}
+
 void mx_cold_pack_expand(const mx_cold_pack *P, int32_t *rowptr, int32_t *col, double *val) {
   memcpy(rowptr, P->rowptr, ((size_t)P->nrows + 1) * sizeof(int32_t));
   for (int32_t p = 0; p < P->nnz; p++) {

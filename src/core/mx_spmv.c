@@ -57,7 +57,8 @@ static void hot_add_se(const mx_format *F, const double *x, double *y) {
   }
 }
 
-static void hot_add(const mx_format *F, const double *x, double *y) {
+/* y[hot rows] += H x (declared in mx_core_internal.h: the packed cold kernel adds the hot part too) */
+void mx_hot_add(const mx_format *F, const double *x, double *y) {
   if (F->mode == MX_HOT_DU) hot_add_du(F, x, y);
   if (F->mode == MX_HOT_SE) hot_add_se(F, x, y);
 }
@@ -65,13 +66,13 @@ static void hot_add(const mx_format *F, const double *x, double *y) {
 /* y = A x. */
 void mx_spmv(const mx_format *F, const double *x, double *y) {
   cold_mult(F, x, NULL, y);
-  hot_add(F, x, y);
+  mx_hot_add(F, x, y);
 }
 
 /* y = A x + z (y == z allowed: cold_mult reads z[i] before writing y[i]). */
 void mx_spmv_add(const mx_format *F, const double *x, const double *z, double *y) {
   cold_mult(F, x, z, y);
-  hot_add(F, x, y);
+  mx_hot_add(F, x, y);
 }
 
 /* y[Cj[p]] += Cx[p] x[i] over the cold entries of every row i. */

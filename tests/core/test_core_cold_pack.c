@@ -97,6 +97,14 @@ static void check_pack_products(const mx_cold_pack *P, const mx_format *F, const
   memcpy(w, z, (size_t)m * 8);
   mx_cold_pack_spmv(P, x, w, w);
   CHECK(bits_equal(y, w, m), "%s: z = C x + z (in place) not bitwise equal", what);
+  /* the whole format: packed cold part + hot part == mx_spmv / mx_spmv_add of F */
+  mx_spmv(F, x, y);
+  mx_cold_pack_spmv_format(F, P, x, NULL, yp);
+  CHECK(bits_equal(y, yp, m), "%s: packed format y = A x not bitwise equal to mx_spmv", what);
+  mx_spmv_add(F, x, z, y);
+  memcpy(w, z, (size_t)m * 8);
+  mx_cold_pack_spmv_format(F, P, x, w, w);
+  CHECK(bits_equal(y, w, m), "%s: packed format z = A x + z not bitwise equal to mx_spmv_add", what);
   t_csr_free(&C);
   free(Bp), free(Bj), free(Bx), free(x), free(z), free(y), free(yp), free(ref), free(w);
 }
