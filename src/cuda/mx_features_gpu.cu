@@ -5,8 +5,10 @@
  * the result equals mx_features_compute on the same CSR bit for bit (tests/cuda/test_cuda_features).
  *
  * Passes, all on the default stream, one synchronisation at the end:
- *   1. one warp per row: row length, column lengths (atomicAdd), diag/upper/band/span counts, the
- *      8-row-group keys (group << cbits | column) of the original order;
+ *   1. one warp per row: row length, diag/upper/band/span counts, the 8-row-group keys
+ *      (group << cbits | column) of the original order;
+ *   1b. column lengths: the column indices radix-sorted and run-length encoded (CUB; no atomics, which
+ *      hub columns of power-law graphs would serialise);
  *   2. CUB max + histogram of the row and of the column lengths;
  *   3. CUB radix sort of the keys, distinct keys counted = sum over groups of distinct columns;
  *   4. rows stably sorted by length, descending (CUB; ties keep the index order, as the core's
@@ -45,8 +47,8 @@ __device__ __forceinline__ long long warp_max(long long v) {
  * original order. Per-warp results are added into the block's shared counters, then the block's
  * into the global ones (integer atomics: the totals do not depend on the order). */
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
-row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int cbits, int *rowlen, int *collen,
-         uint64_t *keys, unsigned long long *counts) {
+row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int cbits, int *rowlen, uint64_t *keys,
+         unsigned long long *counts) {
   __shared__ unsigned long long s[C_NCOUNTS];
   if (threadIdx.x < C_NCOUNTS) s[threadIdx.x] = 0;
   __syncthreads();
@@ -66,7 +68,6 @@ row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int
       bmax = max(bmax, d);
       jmin = min(jmin, (long long)j);
       jmax = max(jmax, (long long)j);
-      atomicAdd(collen + j, 1);
       keys[k] = group | (uint64_t)j;
     }
     diag = warp_sum(diag);
@@ -110,6 +111,33 @@ sorted_keys(int m, const int *__restrict__ rowptr, const int *__restrict__ col, 
   if (i >= m) return;
   const uint64_t group = (uint64_t)(rank[i] / MX_CHUNK_ROWS) << cbits;
   for (int k = rowptr[i] + (threadIdx.x & 31); k < rowptr[i + 1]; k += 32) keys[k] = group | (uint64_t)col[k];
+}
+
+/* collen[col[i]] = len[i] for the nruns distinct columns */
+__global__ void scatter_lengths(const int *__restrict__ nruns, const int *__restrict__ cols, const int *__restrict__ len,
+                                int *collen) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < *nruns) collen[cols[i]] = len[i];
+}
+
+/* Column lengths of the nnz column indices col (sorted through k32, two nnz-int buffers) into collen
+ * (n ints, zeroed here). */
+int column_lengths(mx_device *D, mx_scratch &W, const int *col, int nnz, int n, int cbits, int *k32a, int *k32b,
+                   int *collen) {
+  MX_CUDA_TRY(cudaMemset(collen, 0, sizeof(int) * (size_t)std::max(n, 1)));
+  if (nnz == 0) return 0;
+  int *uniq, *len, *nruns;
+  if (mx_scratch_alloc(D, W, &uniq, (size_t)n, "alloc feature distinct columns") ||
+      mx_scratch_alloc(D, W, &len, (size_t)n, "alloc feature column runs") ||
+      mx_scratch_alloc(D, W, &nruns, 1, "alloc feature run count"))
+    return 1;
+  MX_CUDA_TRY(cudaMemcpy(k32a, col, sizeof(int) * (size_t)nnz, cudaMemcpyDeviceToDevice));
+  cub::DoubleBuffer<int> keys(k32a, k32b);
+  if (mx_cub_run(D, W, "sort columns", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortKeys(t, b, keys, nnz, 0, std::max(1, cbits)); })) return 1;
+  if (mx_cub_run(D, W, "count columns", [&](void *t, size_t &b) { return cub::DeviceRunLengthEncode::Encode(t, b, keys.Current(), uniq, len, nruns, nnz); })) return 1;
+  scatter_lengths<<<(n + 255) / 256, 256>>>(nruns, uniq, len, collen);
+  MX_LAUNCH_CHECK("feature scatter_lengths launch");
+  return 0;
 }
 
 /* idx[i] = i */
@@ -186,11 +214,12 @@ int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_
       mx_scratch_alloc(D, W, &k0, (size_t)nnz, "alloc feature keys") ||
       mx_scratch_alloc(D, W, &k1, (size_t)nnz, "alloc feature keys (sort buffer)"))
     return 1;
-  MX_CUDA_TRY(cudaMemset(collen, 0, sizeof(int) * (size_t)std::max(n, 1)));
   MX_CUDA_TRY(cudaMemset(counts, 0, sizeof(unsigned long long) * C_NCOUNTS));
+  /* the key buffers are free until pass 1 writes them: the column sort uses them as int buffers */
+  if (column_lengths(D, W, D->cold_col, nnz, n, cbits, (int *)k0, (int *)k1, collen)) return 1;
   const int row_blocks = (m + kWarpsPerBlock - 1) / kWarpsPerBlock;
   if (m > 0) {
-    row_pass<<<row_blocks, 32 * kWarpsPerBlock>>>(m, D->cold_rowptr, D->cold_col, cbits, rowlen, collen, k0, counts);
+    row_pass<<<row_blocks, 32 * kWarpsPerBlock>>>(m, D->cold_rowptr, D->cold_col, cbits, rowlen, k0, counts);
     MX_LAUNCH_CHECK("feature row_pass launch");
   }
   if (length_hist(D, W, rowlen, m, row_hist, &c->row_maxl) || length_hist(D, W, collen, n, col_hist, &c->col_maxl)) return 1;
