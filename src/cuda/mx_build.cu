@@ -564,7 +564,7 @@ int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request req, mx_devic
     }
     shell->nchunks = 0;
     D->mode = MX_HOT_NONE;
-    cold_rowptr_host.assign(A->rowptr, A->rowptr + B.m + 1);
+    cold_rowptr_host.clear(); /* the caller's plans read A->rowptr itself: no copy */
     return 0;
   }
 

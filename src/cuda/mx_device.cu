@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <algorithm>
+#include <chrono>
 #include <vector>
 #include "mx_device_impl.h"
 #include "mx_kernel_common.cuh" /* MX_XH_* */
@@ -77,6 +78,22 @@ extern "C" int mx_device_count(void) {
     return 0;
   }
   return n > 0 ? 1 : 0;
+}
+
+/* Setup tracing for diagnosis: with MX_TRACE_SETUP=1 in the environment, each setup step of an upload
+ * or a GPU build prints its wall time (device synchronised) to stderr. Unset: one test per step. */
+static void trace_step(const char *what) {
+  static int on = -1;
+  static std::chrono::steady_clock::time_point last;
+  if (on < 0) {
+    const char *v = getenv("MX_TRACE_SETUP");
+    on = v && *v && *v != '0';
+  }
+  if (!on) return;
+  cudaDeviceSynchronize();
+  const auto now = std::chrono::steady_clock::now();
+  if (what) fprintf(stderr, "mx_trace_setup: %-28s %8.3f ms\n", what, std::chrono::duration<double, std::milli>(now - last).count());
+  last = now;
 }
 
 /* ---- allocation helpers ----------------------------------------------------------------------------- */
@@ -469,16 +486,22 @@ extern "C" int mx_device_build(const mx_csr *A, mx_crux c, mx_mode_request mode,
   mx_device *D = (mx_device *)calloc(1, sizeof *D);
   if (!D) return mx_fail("mx_device_build: out of host memory");
   std::vector<int32_t> cold_rowptr, chunkptr;
+  trace_step(nullptr);
   int rc = mx_build_on_device(A, c, mode, D, shell, cold_rowptr, chunkptr);
+  trace_step("build on device (upload incl.)");
   if (!rc && (int64_t)D->nrows + D->cold_nnz > INT32_MAX - MX_MERGE_TILE)
     rc = mx_fail("mx_device_build: rows + cold nonzeros (%lld) exceed the 32-bit merge path", (long long)D->nrows + D->cold_nnz);
   if (!rc) {
     mx_format P = *shell; /* the host view the plans are made from */
-    P.cold_rowptr = cold_rowptr.data();
+    P.cold_rowptr = cold_rowptr.empty() ? const_cast<int32_t *>(A->rowptr) : cold_rowptr.data(); /* read only */
     P.du_chunkptr = D->mode == MX_HOT_DU ? chunkptr.data() : nullptr;
     P.se_ptr = D->mode == MX_HOT_SE ? chunkptr.data() : nullptr;
     D->cold = resolve_cold(&P, cold);
-    rc = finish_setup(&P, xhot_cols, cold, D) || choose_cold(D, cold);
+    trace_step("cold kernel rule");
+    rc = finish_setup(&P, xhot_cols, cold, D);
+    trace_step("x-hot, plans, staging");
+    rc = rc || choose_cold(D, cold);
+    trace_step("cold kernel choice");
   }
   if (rc) {
     mx_device_free(D);
@@ -605,14 +628,20 @@ extern "C" int mx_device_spmv_host(mx_device *D, const double *x, const double *
 
 /* Median of reps full SpMVs (x-hot gather, cold, hot) on the staging vectors, as time_pair times the
  * cold kernels: warm-up calls, then every call between events k and k+1, one synchronisation. */
+/* x[i] = v for i < n */
+__global__ void fill_kernel(int n, double v, double *x) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = v;
+}
+
 extern "C" int mx_device_time_spmv(mx_device *D, int reps, double *seconds) {
   if (!D || !seconds) return mx_fail("mx_device_time_spmv: NULL argument");
   if (reps < 1) return mx_fail("mx_device_time_spmv: reps %d < 1", reps);
   *seconds = 0.0;
   if (D->nrows == 0) return 0;
   if (D->ncols > 0) {
-    std::vector<double> ones((size_t)D->ncols, 1.0);
-    MX_CUDA_TRY(cudaMemcpy(D->x_stage, ones.data(), sizeof(double) * D->ncols, cudaMemcpyHostToDevice));
+    fill_kernel<<<(D->ncols + 255) / 256, 256>>>(D->ncols, 1.0, D->x_stage);
+    MX_LAUNCH_CHECK("fill x staging");
   }
   std::vector<cudaEvent_t> ev((size_t)reps + 1);
   std::vector<float> t((size_t)reps);

@@ -99,8 +99,9 @@ static inline int mx_cuda_alloc_on(mx_device *D, T **p, size_t count, const char
 
 /* The GPU builder (mx_build.cu): every array of the format of A at crux c into D (counts, cold and
  * hot arrays, gather maps, values, val_in), the counts into *shell (arrays NULL), and the host copies
- * the launch plans are made from: the cold row pointers and the hot chunk pointers (du_chunkptr or
- * se_ptr; empty without a hot part). D->cold, plans, x-hot and staging are left to the caller. */
+ * the launch plans are made from: the cold row pointers (empty when the cold part is A itself: the
+ * plans then read A->rowptr) and the hot chunk pointers (du_chunkptr or se_ptr; empty without a hot
+ * part). D->cold, plans, x-hot and staging are left to the caller. */
 int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request mode, mx_device *D, mx_format *shell,
                        std::vector<int32_t> &cold_rowptr_host, std::vector<int32_t> &chunkptr_host);
 
