@@ -58,6 +58,17 @@ typedef struct {
   PetscBool           plan_settled;   /* nothing more will be predicted, switched or upgraded for this pattern */
   PetscBool           features_on_gpu; /* the features were computed on the GPU (when predicted) */
   PetscLogDouble      predict_seconds; /* what features + prediction cost (when predicted) */
+  /* the third cascade (-mat_matxtract_compress): lossless packing of the cold region */
+  const char         *compress;         /* the request: "auto" or "off" */
+  PetscBool           compress_packed;  /* the cold region is stored packed (a value or column encoding other than plain) */
+  PetscBool           compress_in_use;  /* packed and MatMult reads the pack (GPU: only the segment cold kernel does) */
+  const char         *compress_values;  /* "plain", "dict0", "dict8", "dict16" or "colconst" */
+  const char         *compress_columns; /* "plain", "delta8" or "delta16" */
+  PetscInt            compress_dict;    /* dictionary entries (dict*) or column constants (colconst) */
+  PetscBool           compress_fell_back; /* the last value refresh no longer fit the value encoding: plain values */
+  const char         *compress_note;    /* why the cold region is not packed ("compression off", "not packed (x-hot)", ...); NULL when packed */
+  double              packed_bytes_per_nnz; /* bytes of the packed cold region per cold nonzero (row pointers included; = plain when not packed) */
+  double              plain_bytes_per_nnz;  /* the same cold region as plain CSR (12 + row pointers) */
 } MatXtractInfo;
 
 /* Register the Mat types (idempotent). Called by PetscDLLibraryRegister_matxtract too. */

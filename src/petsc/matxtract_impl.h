@@ -12,6 +12,7 @@
 #include "matxtract_compat.h"
 #include <matxtract.h>
 #include "core/mx_format.h"
+#include "core/mx_cold_pack.h"
 #include "core/mx_predictor.h"
 #include "cuda/mx_device.h"
 
@@ -59,6 +60,7 @@ typedef struct {
   PetscBool             guard;          /* time an upgraded plan against the previous one, keep the faster */
   PetscInt              expected_mults; /* MatMults the user expects in all; 0 = unknown */
   MatXtractModel       *model;          /* NULL: the embedded model */
+  mx_compress_request   compress;       /* -mat_matxtract_compress: pack the cold region (third cascade) */
 } MatXtractSettings;
 
 /* The plan in use for the current pattern, where its parts came from, and the state of the
@@ -105,6 +107,13 @@ typedef struct {
 
   /* device copies (NULL when running on the CPU) */
   mx_device *D, *Dt;
+
+  /* the third cascade (-mat_matxtract_compress auto): on the CPU the packed form of F's cold CSR,
+   * which the CPU MatMult reads (mx_cold_pack_spmv_format); on the GPU D holds its own pack
+   * (mx_device_compress). pack_note says why the cold region is not packed (NULL when it is). */
+  mx_cold_pack P;
+  PetscBool    packed; /* P holds a pack (CPU) */
+  const char  *pack_note;
 
   MatXtractPlanState plan; /* the plan in use, the prediction and the upgrade */
   PetscBool  staged_info_done; /* PetscInfo about host-vector staging printed once */
@@ -155,7 +164,7 @@ PETSC_INTERN PetscErrorCode MatXtractConvertBegin(Mat, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatXtractConvertSettings(Mat *, MatReuse, MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractSetDefaultVecType(Mat, PetscBool);
 PETSC_INTERN PetscBool      MatXtractSettingsWantDevice(const MatXtractSettings *);
-PETSC_INTERN const char *const MatXtractModeNames[], *const MatXtractDeviceNames[], *const MatXtractColdNames[], *const MatXtractSourceNames[], *const MatXtractUpgradeNames[];
+PETSC_INTERN const char *const MatXtractModeNames[], *const MatXtractDeviceNames[], *const MatXtractColdNames[], *const MatXtractSourceNames[], *const MatXtractUpgradeNames[], *const MatXtractCompressNames[];
 PETSC_INTERN PetscErrorCode MatXtractSetSettings_SeqAIJ(Mat, const MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractSetVerifyColumns_SeqAIJ(Mat);
 PETSC_INTERN PetscErrorCode MatXtractGetCSR_SeqAIJ(Mat, mx_csr *);

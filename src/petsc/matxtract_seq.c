@@ -97,8 +97,64 @@ static void MatXtractFreeFormats(Mat_MatXtract *x)
   x->Dt = NULL;
   mx_format_free(&x->F);
   mx_format_free(&x->Ft);
-  x->built   = PETSC_FALSE;
-  x->built_t = PETSC_FALSE;
+  mx_cold_pack_free(&x->P);
+  x->packed    = PETSC_FALSE;
+  x->pack_note = NULL;
+  x->built     = PETSC_FALSE;
+  x->built_t   = PETSC_FALSE;
+}
+
+/* Whether the CPU MatMult reads the host pack: one with a packed part (values or columns); a pack
+ * whose values fell back to plain and whose columns are plain reads like F's plain cold CSR. */
+static PetscBool MatXtractPackActive(const Mat_MatXtract *x)
+{
+  return (PetscBool)(x->packed && (x->P.val_enc != MX_VAL_PLAIN || x->P.idx_enc != MX_IDX_PLAIN));
+}
+
+/* The third cascade after a build (-mat_matxtract_compress auto): pack the cold region, on the GPU
+ * (mx_device_compress: D's segment cold kernel reads the pack) or on the host (x->P from F's cold
+ * CSR: the CPU MatMult reads it). Never fatal: a failure (out of memory on either side) leaves the
+ * cold region plain, and -info says why. The transpose shadow stays plain. */
+static PetscErrorCode MatXtractCompress(Mat A)
+{
+  Mat_MatXtract        *x   = (Mat_MatXtract *)A->spptr;
+  const mx_pack_request req = mx_pack_request_of(MX_COMPRESS_AUTO);
+
+  PetscFunctionBegin;
+  x->pack_note = NULL;
+  if (x->set.compress == MX_COMPRESS_OFF) {
+    x->pack_note = "compression off";
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (x->D) {
+    mx_device_pack_info pi;
+    if (mx_device_compress(x->D, &req)) {
+      PetscCall(PetscInfo(A, "matxtract: packing the cold region on the GPU failed (%s): it stays plain\n", mx_device_last_error()));
+      x->pack_note = "not packed (packing failed on the GPU: -info says why)";
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(MatXtractCheckDevice(A, mx_device_compress_info(x->D, &pi), "reading the cold region's encodings"));
+    /* mx_device_compress packs nothing while x-hot codes the cold CSR (the cache on and MX_XHOT_COLD):
+     * pack info does not tell that apart from a pack where plain is smallest */
+    if (!pi.packed) x->pack_note = mx_device_xhot_cols(x->D) > 0 ? "not packed (x-hot, or plain is smallest)" : "not packed (plain is smallest)";
+    else PetscCall(PetscInfo(A, "matxtract: cold region packed on the GPU: values %s, columns %s, %zu bytes vs %zu plain\n", mx_val_enc_name(pi.val_enc), mx_idx_enc_name(pi.idx_enc), pi.bytes, pi.plain_bytes));
+  } else {
+    mx_csr    C = {x->F.nrows, x->F.ncols, x->F.cold_rowptr, x->F.cold_col, x->F.cold_val};
+    mx_status st = mx_cold_pack_build(&C, &req, &x->P);
+    if (st == MX_ERR_MEM) {
+      PetscCall(PetscInfo(A, "matxtract: packing the cold region: out of host memory: it stays plain\n"));
+      x->pack_note = "not packed (out of host memory)";
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(MatXtractCheckStatus(A, st, "packing the cold region"));
+    x->packed = PETSC_TRUE;
+    if (!MatXtractPackActive(x)) { /* nothing to gain: no copy kept, F's plain cold CSR is read */
+      mx_cold_pack_free(&x->P);
+      x->packed    = PETSC_FALSE;
+      x->pack_note = "not packed (plain is smallest)";
+    } else PetscCall(PetscInfo(A, "matxtract: cold region packed: values %s, columns %s, %zu bytes vs %zu plain\n", mx_val_enc_name(x->P.val_enc), mx_idx_enc_name(x->P.idx_enc), mx_cold_pack_bytes(&x->P), mx_csr_bytes(x->F.nrows, x->F.cold_nnz)));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Drop everything made for the current pattern. */
@@ -181,6 +237,7 @@ PetscErrorCode MatXtractBuildPlan_SeqAIJ(Mat A, const mx_plan *p)
   if (use_device) PetscCall(MatXtractBuildOnDevice(A, &csr, p, &x->F, &x->D));
   if (use_device) PetscCall(MatXtractSetDefaultVecType(A, (PetscBool)(x->D != NULL))); /* the CPU fallback: host vectors */
   if (!x->D) PetscCall(MatXtractCheckStatus(A, mx_format_build_borrow(&csr, p->crux, p->mode, &x->F), "building the format"));
+  PetscCall(MatXtractCompress(A));
   PetscCall(PetscTime(&t1));
   PetscCall(PetscLogEventEnd(MATXTRACT_Build, A, 0, 0, 0));
   x->build_seconds = t1 - t0;
@@ -221,6 +278,30 @@ static PetscErrorCode MatXtractColumnsChanged(Mat A, PetscBool *changed)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* After a value refresh of a packed cold region (re-encoded on the GPU by mx_device_refresh_values,
+ * on the host by mx_cold_pack_refresh): -info says when the new values no longer fit the value
+ * encoding (plain values now, never a wrong product) or when they pack again. */
+static PetscErrorCode MatXtractReportRepack(Mat A)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+  mx_val_enc     prev, now;
+  int            fell_back;
+
+  PetscFunctionBegin;
+  if (x->D) {
+    mx_device_pack_info pi;
+    if (x->set.compress == MX_COMPRESS_OFF || mx_device_compress_info(x->D, &pi)) PetscFunctionReturn(PETSC_SUCCESS);
+    if (!pi.packed && !pi.fell_back) PetscFunctionReturn(PETSC_SUCCESS);
+    prev = pi.prev_val_enc, now = pi.val_enc, fell_back = pi.fell_back;
+  } else {
+    if (!x->packed) PetscFunctionReturn(PETSC_SUCCESS);
+    prev = x->P.prev_val_enc, now = x->P.val_enc, fell_back = x->P.fell_back;
+  }
+  if (fell_back) PetscCall(PetscInfo(A, "matxtract: the new values no longer fit the %s value encoding: plain values\n", mx_val_enc_name(prev)));
+  else if (prev != now) PetscCall(PetscInfo(A, "matxtract: the new values are packed as %s (were %s)\n", mx_val_enc_name(now), mx_val_enc_name(prev)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Same pattern, new values: refresh through the gather map, on the device when MatMult runs
  * there (the host copy of the values is then unused: host-vector products are staged through the
  * device too), else on the host. */
@@ -233,8 +314,18 @@ static PetscErrorCode MatXtractRefresh(Mat A)
   PetscCall(PetscLogEventBegin(MATXTRACT_Refresh, A, 0, 0, 0));
   PetscCall(MatSeqAIJGetArrayRead(A, &aa));
   if (x->D) PetscCall(MatXtractCheckDevice(A, mx_device_refresh_values(x->D, (const double *)aa, MatXtractStream()), "value refresh"));
-  else mx_format_refresh_values(&x->F, (const double *)aa);
+  else {
+    mx_format_refresh_values(&x->F, (const double *)aa);
+    if (x->packed && mx_cold_pack_refresh(&x->P, (const double *)aa, x->F.cold_src) != MX_OK) {
+      /* out of host memory: the pack lost its values; F's plain cold CSR is right */
+      mx_cold_pack_free(&x->P);
+      x->packed    = PETSC_FALSE;
+      x->pack_note = "not packed (out of host memory at a value refresh)";
+      PetscCall(PetscInfo(A, "matxtract: re-encoding the refreshed values: out of host memory: the cold region is plain again\n"));
+    }
+  }
   PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
+  PetscCall(MatXtractReportRepack(A));
   PetscCall(PetscLogEventEnd(MATXTRACT_Refresh, A, 0, 0, 0));
   PetscCall(PetscInfo(A, "matxtract: values refreshed on the %s (same pattern)\n", x->D ? "GPU" : "CPU"));
   x->built_t = PETSC_FALSE; /* the transpose shadow is rebuilt lazily */
@@ -378,7 +469,8 @@ static PetscErrorCode MatXtractApply(Mat A, PetscBool transpose, Vec xx, Vec zz,
     } else if (!transpose) {
       PetscLogDouble t0, t1;
       PetscCall(PetscTime(&t0));
-      if (zz) mx_spmv_add(&x->F, xd, zd, yd);
+      if (MatXtractPackActive(x)) mx_cold_pack_spmv_format(&x->F, &x->P, xd, zz ? zd : NULL, yd); /* bitwise equal to the plain kernels */
+      else if (zz) mx_spmv_add(&x->F, xd, zd, yd);
       else mx_spmv(&x->F, xd, yd);
       PetscCall(PetscTime(&t1));
       *cpu_seconds = t1 - t0;
@@ -494,6 +586,13 @@ PetscErrorCode MatXtractViewInfo_SeqAIJ(Mat A, PetscViewer viewer)
   PetscCall(MatXtractPlanView(A, viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: format %zu bytes vs CSR %zu bytes (%.3fx)%s\n", info.format_bytes, info.csr_bytes, info.csr_bytes ? (double)info.format_bytes / (double)info.csr_bytes : 1.0, x->F.cold_borrowed ? "; its cold CSR is the AIJ arrays themselves (no host copy)" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: built on the %s in %.3g ms (build %" PetscInt_FMT " of this matrix)%s\n", info.on_device ? "GPU" : "CPU", 1e3 * info.build_seconds, info.builds, info.on_device ? "" : " (host builder)"));
+  if (info.compress_packed) {
+    char dict[64] = "";
+    if (info.compress_dict) PetscCall(PetscSNPrintf(dict, sizeof dict, " (%" PetscInt_FMT " %s)", info.compress_dict, strcmp(info.compress_values, "colconst") ? "entries" : "column constants"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: cold region packed (-mat_matxtract_compress %s): values %s%s, columns %s: %.3g bytes per nonzero vs %.3g plain (%.3fx)%s%s\n", info.compress, info.compress_values, dict, info.compress_columns, info.packed_bytes_per_nnz,
+                                     info.plain_bytes_per_nnz, info.plain_bytes_per_nnz > 0 ? info.packed_bytes_per_nnz / info.plain_bytes_per_nnz : 1.0, info.compress_fell_back ? "; the last value refresh fell back to plain values" : "",
+                                     info.compress_in_use ? "" : "; not read: the cold kernel in use reads the plain CSR"));
+  } else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: cold region %s%s, %.3g bytes per nonzero\n", info.compress_note ? info.compress_note : "not packed", info.compress_fell_back ? " (the last value refresh fell back to plain values)" : "", info.plain_bytes_per_nnz));
   if (info.on_device) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the GPU, %zu device bytes (peak while building %zu), cold kernel %s\n", info.device_bytes, info.build_peak_bytes, MatXtractColdNames[mx_device_cold_kernel(x->D)]));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the CPU (%s)\n", x->set.device_choice == MATXTRACT_DEVICE_CPU ? "-mat_matxtract_device cpu" : "no usable GPU"));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -560,6 +659,52 @@ static PetscErrorCode MatXtractSetCrux_SeqAIJ(Mat A, PetscReal tau_c, PetscReal 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The compression fields of info (the format built): the cold region's encodings and its bytes per
+ * cold nonzero as MatMult reads them vs plain CSR. */
+static PetscErrorCode MatXtractPackGetInfo(Mat A, MatXtractInfo *info)
+{
+  Mat_MatXtract *x     = (Mat_MatXtract *)A->spptr;
+  const double   cold  = (double)x->F.cold_nnz;
+  const size_t   plain = x->built ? mx_csr_bytes(x->F.nrows, x->F.cold_nnz) : 0;
+  size_t         bytes = plain;
+
+  PetscFunctionBegin;
+  info->compress              = MatXtractCompressNames[x->set.compress];
+  info->compress_packed       = PETSC_FALSE;
+  info->compress_in_use       = PETSC_FALSE;
+  info->compress_values       = mx_val_enc_name(MX_VAL_PLAIN);
+  info->compress_columns      = mx_idx_enc_name(MX_IDX_PLAIN);
+  info->compress_dict         = 0;
+  info->compress_fell_back    = PETSC_FALSE;
+  info->compress_note         = x->built ? x->pack_note : "not built";
+  if (x->D) {
+    mx_device_pack_info pi;
+    PetscCall(MatXtractCheckDevice(A, mx_device_compress_info(x->D, &pi), "reading the cold region's encodings"));
+    if (pi.packed) {
+      info->compress_packed  = PETSC_TRUE;
+      info->compress_in_use  = pi.in_use ? PETSC_TRUE : PETSC_FALSE;
+      info->compress_values  = mx_val_enc_name(pi.val_enc);
+      info->compress_columns = mx_idx_enc_name(pi.idx_enc);
+      info->compress_dict    = pi.ndict;
+      bytes                  = pi.bytes;
+    }
+    info->compress_fell_back = pi.fell_back ? PETSC_TRUE : PETSC_FALSE;
+    if (!pi.packed && x->set.compress == MX_COMPRESS_AUTO && !x->pack_note) info->compress_note = "not packed (plain values and columns)"; /* fell back since the build */
+  } else if (x->packed) {
+    info->compress_packed    = MatXtractPackActive(x);
+    info->compress_in_use    = info->compress_packed;
+    info->compress_values    = mx_val_enc_name(x->P.val_enc);
+    info->compress_columns   = mx_idx_enc_name(x->P.idx_enc);
+    info->compress_dict      = x->P.ndict;
+    info->compress_fell_back = x->P.fell_back ? PETSC_TRUE : PETSC_FALSE;
+    if (info->compress_packed) bytes = mx_cold_pack_bytes(&x->P);
+    else if (!x->pack_note) info->compress_note = "not packed (plain values and columns)";
+  }
+  info->packed_bytes_per_nnz = cold > 0 ? (double)bytes / cold : 0.0;
+  info->plain_bytes_per_nnz  = cold > 0 ? (double)plain / cold : 0.0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatXtractGetInfo_SeqAIJ(Mat A, MatXtractInfo *info)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
@@ -582,6 +727,7 @@ static PetscErrorCode MatXtractGetInfo_SeqAIJ(Mat A, MatXtractInfo *info)
   info->builds         = x->nbuilds;
   info->on_device    = x->D ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(MatXtractPlanGetInfo(A, info));
+  PetscCall(MatXtractPackGetInfo(A, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -7,6 +7,7 @@ const char *const MatXtractDeviceNames[] = {"auto", "cpu", "gpu", "MatXtractDevi
 const char *const MatXtractColdNames[]   = {"auto", "segment", "merge", "cusparse", "timed", "MatXtractCold", "MX_COLD_", NULL};
 const char *const MatXtractSourceNames[]  = {"default", "option", "MatXtractSetCrux", "predictor", "upgrade", "guard"};
 const char *const MatXtractUpgradeNames[] = {"now", "auto", "never", "MatXtractUpgrade", "MATXTRACT_UPGRADE_", NULL};
+const char *const MatXtractCompressNames[] = {"off", "auto", "MatXtractCompress", "MX_COMPRESS_", NULL}; /* mx_compress_request order */
 
 PetscErrorCode MatXtractSettingsDefault(MatXtractSettings *set)
 {
@@ -21,6 +22,7 @@ PetscErrorCode MatXtractSettingsDefault(MatXtractSettings *set)
   set->predictor     = PETSC_TRUE;
   set->upgrade       = MATXTRACT_UPGRADE_AUTO;
   set->guard         = PETSC_TRUE;
+  set->compress      = MX_COMPRESS_AUTO;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -49,7 +51,8 @@ PetscErrorCode MatXtractSettingsDestroy(MatXtractSettings *set)
 PetscBool MatXtractSettingsEqual(const MatXtractSettings *a, const MatXtractSettings *b)
 {
   return (PetscBool)(a->crux.tau_c == b->crux.tau_c && a->crux.tau_r == b->crux.tau_r && a->crux_source == b->crux_source && a->mode == b->mode && a->mode_fixed == b->mode_fixed && a->device_choice == b->device_choice &&
-                     a->cold_kernel == b->cold_kernel && a->cold_fixed == b->cold_fixed && a->predictor == b->predictor && a->upgrade == b->upgrade && a->guard == b->guard && a->expected_mults == b->expected_mults && a->model == b->model);
+                     a->cold_kernel == b->cold_kernel && a->cold_fixed == b->cold_fixed && a->predictor == b->predictor && a->upgrade == b->upgrade && a->guard == b->guard && a->expected_mults == b->expected_mults && a->model == b->model &&
+                     a->compress == b->compress);
 }
 
 /* The model the predictor uses: -mat_matxtract_model's, else the embedded one. */
@@ -124,10 +127,10 @@ PetscErrorCode MatXtractSetDefaultVecType(Mat B, PetscBool on_device)
  * the database), each with whether it was given. */
 typedef struct {
   PetscReal crux[2];
-  PetscInt  ncrux, mode, device, cold, upgrade, expected_mults;
+  PetscInt  ncrux, mode, device, cold, upgrade, expected_mults, compress;
   PetscBool predictor, guard;
   char      model[PETSC_MAX_PATH_LEN];
-  PetscBool has_crux, has_mode, has_device, has_cold, has_upgrade, has_expected_mults, has_predictor, has_guard, has_model;
+  PetscBool has_crux, has_mode, has_device, has_cold, has_upgrade, has_expected_mults, has_predictor, has_guard, has_model, has_compress;
 } MatXtractOptionValues;
 
 /* v's defaults: the current settings (what -help shows). */
@@ -145,6 +148,7 @@ static PetscErrorCode MatXtractOptionValuesInit(const MatXtractSettings *set, Ma
   v->expected_mults = set->expected_mults;
   v->predictor      = set->predictor;
   v->guard          = set->guard;
+  v->compress       = (PetscInt)set->compress;
   if (set->model) PetscCall(PetscStrncpy(v->model, set->model->path, sizeof v->model));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -172,9 +176,10 @@ static PetscErrorCode MatXtractOptionValuesApply(Mat A, const MatXtractOptionVal
   if (v->has_expected_mults) set->expected_mults = v->expected_mults;
   if (v->has_predictor) set->predictor = v->predictor;
   if (v->has_guard) set->guard = v->guard;
+  if (v->has_compress) set->compress = (mx_compress_request)v->compress;
   set->mode_fixed = (PetscBool)(set->mode_fixed || v->has_mode);
   set->cold_fixed = (PetscBool)(set->cold_fixed || v->has_cold);
-  *changed        = (PetscBool)(v->has_crux || v->has_mode || v->has_device || v->has_cold || v->has_upgrade || v->has_expected_mults || v->has_predictor || v->has_guard || v->has_model);
+  *changed        = (PetscBool)(v->has_crux || v->has_mode || v->has_device || v->has_cold || v->has_upgrade || v->has_expected_mults || v->has_predictor || v->has_guard || v->has_model || v->has_compress);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -195,6 +200,7 @@ PetscErrorCode MatXtractSettingsFromOptions(Mat A, PetscOptionItems *PetscOption
   PetscCall(PetscOptionsEList("-mat_matxtract_upgrade", "When the predicted plan is built: now (at the first build), auto (online, once the MatMults spent pay for predicting and then for its setup), never (do not predict)", "", MatXtractUpgradeNames, 3, MatXtractUpgradeNames[v.upgrade], &v.upgrade, &v.has_upgrade));
   PetscCall(PetscOptionsInt("-mat_matxtract_expected_mults", "MatMults the solve makes in all (0 = unknown): upgrade auto then predicts and upgrades only when they can pay for it", "", v.expected_mults, &v.expected_mults, &v.has_expected_mults));
   PetscCall(PetscOptionsBool("-mat_matxtract_guard", "After an online upgrade, time the new plan against the previous and keep the faster", "", v.guard, &v.guard, &v.has_guard));
+  PetscCall(PetscOptionsEList("-mat_matxtract_compress", "Lossless compression of the cold region: auto (value dictionary, one value, column constants and 8/16-bit column deltas where they take fewer bytes, chosen by exact byte count; products bitwise equal to plain), off (plain CSR)", "", MatXtractCompressNames, 2, MatXtractCompressNames[v.compress], &v.compress, &v.has_compress));
   PetscOptionsHeadEnd();
   PetscCall(MatXtractOptionValuesApply(A, &v, set, changed));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -221,6 +227,7 @@ PetscErrorCode MatXtractSettingsFromDatabase(Mat A, MatXtractSettings *set)
   PetscCall(PetscOptionsGetEList(db, prefix, "-mat_matxtract_upgrade", MatXtractUpgradeNames, 3, &v.upgrade, &v.has_upgrade));
   PetscCall(PetscOptionsGetInt(db, prefix, "-mat_matxtract_expected_mults", &v.expected_mults, &v.has_expected_mults));
   PetscCall(PetscOptionsGetBool(db, prefix, "-mat_matxtract_guard", &v.guard, &v.has_guard));
+  PetscCall(PetscOptionsGetEList(db, prefix, "-mat_matxtract_compress", MatXtractCompressNames, 2, &v.compress, &v.has_compress));
   PetscCall(MatXtractOptionValuesApply(A, &v, set, &changed));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
