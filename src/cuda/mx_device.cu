@@ -214,15 +214,16 @@ static void plan_hot(const int32_t *chunkptr, int nchunks, int unit_div, int pie
 static mx_cold_kernel resolve_cold(const mx_format *F, mx_cold_kernel req) {
   if (req == MX_COLD_SEGMENT || req == MX_COLD_MERGE) return req; /* cusparse: ours first, then switched */
   if (F->nrows == 0 || F->cold_nnz == 0) return MX_COLD_SEGMENT;
-  int64_t maxlen = 0;
-  double sum2 = 0.0;
-  const double mean = (double)F->cold_nnz / F->nrows;
+  /* integer sums (no floating-point dependency chain over the rows); sum l^2 <= max l * nnz < 2^62 */
+  int64_t maxlen = 0, sumsq = 0;
   for (int r = 0; r < F->nrows; ++r) {
     const int64_t l = F->cold_rowptr[r + 1] - F->cold_rowptr[r];
     maxlen = l > maxlen ? l : maxlen;
-    sum2 += ((double)l - mean) * ((double)l - mean);
+    sumsq += l * l;
   }
-  const double cv = sqrt(sum2 / F->nrows) / mean;
+  const double mean = (double)F->cold_nnz / F->nrows;
+  const double var = (double)sumsq / F->nrows - mean * mean;
+  const double cv = sqrt(var > 0.0 ? var : 0.0) / mean;
   if (maxlen > (int64_t)MX_AUTO_MAX_ROW_SEGS * MX_SEG_NNZ || cv > MX_AUTO_CV) return MX_COLD_MERGE;
   return MX_COLD_SEGMENT;
 }
@@ -305,10 +306,12 @@ static int finish_setup(const mx_format *P, int xhot_request, mx_cold_kernel col
    * when MX_XHOT_COLD says so */
   const int xhot_cold = xhot_request != MX_XHOT_AUTO ? 1 : env_int("MX_XHOT_COLD", MX_XHOT_COLD);
   if (mx_xhot_setup(D, xhot_request, env_int("MX_XHOT_COLS", MX_XHOT_MAX_COLS), xhot_cold)) return 1;
+  trace_step("x-hot setup");
   const int carveout = env_int("MX_XHOT_CARVEOUT", MX_XHOT_CARVEOUT);
   if (D->xhot_n > 0 && carveout >= 0 && (mx_cold_merge_set_carveout(carveout) || mx_cold_segment_set_carveout(carveout)))
     return 1;
   if (make_plans(P, cold_req, D)) return 1;
+  trace_step("launch plans");
   if ((!D->cold_identity && !D->val_in && mx_cuda_alloc_on(D, &D->val_in, P->nnz, "alloc value staging")) ||
       mx_cuda_alloc_on(D, &D->x_stage, P->ncols, "alloc x staging") ||
       mx_cuda_alloc_on(D, &D->y_stage, P->nrows, "alloc y staging") ||
@@ -499,7 +502,7 @@ extern "C" int mx_device_build(const mx_csr *A, mx_crux c, mx_mode_request mode,
     D->cold = resolve_cold(&P, cold);
     trace_step("cold kernel rule");
     rc = finish_setup(&P, xhot_cols, cold, D);
-    trace_step("x-hot, plans, staging");
+    trace_step("staging");
     rc = rc || choose_cold(D, cold);
     trace_step("cold kernel choice");
   }
