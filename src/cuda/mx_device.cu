@@ -71,6 +71,8 @@ int mx_cuda_check(cudaError_t e, const char *what) {
 
 extern "C" const char *mx_device_last_error(void) { return mx_last_error; }
 
+extern "C" int mx_device_synchronize(void) { return mx_cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
+
 extern "C" int mx_device_count(void) {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {

@@ -38,6 +38,10 @@ typedef enum {
 /* 1 if this build has CUDA and a device is visible, else 0 (never fails). */
 int mx_device_count(void);
 
+/* Wait for all work queued on the current device (cudaDeviceSynchronize); 0 or nonzero with
+ * last_error set. */
+int mx_device_synchronize(void);
+
 /* Last error message of this thread's failing mx_device_* call ("" if none). */
 const char *mx_device_last_error(void);
 

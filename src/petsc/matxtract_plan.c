@@ -27,9 +27,12 @@
 /* CPU seconds of mx_features_compute per nonzero: tuning/predictor's matxtract-predictor measures
  * 10-25 ns; the upper end, so that the prediction never starts before it can be afforded */
 #define MATXTRACT_FEATURES_NS_PER_NNZ 25.0
-/* the same on the GPU (mx_device_features: a few passes and three radix sorts; kron:20:16 on an
- * H100: 37.5 ms for 31.4M nonzeros before the column lengths were counted by sorting) */
-#define MATXTRACT_FEATURES_GPU_NS_PER_NNZ 1.2
+/* the same on the GPU (mx_device_features: a few passes and three radix sorts), plus a fixed part
+ * (scratch allocations, copies of the length histograms): H100, features + prediction in PageRank
+ * and CG (tuning/results/h100/e2e-2026-11-23/logs): kron:20:16 10.8 ms (31.4M nonzeros), kron:21:16
+ * 18.5 ms (63.5M), lap3d:150 12.8 ms (23.5M), rgg:20 6.9 ms (13.8M), lap3d:100 6.5 ms (6.9M) */
+#define MATXTRACT_FEATURES_GPU_NS_PER_NNZ 0.35
+#define MATXTRACT_FEATURES_GPU_FIXED_S    3e-3
 /* seconds of one tree level in one model evaluation (a compare and a load) */
 #define MATXTRACT_TREE_LEVEL_NS 2.0
 /* SpMVs timed after a build and by the guard (median) */
@@ -81,9 +84,10 @@ static PetscBool MatXtractFeaturesOnDevice(const Mat_MatXtract *x)
 static PetscLogDouble MatXtractPredictCost(const mx_model *M, const Mat_MatXtract *x)
 {
   const double depth = log2((double)M->nnodes / (double)M->ntrees + 1.0) + 1.0;
-  const double ns    = MatXtractFeaturesOnDevice(x) ? MATXTRACT_FEATURES_GPU_NS_PER_NNZ : MATXTRACT_FEATURES_NS_PER_NNZ;
+  const PetscBool gpu   = MatXtractFeaturesOnDevice(x);
+  const double    ns    = gpu ? MATXTRACT_FEATURES_GPU_NS_PER_NNZ : MATXTRACT_FEATURES_NS_PER_NNZ;
 
-  return 1e-9 * (ns * (double)x->F.nnz + MATXTRACT_TREE_LEVEL_NS * (double)M->ncandidates * (double)M->ntrees * depth);
+  return (gpu ? MATXTRACT_FEATURES_GPU_FIXED_S : 0.0) + 1e-9 * (ns * (double)x->F.nnz + MATXTRACT_TREE_LEVEL_NS * (double)M->ncandidates * (double)M->ntrees * depth);
 }
 
 /* The features of A: on the GPU when it holds the plain matrix (a GPU failure falls back to the
@@ -131,6 +135,8 @@ static PetscErrorCode MatXtractPredict(Mat A)
   PetscLogDouble      t0, t1;
 
   PetscFunctionBegin;
+  /* products still queued on the GPU are not the prediction's cost: let them finish first */
+  if (MatXtractFeaturesOnDevice(x)) PetscCheck(!mx_device_synchronize(), PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: %s", mx_device_last_error());
   PetscCall(PetscTime(&t0));
   PetscCall(MatXtractFeatures(A, &f, &on_gpu));
   for (int32_t c = 0; c < M->ncandidates; c++) {
