@@ -19,8 +19,9 @@
  * + predictor + the plan's GPU build (mx_device_build, what the library runs on the GPU);
  * features_gpu_ms: the same features on the GPU (mx_device_features of the uploaded (0,0) matrix,
  * checked bitwise against the host's: features_gpu_same); (b) every
- * -crux (hot mode AUTO, cold kernel MX_COLD_AUTO); (c) (0,0) with the segment and the merge cold
- * kernel, and the kernel MX_COLD_AUTO picks (t_default: the plan -mat_type matxtract starts on).
+ * -crux (hot mode AUTO, cold kernel MX_COLD_TIMED: the fastest of ours and cuSPARSE, timed at
+ * upload); (c) (0,0) with the segment and the merge cold kernel, and the kernel MX_COLD_AUTO's
+ * row-length rule picks (t_default: the plan -mat_type matxtract starts on).
  * t_ours is the fastest of (b) and (c): an oracle over the tried cruxes, which the predicted plan is
  * not part of (t_pred_us / t_ours_us < 1: the prediction beat every tried crux); cuSPARSE CSR ALG1
  * and ALG2, each after cusparseSpMV_preprocess.
@@ -712,7 +713,9 @@ int main(int argc, char **argv) {
     /* --- the -crux variants, with the cold kernel that won at (0,0) --- */
     for (auto &w : workers) w.join();
     if (ok00 && vs.size() >= 3) {
-      const mx_cold_kernel best_cold = MX_COLD_AUTO; /* the library's own choice for each crux */
+      /* per crux, the fastest of our kernels and cuSPARSE, timed at upload: the oracle (the library's
+       * default AUTO applies a row-length rule and leaves the rest to the predictor) */
+      const mx_cold_kernel best_cold = MX_COLD_TIMED;
       for (size_t k = 0; k < ncx; ++k) {
         if (bc[k].st != MX_OK) fprintf(stderr, "%s: build failed at (%g,%g)\n", mat.name.c_str(), o.cruxes[k].tau_c, o.cruxes[k].tau_r);
         else run_ours(bc[k].F, bc[k].ms, setup_jobs, best_cold, "crux", nullptr, MX_MODE_AUTO);
