@@ -59,7 +59,7 @@ typedef struct {
   PetscBool           features_on_gpu; /* the features were computed on the GPU (when predicted) */
   PetscLogDouble      predict_seconds; /* what features + prediction cost (when predicted) */
   /* the third cascade (-mat_matxtract_compress): lossless packing of the cold region */
-  const char         *compress;         /* the request: "auto" or "off" */
+  const char         *compress;         /* the request: "auto", "on" or "off" */
   PetscBool           compress_packed;  /* the cold region is stored packed (a value or column encoding other than plain) */
   PetscBool           compress_in_use;  /* packed and MatMult reads the pack (GPU: only the segment cold kernel does) */
   const char         *compress_values;  /* "plain", "dict0", "dict8", "dict16" or "colconst" */

@@ -47,6 +47,11 @@ typedef struct {
 /* What the user chose (options or API); shared by the sequential type and the MPI type, which
  * hands it to its diagonal block. Copy with MatXtractSettingsCopy (it references the model),
  * release with MatXtractSettingsDestroy. */
+/* -mat_matxtract_compress: off; auto = pack the cold region where it pays: on the GPU (the packed
+ * segment kernel), not on the CPU path (its C kernel decodes slower than the bytes it saves: kron:14:8
+ * on the 2-core dev VM 390 us packed vs 163 us plain); on = pack on the CPU too (the reference). */
+typedef enum { MATXTRACT_COMPRESS_OFF = 0, MATXTRACT_COMPRESS_AUTO = 1, MATXTRACT_COMPRESS_ON = 2 } MatXtractCompressChoice;
+
 typedef struct {
   mx_crux               crux;
   MatXtractCruxSource   crux_source; /* DEFAULT: free for the predictor; OPTION or USER: fixed */
@@ -60,7 +65,7 @@ typedef struct {
   PetscBool             guard;          /* time an upgraded plan against the previous one, keep the faster */
   PetscInt              expected_mults; /* MatMults the user expects in all; 0 = unknown */
   MatXtractModel       *model;          /* NULL: the embedded model */
-  mx_compress_request   compress;       /* -mat_matxtract_compress: pack the cold region (third cascade) */
+  MatXtractCompressChoice compress;       /* -mat_matxtract_compress: pack the cold region (third cascade) */
 } MatXtractSettings;
 
 /* The plan in use for the current pattern, where its parts came from, and the state of the

@@ -111,9 +111,10 @@ static PetscBool MatXtractPackActive(const Mat_MatXtract *x)
   return (PetscBool)(x->packed && (x->P.val_enc != MX_VAL_PLAIN || x->P.idx_enc != MX_IDX_PLAIN));
 }
 
-/* The third cascade after a build (-mat_matxtract_compress auto): pack the cold region, on the GPU
- * (mx_device_compress: D's segment cold kernel reads the pack) or on the host (x->P from F's cold
- * CSR: the CPU MatMult reads it). Never fatal: a failure (out of memory on either side) leaves the
+/* The third cascade after a build (-mat_matxtract_compress auto|on): pack the cold region, on the GPU
+ * (mx_device_compress: D's segment cold kernel reads the pack) or, under on only, on the host (x->P
+ * from F's cold CSR: the CPU MatMult reads it; auto leaves the CPU path plain, see MatXtractCompressChoice
+ * in matxtract_impl.h). Never fatal: a failure (out of memory on either side) leaves the
  * cold region plain, and -info says why. The transpose shadow stays plain. */
 static PetscErrorCode MatXtractCompress(Mat A)
 {
@@ -122,8 +123,12 @@ static PetscErrorCode MatXtractCompress(Mat A)
 
   PetscFunctionBegin;
   x->pack_note = NULL;
-  if (x->set.compress == MX_COMPRESS_OFF) {
+  if (x->set.compress == MATXTRACT_COMPRESS_OFF) {
     x->pack_note = "compression off";
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!x->D && x->set.compress == MATXTRACT_COMPRESS_AUTO) {
+    x->pack_note = "not packed on the CPU (auto packs for the GPU; -mat_matxtract_compress on packs here too)";
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (x->D) {
@@ -290,7 +295,7 @@ static PetscErrorCode MatXtractReportRepack(Mat A)
   PetscFunctionBegin;
   if (x->D) {
     mx_device_pack_info pi;
-    if (x->set.compress == MX_COMPRESS_OFF || mx_device_compress_info(x->D, &pi)) PetscFunctionReturn(PETSC_SUCCESS);
+    if (x->set.compress == MATXTRACT_COMPRESS_OFF || mx_device_compress_info(x->D, &pi)) PetscFunctionReturn(PETSC_SUCCESS);
     if (!pi.packed && !pi.fell_back) PetscFunctionReturn(PETSC_SUCCESS);
     prev = pi.prev_val_enc, now = pi.val_enc, fell_back = pi.fell_back;
   } else {
@@ -689,7 +694,7 @@ static PetscErrorCode MatXtractPackGetInfo(Mat A, MatXtractInfo *info)
       bytes                  = pi.bytes;
     }
     info->compress_fell_back = pi.fell_back ? PETSC_TRUE : PETSC_FALSE;
-    if (!pi.packed && x->set.compress == MX_COMPRESS_AUTO && !x->pack_note) info->compress_note = "not packed (plain values and columns)"; /* fell back since the build */
+    if (!pi.packed && x->set.compress != MATXTRACT_COMPRESS_OFF && !x->pack_note) info->compress_note = "not packed (plain values and columns)"; /* fell back since the build */
   } else if (x->packed) {
     info->compress_packed    = MatXtractPackActive(x);
     info->compress_in_use    = info->compress_packed;

@@ -7,7 +7,7 @@ const char *const MatXtractDeviceNames[] = {"auto", "cpu", "gpu", "MatXtractDevi
 const char *const MatXtractColdNames[]   = {"auto", "segment", "merge", "cusparse", "timed", "MatXtractCold", "MX_COLD_", NULL};
 const char *const MatXtractSourceNames[]  = {"default", "option", "MatXtractSetCrux", "predictor", "upgrade", "guard"};
 const char *const MatXtractUpgradeNames[] = {"now", "auto", "never", "MatXtractUpgrade", "MATXTRACT_UPGRADE_", NULL};
-const char *const MatXtractCompressNames[] = {"off", "auto", "MatXtractCompress", "MX_COMPRESS_", NULL}; /* mx_compress_request order */
+const char *const MatXtractCompressNames[] = {"off", "auto", "on", "MatXtractCompress", "MATXTRACT_COMPRESS_", NULL}; /* MatXtractCompressChoice order */
 
 PetscErrorCode MatXtractSettingsDefault(MatXtractSettings *set)
 {
@@ -22,7 +22,7 @@ PetscErrorCode MatXtractSettingsDefault(MatXtractSettings *set)
   set->predictor     = PETSC_TRUE;
   set->upgrade       = MATXTRACT_UPGRADE_AUTO;
   set->guard         = PETSC_TRUE;
-  set->compress      = MX_COMPRESS_AUTO;
+  set->compress      = MATXTRACT_COMPRESS_AUTO;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -176,7 +176,7 @@ static PetscErrorCode MatXtractOptionValuesApply(Mat A, const MatXtractOptionVal
   if (v->has_expected_mults) set->expected_mults = v->expected_mults;
   if (v->has_predictor) set->predictor = v->predictor;
   if (v->has_guard) set->guard = v->guard;
-  if (v->has_compress) set->compress = (mx_compress_request)v->compress;
+  if (v->has_compress) set->compress = (MatXtractCompressChoice)v->compress;
   set->mode_fixed = (PetscBool)(set->mode_fixed || v->has_mode);
   set->cold_fixed = (PetscBool)(set->cold_fixed || v->has_cold);
   *changed        = (PetscBool)(v->has_crux || v->has_mode || v->has_device || v->has_cold || v->has_upgrade || v->has_expected_mults || v->has_predictor || v->has_guard || v->has_model || v->has_compress);
@@ -200,7 +200,7 @@ PetscErrorCode MatXtractSettingsFromOptions(Mat A, PetscOptionItems *PetscOption
   PetscCall(PetscOptionsEList("-mat_matxtract_upgrade", "When the predicted plan is built: now (at the first build), auto (online, once the MatMults spent pay for predicting and then for its setup), never (do not predict)", "", MatXtractUpgradeNames, 3, MatXtractUpgradeNames[v.upgrade], &v.upgrade, &v.has_upgrade));
   PetscCall(PetscOptionsInt("-mat_matxtract_expected_mults", "MatMults the solve makes in all (0 = unknown): upgrade auto then predicts and upgrades only when they can pay for it", "", v.expected_mults, &v.expected_mults, &v.has_expected_mults));
   PetscCall(PetscOptionsBool("-mat_matxtract_guard", "After an online upgrade, time the new plan against the previous and keep the faster", "", v.guard, &v.guard, &v.has_guard));
-  PetscCall(PetscOptionsEList("-mat_matxtract_compress", "Lossless compression of the cold region: auto (value dictionary, one value, column constants and 8/16-bit column deltas where they take fewer bytes, chosen by exact byte count; products bitwise equal to plain), off (plain CSR)", "", MatXtractCompressNames, 2, MatXtractCompressNames[v.compress], &v.compress, &v.has_compress));
+  PetscCall(PetscOptionsEList("-mat_matxtract_compress", "Lossless compression of the cold region: auto (value dictionary, one value, column constants and 8/16-bit column deltas where they take fewer bytes, chosen by exact byte count; products bitwise equal to plain) on the GPU, the CPU path stays plain (its C kernel decodes slower than plain); on (the CPU path too); off (plain CSR)", "", MatXtractCompressNames, 3, MatXtractCompressNames[v.compress], &v.compress, &v.has_compress));
   PetscOptionsHeadEnd();
   PetscCall(MatXtractOptionValuesApply(A, &v, set, changed));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -227,7 +227,7 @@ PetscErrorCode MatXtractSettingsFromDatabase(Mat A, MatXtractSettings *set)
   PetscCall(PetscOptionsGetEList(db, prefix, "-mat_matxtract_upgrade", MatXtractUpgradeNames, 3, &v.upgrade, &v.has_upgrade));
   PetscCall(PetscOptionsGetInt(db, prefix, "-mat_matxtract_expected_mults", &v.expected_mults, &v.has_expected_mults));
   PetscCall(PetscOptionsGetBool(db, prefix, "-mat_matxtract_guard", &v.guard, &v.has_guard));
-  PetscCall(PetscOptionsGetEList(db, prefix, "-mat_matxtract_compress", MatXtractCompressNames, 2, &v.compress, &v.has_compress));
+  PetscCall(PetscOptionsGetEList(db, prefix, "-mat_matxtract_compress", MatXtractCompressNames, 3, &v.compress, &v.has_compress));
   PetscCall(MatXtractOptionValuesApply(A, &v, set, &changed));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

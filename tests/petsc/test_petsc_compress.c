@@ -18,6 +18,9 @@ static const char help[] = "MatXtract packed cold region (-mat_matxtract_compres
 
 static char      view_path[PETSC_MAX_PATH_LEN], info_path[PETSC_MAX_PATH_LEN];
 static PetscBool on_gpu = PETSC_FALSE;
+/* the request that packs where MatMult runs: auto on the GPU; on, on the CPU (auto leaves the CPU
+ * path plain: CheckCpuAutoPlain) */
+static const char *pack_on = "on";
 
 /* splitmix64 */
 static uint64_t rng_next(uint64_t *s)
@@ -115,7 +118,7 @@ static PetscErrorCode CheckEncodings(Mat B, const char *values, const char *colu
     n      = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
     buf[n] = 0;
     if (f) fclose(f);
-    if (packed && values) PetscCall(PetscSNPrintf(want, sizeof want, "cold region packed (-mat_matxtract_compress auto): values %s", values));
+    if (packed && values) PetscCall(PetscSNPrintf(want, sizeof want, "cold region packed (-mat_matxtract_compress %s): values %s", pack_on, values));
     else if (packed) PetscCall(PetscSNPrintf(want, sizeof want, "cold region packed"));
     else PetscCall(PetscSNPrintf(want, sizeof want, "MatXtract: cold region %s", info.compress_note));
     PetscCall(Expect((PetscBool)(strstr(buf, want) != NULL && strstr(buf, "bytes per nonzero") != NULL), "-mat_view ::ascii_info shows the encodings and bytes per nonzero", name));
@@ -204,7 +207,7 @@ static PetscErrorCode SetValuesBoth(Mat A, Mat B, int kind)
  * at crux (tc, tr); encodings checked at crux (0,0) (the whole matrix is cold). */
 static PetscErrorCode CheckRefreshPaths(Mat A0, const char *spec, const char *compress, PetscReal tc, PetscReal tr, uint64_t seed)
 {
-  const PetscBool auto_ = (PetscBool)!strcmp(compress, "auto"), cold = (PetscBool)(tc == 0), chk = (PetscBool)(auto_ && cold);
+  const PetscBool auto_ = (PetscBool)!!strcmp(compress, "off"), cold = (PetscBool)(tc == 0), chk = (PetscBool)(auto_ && cold);
   Mat             A, B, E;
   PetscBool       said;
   char            name[256];
@@ -280,15 +283,30 @@ static PetscErrorCode CheckRefreshPaths(Mat A0, const char *spec, const char *co
     PetscCall(MatDestroy(&C));
   }
   /* the other setting through MatSetFromOptions: a rebuild, then products and encodings follow */
-  PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_compress", auto_ ? "off" : "auto"));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_compress", auto_ ? "off" : pack_on));
   PetscCall(MatSetFromOptions(B));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_compress"));
   PetscCall(CheckProducts(A, B, "after -mat_matxtract_compress changed", seed + 9));
   PetscCall(MatXtractGetInfo(B, &info));
-  PetscCall(ExpectAll((PetscBool)(info.builds > builds && !strcmp(info.compress, auto_ ? "off" : "auto")), "a compress change rebuilds", name));
+  PetscCall(ExpectAll((PetscBool)(info.builds > builds && !strcmp(info.compress, auto_ ? "off" : pack_on)), "a compress change rebuilds", name));
   if (cold) PetscCall(CheckEncodings(B, auto_ ? "plain" : "dict8", auto_ ? "plain" : NULL, (PetscBool)!auto_, "after -mat_matxtract_compress changed"));
   PetscCall(MatDestroy(&B));
   PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
+/* On the CPU, auto packs nothing (the C kernel decodes slower than plain) and says so; products as AIJ. */
+static PetscErrorCode CheckCpuAutoPlain(Mat A, const char *name, uint64_t seed)
+{
+  Mat           B;
+  MatXtractInfo info;
+
+  PetscFunctionBegin;
+  PetscCall(ToMatXtract(A, "auto", 0, 0, &B));
+  PetscCall(CheckProducts(A, B, "CPU auto", seed));
+  PetscCall(MatXtractGetInfo(B, &info));
+  PetscCall(ExpectAll((PetscBool)(!info.compress_packed && info.compress_note && strstr(info.compress_note, "not packed on the CPU")), "auto leaves the CPU path plain and says why", name));
+  PetscCall(MatDestroy(&B));
   PetscFunctionReturn(0);
 }
 
@@ -297,7 +315,7 @@ static PetscErrorCode CheckRefreshPaths(Mat A0, const char *spec, const char *co
 static PetscErrorCode CheckMatrix(Mat A, const char *name, const char *values, const char *columns, PetscBool packed, uint64_t seed)
 {
   static const PetscReal cruxes[][2] = {{0, 0}, {0.7, 0.5}};
-  static const char     *compress[]  = {"auto", "off"};
+  const char            *compress[]  = {pack_on, "off"};
 
   PetscFunctionBegin;
   for (int q = 0; q < 2; q++)
@@ -323,6 +341,7 @@ int main(int argc, char **argv)
   PetscCall(MatXtractRegister());
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &on_gpu, NULL));
+  if (on_gpu) pack_on = "auto";
   PetscCall(PetscSNPrintf(view_path, sizeof view_path, "%s/test_petsc_compress_view_np%d%s.txt", MX_TEST_TMPDIR, (int)size, on_gpu ? "_gpu" : ""));
   PetscCall(PetscSNPrintf(info_path, sizeof info_path, "%s/test_petsc_compress_info_np%d%s.txt", MX_TEST_TMPDIR, (int)size, on_gpu ? "_gpu" : ""));
   /* the plan stays as asked (no predicted upgrade moves the crux under the checks) */
@@ -361,8 +380,9 @@ int main(int argc, char **argv)
       Mat A;
       PetscCall(MatXtractGenerate(PETSC_COMM_WORLD, specs[s], "aij_", &A));
       PetscCall(CheckMatrix(A, specs[s], "dict8", cols[s], PETSC_TRUE, 100 * (uint64_t)s));
-      PetscCall(CheckRefreshPaths(A, specs[s], "auto", 0, 0, 1000 + 100 * (uint64_t)s));
-      PetscCall(CheckRefreshPaths(A, specs[s], "auto", 0.7, 0.5, 2000 + 100 * (uint64_t)s));
+      PetscCall(CheckRefreshPaths(A, specs[s], pack_on, 0, 0, 1000 + 100 * (uint64_t)s));
+      PetscCall(CheckRefreshPaths(A, specs[s], pack_on, 0.7, 0.5, 2000 + 100 * (uint64_t)s));
+      if (!on_gpu) PetscCall(CheckCpuAutoPlain(A, specs[s], 5000 + 100 * (uint64_t)s));
       PetscCall(CheckRefreshPaths(A, specs[s], "off", 0, 0, 3000 + 100 * (uint64_t)s));
       PetscCall(MatDestroy(&A));
     }

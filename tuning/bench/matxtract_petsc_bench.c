@@ -18,8 +18,9 @@
  * Setup, from the same assembled host SeqAIJ: MatConvert(MAT_INITIAL_MATRIX) + the first MatMult
  * (aijcusparse copies to the GPU and sets up cuSPARSE at the first product; matxtract builds on
  * the GPU at its first product), minus one steady-state MatMult, bracketed by device syncs; the
- * median of -setup_reps conversions (default 3; each variant's conversions alternate with none
- * other, the matrix is destroyed in between).
+ * median of -setup_reps conversions (default 3), interleaved: each repetition converts every
+ * variant once, in order (the matrices of earlier repetitions are destroyed; the last ones are
+ * kept for the timing), so that the host allocator's and the GPU's state fall on every type alike.
  *
  * Settling (matxtract without a fixed crux: the predictor and the online upgrade are on): after the
  * setup, MatMults run until MatXtractGetInfo says the plan is settled (at most -settle_max, default
@@ -227,6 +228,18 @@ typedef struct {
   double      tc, tr;
 } Variant;
 
+/* The options database as variant v's conversion reads it (-mat_matxtract_crux set or cleared). */
+static PetscErrorCode set_variant_options(const Variant *v)
+{
+  PetscFunctionBegin;
+  if (v->set_crux) {
+    char val[64];
+    snprintf(val, sizeof val, "%.17g,%.17g", v->tc, v->tr);
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_crux", val));
+  } else PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_crux"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char        corpus[PETSC_MAX_PATH_LEN] = MX_SOURCE_DIR "/tuning/gen/corpus.txt", cache[PETSC_MAX_PATH_LEN] = "", out[PETSC_MAX_PATH_LEN] = ".", file[PETSC_MAX_PATH_LEN] = "", date[64], cmd[4096] = "";
@@ -373,6 +386,9 @@ int main(int argc, char **argv)
     PetscBool          done;
     Vec                x[8], y[8];
     Variant            vars[2 + MAXCRUX];
+    Mat                Bs[2 + MAXCRUX];
+    Vec                ys[2 + MAXCRUX]; /* each variant's first product */
+    double             convs[2 + MAXCRUX][MAXSETUP], firsts[2 + MAXCRUX][MAXSETUP];
     PetscInt           nv = 0;
     MatInfo            info;
 
@@ -439,9 +455,28 @@ int main(int argc, char **argv)
     vars[nv++] = (Variant){"matxtract", MATMATXTRACT, PETSC_FALSE, 0, 0};
     for (PetscInt c = 0; c + 1 < ncrux && nv < 2 + MAXCRUX; c += 2) vars[nv++] = (Variant){"matxtract_crux", MATMATXTRACT, PETSC_TRUE, crux[c], crux[c + 1]};
 
+    /* setup, interleaved: repetition r converts every variant once (so that the state of the host
+     * allocator and of the GPU falls on every type alike); the last repetition's matrices are kept */
+    for (PetscInt v = 0; v < nv; v++) PetscCall(VecDuplicate(y[0], &ys[v]));
+    for (PetscInt r = 0; r < setup_reps; r++)
+      for (PetscInt v = 0; v < nv; v++) {
+        if (r > 0) PetscCall(MatDestroy(&Bs[v]));
+        PetscCall(set_variant_options(&vars[v]));
+        PetscCall(device_sync());
+        t0 = MPI_Wtime();
+        if (!strcmp(vars[v].mat_type, MATSEQAIJ)) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &Bs[v]));
+        else PetscCall(MatConvert(A, vars[v].mat_type, MAT_INITIAL_MATRIX, &Bs[v]));
+        PetscCall(device_sync());
+        convs[v][r] = 1e3 * (MPI_Wtime() - t0);
+        t0          = MPI_Wtime();
+        PetscCall(MatMult(Bs[v], x[0], ys[v]));
+        PetscCall(device_sync());
+        firsts[v][r] = 1e3 * (MPI_Wtime() - t0);
+      }
+
     for (PetscInt v = 0; v < nv; v++) {
-      Mat           B;
-      double        conv[MAXSETUP], first[MAXSETUP], err = INFINITY, settle_ms = 0;
+      Mat           B = Bs[v];
+      double       *conv = convs[v], *first = firsts[v], err = INFINITY, settle_ms = 0;
       PetscInt      settle_mults = 0;
       char          plan[256] = ",,,,,,,,", pbuf[2][32];
       Timing        T = {0, 0, 0, 0};
@@ -450,30 +485,9 @@ int main(int argc, char **argv)
       char          label[64], ctc[32] = "", ctr[32] = "", src[32] = "", hm[16] = "", share[32] = "", ondev[8] = "";
       const char   *src_names[] = {"default", "option", "user", "predictor", "upgrade", "guard"}; /* MatXtractCruxSource order */
 
-      if (vars[v].set_crux) {
-        char val[64];
-        snprintf(val, sizeof val, "%.17g,%.17g", vars[v].tc, vars[v].tr);
-        PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_crux", val));
-        snprintf(label, sizeof label, "matxtract_%g_%g", vars[v].tc, vars[v].tr);
-      } else {
-        PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_crux"));
-        snprintf(label, sizeof label, "%s", !strcmp(vars[v].label, "base") ? (g_gpu ? "aijcusparse" : "aij") : "matxtract");
-      }
-      /* setup: setup_reps conversions + first products, the last matrix kept */
-      for (PetscInt r = 0; r < setup_reps; r++) {
-        if (r > 0) PetscCall(MatDestroy(&B));
-        PetscCall(device_sync());
-        t0 = MPI_Wtime();
-        if (!strcmp(vars[v].mat_type, MATSEQAIJ)) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-        else PetscCall(MatConvert(A, vars[v].mat_type, MAT_INITIAL_MATRIX, &B));
-        PetscCall(device_sync());
-        conv[r] = 1e3 * (MPI_Wtime() - t0);
-        t0      = MPI_Wtime();
-        PetscCall(MatMult(B, x[0], y[0]));
-        PetscCall(device_sync());
-        first[r] = 1e3 * (MPI_Wtime() - t0);
-      }
-      PetscCall(rel_err(y[0], ref, m, &err));
+      if (vars[v].set_crux) snprintf(label, sizeof label, "matxtract_%g_%g", vars[v].tc, vars[v].tr);
+      else snprintf(label, sizeof label, "%s", !strcmp(vars[v].label, "base") ? (g_gpu ? "aijcusparse" : "aij") : "matxtract");
+      PetscCall(rel_err(ys[v], ref, m, &err));
       PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJMATXTRACT, &isx));
       if (isx) { /* run until the plan settles (prediction, cold switch, upgrade), then describe it */
         PetscCall(MatXtractGetInfo(B, &xi));
@@ -513,6 +527,8 @@ int main(int argc, char **argv)
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-24s %-22s %10d %9.1f %9.1f %9.1f %9.1f %9.2g\n", E[k].name, label, (int)nnz, T.med, T.mn, T.loop, setup[setup_reps / 2], err));
       }
       PetscCall(MatDestroy(&B));
+      Bs[v] = NULL;
+      PetscCall(VecDestroy(&ys[v]));
     }
     PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_crux"));
     for (PetscInt c = 0; c < nc; c++) {
