@@ -75,7 +75,9 @@ int mx_pack_index_fits(mx_idx_enc e, const mx_cold_pack_stats *st);
 
 /* The encodings for a request: a forced one (MX_ERR_ARG if it cannot hold the matrix or is not an
  * encoding), or AUTO = the fitting one of fewest bytes, ties to the first of PLAIN, DICT0, DICT8,
- * DICT16, COLCONST (columns: PLAIN, DELTA8, DELTA16). */
+ * DICT16 (columns: PLAIN, DELTA8, DELTA16); COLCONST only when none of these values encodings is
+ * fewer bytes than PLAIN and it is (its per-nonzero s[col] gather costs more time than the bytes a
+ * dictionary would add: measured on kron PageRank). */
 mx_status mx_cold_pack_choose(const mx_pack_request *req, const mx_cold_pack_stats *st, mx_val_enc *v, mx_idx_enc *ix);
 
 /* A packed cold CSR. Owns every array. */

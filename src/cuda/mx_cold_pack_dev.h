@@ -35,6 +35,12 @@ static inline bool mx_cold_pack_dev_active(const mx_device *D) {
   return D->pack && (D->pack->val_enc != MX_VAL_PLAIN || D->pack->idx_enc != MX_IDX_PLAIN);
 }
 
+/* which packed segment kernel runs (tuning A/B of cold-pack-bench; the tests run each): 0 the
+ * blocks per SM chosen per encoding (mx_cold_segment.cu), 1 all at 6, 2 all at 8. Returns the
+ * previous one; other values change nothing. Not thread-safe (a process-wide switch). */
+extern "C" int mx_cold_pack_set_variant(int v);
+#define MX_PACK_VARIANTS 3
+
 /* refresh and free: mx_cold_pack_dev_refresh, mx_cold_pack_dev_free in mx_device_impl.h */
 
 #endif

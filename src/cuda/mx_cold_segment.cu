@@ -112,11 +112,75 @@ int mx_cold_segment_set_carveout(int percent) {
 
 /* ---- the packed form: one instantiation per (value, column) encoding, x-hot off ------------------- */
 
+/* The segment kernel on the packed form: mx_cold_segment_kernel's body with the decoder of the
+ * packed form, compiled for MINB blocks per SM (the plain kernel keeps its own launch bounds and
+ * code). Products, slots and summation order are the plain kernel's, so y is bitwise the same.
+ * Measured on an H100 (tuning/bench/cold_pack_bench.cu, COLD_PACK_VARIANTS): a variant that staged
+ * the 1/2-byte arrays of the segment in shared memory by 16-byte cp.async (one barrier before the
+ * first gather) was 3-20% SLOWER than these per-element loads (lap3d:150 112.5 vs 100.9 us,
+ * lap3d27:100 123.7 vs 107.0), and 11-34% slower again with two or four plan entries per block and
+ * the next one's copy in flight (fewer blocks per SM): the kernel is bound by the latency of its
+ * load -> gather -> sum chain per block, not by its load instructions. */
+template <class Dec, int MINB>
+__global__ void __launch_bounds__(MX_SEG_THREADS, MINB)
+mx_cold_segment_pack_kernel(const int *__restrict__ rowptr, const int *__restrict__ col, const double *__restrict__ val,
+                            const int4 *__restrict__ plan, const double *__restrict__ x, const double *z, double *y,
+                            const Dec dec) {
+  __shared__ double prod[MX_SEG_NNZ + MX_SEG_THREADS];
+  __shared__ int s_rp[MX_SEG_MAX_ROWS + 1];
+  __shared__ double red[MX_SEG_THREADS / 32];
+  const int4 p = plan[blockIdx.x];
+  const int ra = p.x, rb = p.y;
+  const int s0 = p.z * MX_SEG_NNZ;
+  const int s1 = p.w;
+  const int s1_seg = min(s0 + MX_SEG_NNZ, s1);
+  for (int i = threadIdx.x; i <= rb - ra; i += MX_SEG_THREADS) s_rp[i] = rowptr[ra + i] - s0;
+  mx_stage_products_dec<MX_SEG_THREADS, MX_SEG_PER_THREAD, MX_XH_OFF>(dec, col, val, x, nullptr, s0, s1_seg, prod);
+  mx_stage_products_dec<MX_SEG_THREADS, 1, MX_XH_OFF>(dec, col, val, x, nullptr, s1_seg, s1, prod + (s1_seg - s0));
+  __syncthreads();
+  const bool crossing = rb > ra && s_rp[rb - ra] > s1 - s0;
+  seg_rows_from_shared(s_rp, ra, crossing ? rb - 1 : rb, prod, z, y);
+  if (crossing) seg_crossing_row<MX_XH_OFF>(dec, rowptr, col, val, x, nullptr, rb - 1, s0, s1, prod, z, y, red);
+}
+
+/* Blocks per SM the packed kernel is compiled for, per encoding (H100, cold_pack_bench, 6 vs 8 in
+ * one run each): 8 (32 registers, largest shared-memory carveout) where it measured faster:
+ * dict0/delta* (rgg:20 ones 55.8 -> 53.7 us) and plain/delta8 (band:2000000:5 113.2 -> 106.0);
+ * 6 (40 registers, default carveout; the same code as the plain kernel's template) elsewhere:
+ * dict8/delta16 lost 2-8% at 8 (lap2d:2000 98.6 -> 104.3, lap3d:150 100.9 -> 109.4, lap3d27:100
+ * 107.0 -> 109.8), plain/delta16 9% (lap3d:100 unique 42.0 -> 45.6), plain columns 20-46%
+ * (kron:20:16 dict0 318 -> 397, dict16 474 -> 881: the carveout takes their L1). */
+template <int VE, int IE> struct mx_pack_minb {
+  enum { value = (IE != MX_IDX_PLAIN && VE == MX_VAL_DICT0) || (IE == MX_IDX_DELTA8 && VE == MX_VAL_PLAIN) ? 8 : 6 };
+};
+
+/* which packed kernel runs (tuning A/B; mx_cold_pack_set_variant): 0 as mx_pack_minb says, 1 every
+ * encoding at 6 blocks per SM, 2 every encoding at 8 */
+static int g_pack_variant = 0;
+extern "C" int mx_cold_pack_set_variant(int v) {
+  const int old = g_pack_variant;
+  if (v >= 0 && v < MX_PACK_VARIANTS) g_pack_variant = v;
+  return old;
+}
+
+template <class Dec, int MINB>
+static void packed_launch_mb(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s, const Dec &dec) {
+  static bool carveout = false; /* 8 blocks of 26.7 KB need the largest shared-memory carveout */
+  if (MINB > 6 && !carveout) {
+    carveout = true;
+    cudaFuncSetAttribute(mx_cold_segment_pack_kernel<Dec, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
+  }
+  mx_cold_segment_pack_kernel<Dec, MINB><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(D->cold_rowptr, D->cold_col, D->cold_val,
+                                                                                   D->seg_plan, x, z, y, dec);
+}
+
 template <int VE, int IE>
 static void packed_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
   const mx_cold_pack_dev *P = D->pack;
   const mx_dec_pack<VE, IE> dec = {P->seg_base, P->delta8, P->delta16, P->code8, P->code16, P->dict};
-  segment_kernel_launch<MX_XH_OFF>(D, x, z, y, s, dec);
+  const int minb = g_pack_variant == 1 ? 6 : g_pack_variant == 2 ? 8 : (int)mx_pack_minb<VE, IE>::value;
+  if (minb == 8) packed_launch_mb<mx_dec_pack<VE, IE>, 8>(D, x, z, y, s, dec);
+  else packed_launch_mb<mx_dec_pack<VE, IE>, 6>(D, x, z, y, s, dec);
 }
 
 template <int VE>

@@ -12,6 +12,8 @@
  *           column j): the transition matrix of PageRank, column-constant), unique (uniform in
  *           [-1,1), FEM-like: nothing to share), few (one of 5 integers)
  * Without specs: the default list below. Writes OUTDIR/cold_pack.csv, cold_pack.md, env.txt.
+ * COLD_PACK_VARIANTS="1 2" also times those packed kernel variants (mx_cold_pack_set_variant; the
+ * table keeps variant 0) and prints each with its bitwise check against the plain kernel.
  * Exit 1 if any variant was wrong (error or not bitwise equal). */
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -28,6 +30,9 @@
 #include <vector>
 #include "cuda_check.h"
 #include "../common/rel_err.h"
+
+/* the packed segment kernel's variant switch (src/cuda/mx_cold_pack_dev.h) */
+extern "C" int mx_cold_pack_set_variant(int v);
 
 extern "C" {
 #include "core/mx_cold_pack.h"
@@ -271,6 +276,18 @@ static bool run_one(const std::string &item, size_t l2, int warmup, int reps, Ro
   r->packed = time_ours(D, A, dx, dy, warmup, reps, &y);
   r->err_packed = mx_rel_err(y, ref);
   r->bitwise = y.size() == y_plain.size() && memcmp(y.data(), y_plain.data(), sizeof(double) * y.size()) == 0;
+  if (const char *vs = getenv("COLD_PACK_VARIANTS")) {
+    char *end = nullptr;
+    for (long v = strtol(vs, &end, 10); end != vs; vs = end, v = strtol(vs, &end, 10)) {
+      mx_cold_pack_set_variant((int)v);
+      const Timing t = time_ours(D, A, dx, dy, warmup, reps, &y);
+      const bool bw = y.size() == y_plain.size() && memcmp(y.data(), y_plain.data(), sizeof(double) * y.size()) == 0;
+      r->bitwise = r->bitwise && bw;
+      printf("  %-22s variant %ld: packed %9.1f us (min %.1f)  x%.3f vs variant 0  %s\n", item.c_str(), v, t.med, t.mn,
+             r->packed.med / t.med, bw ? "bitwise" : "NOT BITWISE");
+      mx_cold_pack_set_variant(0);
+    }
+  }
   mx_device_free(D);
   mx_format_free(&F);
   r->alg1 = time_cusparse(A, CUSPARSE_SPMV_CSR_ALG1, dx, dy, warmup, reps, &y);
