@@ -111,6 +111,28 @@ static PetscBool MatXtractPackActive(const Mat_MatXtract *x)
   return (PetscBool)(x->packed && (x->P.val_enc != MX_VAL_PLAIN || x->P.idx_enc != MX_IDX_PLAIN));
 }
 
+/* SpMVs timed (median) by the pack's guard */
+#define MATXTRACT_PACK_TIME_REPS 10
+
+/* The guard of the GPU pack (-mat_matxtract_guard): fewer bytes need not be faster (a 2-byte
+ * dictionary too large for L1 is a second random gather: kron:20:16 PageRank values, dict16 474 us
+ * vs plain 362 us on an H100). The packed product is timed like the plain one was just before; not
+ * faster, the pack is removed and MatMult reads the plain CSR. */
+static PetscErrorCode MatXtractPackGuard(Mat A, double t_plain)
+{
+  Mat_MatXtract        *x     = (Mat_MatXtract *)A->spptr;
+  const mx_pack_request plain = mx_pack_request_of(MX_COMPRESS_OFF);
+  double                t_pack;
+
+  PetscFunctionBegin;
+  PetscCheck(!mx_device_time_spmv(x->D, MATXTRACT_PACK_TIME_REPS, &t_pack), PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: timing the packed cold region failed: %s", mx_device_last_error());
+  if (t_pack < t_plain) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscInfo(A, "matxtract: guard: the packed cold region takes %g s per MatMult, plain %g s: plain kept\n", t_pack, t_plain));
+  PetscCall(MatXtractCheckDevice(A, mx_device_compress(x->D, &plain), "removing the pack"));
+  x->pack_note = "not packed (the guard timed the pack slower than plain)";
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The third cascade after a build (-mat_matxtract_compress auto|on): pack the cold region, on the GPU
  * (mx_device_compress: D's segment cold kernel reads the pack) or, under on only, on the host (x->P
  * from F's cold CSR: the CPU MatMult reads it; auto leaves the CPU path plain, see MatXtractCompressChoice
@@ -133,6 +155,9 @@ static PetscErrorCode MatXtractCompress(Mat A)
   }
   if (x->D) {
     mx_device_pack_info pi;
+    double              t_plain = 0.0;
+    const PetscBool     guard   = (PetscBool)(x->set.guard && mx_device_cold_kernel(x->D) == MX_COLD_SEGMENT); /* the kernel that reads a pack */
+    if (guard) PetscCheck(!mx_device_time_spmv(x->D, MATXTRACT_PACK_TIME_REPS, &t_plain), PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: timing the plain cold region failed: %s", mx_device_last_error());
     if (mx_device_compress(x->D, &req)) {
       PetscCall(PetscInfo(A, "matxtract: packing the cold region on the GPU failed (%s): it stays plain\n", mx_device_last_error()));
       x->pack_note = "not packed (packing failed on the GPU: -info says why)";
@@ -142,7 +167,8 @@ static PetscErrorCode MatXtractCompress(Mat A)
     /* mx_device_compress packs nothing while x-hot codes the cold CSR (the cache on and MX_XHOT_COLD):
      * pack info does not tell that apart from a pack where plain is smallest */
     if (!pi.packed) x->pack_note = mx_device_xhot_cols(x->D) > 0 ? "not packed (x-hot, or plain is smallest)" : "not packed (plain is smallest)";
-    else PetscCall(PetscInfo(A, "matxtract: cold region packed on the GPU: values %s, columns %s, %zu bytes vs %zu plain\n", mx_val_enc_name(pi.val_enc), mx_idx_enc_name(pi.idx_enc), pi.bytes, pi.plain_bytes));
+    else if (pi.in_use && guard) PetscCall(MatXtractPackGuard(A, t_plain));
+    if (pi.packed && !x->pack_note) PetscCall(PetscInfo(A, "matxtract: cold region packed on the GPU: values %s, columns %s, %zu bytes vs %zu plain\n", mx_val_enc_name(pi.val_enc), mx_idx_enc_name(pi.idx_enc), pi.bytes, pi.plain_bytes));
   } else {
     mx_csr    C = {x->F.nrows, x->F.ncols, x->F.cold_rowptr, x->F.cold_col, x->F.cold_val};
     mx_status st = mx_cold_pack_build(&C, &req, &x->P);
