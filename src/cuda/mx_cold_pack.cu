@@ -259,7 +259,12 @@ int mx_cold_pack_dev_refresh(mx_device *D, cudaStream_t s) {
   mx_scratch W;
   mx_cold_pack_stats st = {D->cold_nnz, D->ncols, 0, 1, 0};
   u64 *uniq = nullptr, *colbits = nullptr;
-  if (value_stats(D, W, s, &st, &uniq, &colbits)) return 1;
+  if (value_stats(D, W, s, &st, &uniq, &colbits)) { /* the old codes are stale: plain values (cold_val is refreshed) */
+    P->prev_val_enc = P->val_enc;
+    P->fell_back = P->val_enc != MX_VAL_PLAIN;
+    free_values(D, P);
+    return 1;
+  }
   const mx_pack_request vreq = {P->req.val, MX_IDX_PLAIN};
   mx_val_enc ve = MX_VAL_PLAIN;
   mx_idx_enc ie;
