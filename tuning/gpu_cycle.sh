@@ -1,6 +1,6 @@
 #!/bin/bash
 # The whole GPU cycle on the GPU host, in one command (see ../shared/docs/GPU-HOST.md):
-#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize e2e scaling profile compress pack
+#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize e2e scaling profile compress setupstudy pack
 #                                       (default: setup build test sanitize bench amortize pack)
 # setup unpacks the PETSc 3.22+CUDA bundle from .deps/ into /opt/petsc-cuda; build configures and
 # builds this tree in build-gpu/ (sm_90; BUILD_TARGETS limits the targets); test runs the ctest labels gpu, petsc, mpi and unit;
@@ -51,10 +51,17 @@ stage_amortize() { bash tuning/amortization/run.sh "$OUT/amortization" build-gpu
 stage_e2e() { bash tuning/e2e/run.sh "$OUT/e2e" build-gpu; }
 stage_scaling() { bash tuning/mpi/scaling.sh "$OUT/scaling" build-gpu; }
 stage_profile() { bash tuning/profile/ncu_cold.sh "$OUT/profile" ${PROFILE_SPECS:-}; }
+# setupstudy: issue 12's setup study on the whole corpus (PETSc level, cruxes (0,0), (0.7,0.5), (1,1),
+# SETUP_REPS interleaved conversions, default 5) and its table (tuning/bench/setup_table.py)
+stage_setupstudy() {
+  PBENCH_ARGS="-setup_reps ${SETUP_REPS:-5} -settle_max 300 -reps 60" bash tuning/bench/run_corpus.sh --petsc-only \
+    --petsc-crux 0.7,0.5,1,1 "$OUT/setupstudy" &&
+    python3 tuning/bench/setup_table.py "$OUT/setupstudy/spmv_petsc.csv" > "$OUT/setupstudy/table.md" && tail -3 "$OUT/setupstudy/table.md"
+}
 stage_compress() { bash tuning/bench/cold_pack_run.sh "$OUT/compress" build-gpu ${COMPRESS_SPECS:-}; }
 stage_pack() {
   local dirs
-  dirs=$(cd "$OUT" && ls -d logs bench amortization e2e scaling profile ab tutorials compress 2>/dev/null)
+  dirs=$(cd "$OUT" && ls -d logs bench amortization e2e scaling profile ab tutorials compress setupstudy 2>/dev/null)
   tar czf "$OUT/results.tgz" -C "$OUT" $dirs && (cd "$OUT" && rm -rf $dirs)
 }
 
