@@ -37,6 +37,9 @@ static const char mx_gen_help_text[] =
   "Values: stencils use the stencil values above. band, rand, bipartite, blockdense: uniform in [-1,1).\n"
   "Graph families (kron, rgg, chunglu, chunglu-dir): 1.0 per edge; with the suffix ':v', a random value in\n"
   "(0,1] per edge, a hash of (seed, edge), equal for (i,j) and (j,i) in the symmetric families.\n"
+  "Any spec may end in @VALUES, replacing every stored value (the pattern stays): @ones (1.0: an unweighted\n"
+  "graph), @pagerank (1 / the number of entries of its column: a PageRank transition matrix, column-constant),\n"
+  "@unique (uniform in [-1,1): FEM-like values, nothing shared), @few (one of -2, -1, 1, 2, 3).\n"
   "Seeds: seed 0 means the default seed 20240601 (MX_GEN_DEFAULT_SEED), the same for every family; each\n"
   "family draws from its own stream of xoshiro256** seeded by splitmix64(seed, family). Limits: rows and\n"
   "columns <= 2^31-1, nnz <= 2^34.\n";
@@ -243,6 +246,41 @@ static int dispatch(const mx_gen_ctx *g, const mx_family *fam, const mx_fields *
   return mx_gen_err(g, "internal: family '%s' has no generator", name);
 }
 
+/* ---- value variants (SPEC@VALUES) ------------------------------------------------------------------- */
+
+typedef enum { MX_VALUES_AS = 0, MX_VALUES_ONES, MX_VALUES_PAGERANK, MX_VALUES_UNIQUE, MX_VALUES_FEW } mx_values_kind;
+
+static const char *const mx_values_names[] = {"", "ones", "pagerank", "unique", "few"};
+
+/* the variant named s, or -1 */
+static int values_kind(const char *s)
+{
+  for (int k = 1; k < (int)(sizeof(mx_values_names) / sizeof(mx_values_names[0])); k++)
+    if (!strcmp(s, mx_values_names[k])) return k;
+  return -1;
+}
+
+/* A's values replaced by variant kind (A's pattern unchanged); 1 when out of memory */
+static int apply_values(const mx_gen_ctx *g, mx_values_kind kind, mx_io_csr *A)
+{
+  static const double few[5] = {-2.0, -1.0, 1.0, 2.0, 3.0};
+  if (kind == MX_VALUES_ONES)
+    for (int64_t k = 0; k < A->nnz; k++) A->val[k] = 1.0;
+  else if (kind == MX_VALUES_UNIQUE) mx_gen_fill_uniform(g, 0x55, A->val, A->nnz);
+  else if (kind == MX_VALUES_FEW) {
+    mx_rng r;
+    mx_rng_seed(&r, g->seed, ((uint64_t)MX_STREAM_VALUES << 32) ^ 0x5f);
+    for (int64_t k = 0; k < A->nnz; k++) A->val[k] = few[mx_rng_below(&r, 5)];
+  } else if (kind == MX_VALUES_PAGERANK) {
+    int64_t *cnt = calloc((size_t)A->ncols + 1, sizeof(int64_t));
+    if (!cnt) return mx_gen_err(g, "out of memory for the column counts of @pagerank");
+    for (int64_t k = 0; k < A->nnz; k++) cnt[A->colidx[k]]++;
+    for (int64_t k = 0; k < A->nnz; k++) A->val[k] = 1.0 / (double)cnt[A->colidx[k]];
+    free(cnt);
+  }
+  return 0;
+}
+
 /* parse the spec and dispatch: generate into A, or with g->est_nnz set only estimate */
 static int gen_run(mx_gen_ctx g, const char *spec, mx_io_csr *A)
 {
@@ -256,6 +294,13 @@ static int gen_run(mx_gen_ctx g, const char *spec, mx_io_csr *A)
   }
   char buf[201];
   memcpy(buf, spec, len + 1);
+  int values = MX_VALUES_AS;
+  char *at = strchr(buf, '@');
+  if (at) {
+    *at = 0;
+    values = values_kind(at + 1);
+    if (values < 0) return mx_gen_err(&g, "unknown values '@%.40s' (@ones, @pagerank, @unique, @few)", at + 1);
+  }
   mx_fields F = {{0}, 0};
   for (char *p = buf;;) {
     if (F.nf == MX_GEN_MAXF) return mx_gen_err(&g, "too many ':' fields");
@@ -279,7 +324,13 @@ static int gen_run(mx_gen_ctx g, const char *spec, mx_io_csr *A)
   if (nnum != fam->nnum)
     return mx_gen_err(&g, "%s expects %d numeric field%s, got %d (usage %s)", fam->name, fam->nnum,
                       fam->nnum == 1 ? "" : "s", nnum, fam->usage);
-  return dispatch(&g, fam, &F, A);
+  if (dispatch(&g, fam, &F, A)) return 1;
+  if (g.est_nnz || values == MX_VALUES_AS) return 0;
+  if (apply_values(&g, (mx_values_kind)values, A)) {
+    mx_io_csr_free(A);
+    return 1;
+  }
+  return 0;
 }
 
 int mx_gen_with_progress(const char *spec, uint64_t seed, mx_gen_progress_fn progress, void *ctx, mx_io_csr *A, char *err,

@@ -175,6 +175,54 @@ static void test_value_suffix(void)
   }
 }
 
+/* SPEC@VALUES: the pattern of SPEC, the values of the variant, reproducible; unknown names refused */
+static void test_value_variants(void)
+{
+  const char *bases[] = {"lap2d:30", "kron:11:4:v", "band:500:3"};
+  const char *kinds[] = {"ones", "pagerank", "unique", "few"};
+  char err[512], spec[64];
+  for (int b = 0; b < 3; b++) {
+    mx_io_csr A;
+    if (mx_gen(bases[b], 5, &A, err, sizeof(err))) {
+      CHECK(0, "%s", err);
+      continue;
+    }
+    for (int k = 0; k < 4; k++) {
+      mx_io_csr V, W;
+      snprintf(spec, sizeof spec, "%s@%s", bases[b], kinds[k]);
+      int rc = mx_gen(spec, 5, &V, err, sizeof(err)) || mx_gen(spec, 5, &W, err, sizeof(err));
+      CHECK(rc == 0, "%s: %s", spec, err);
+      if (rc) continue;
+      CHECK(V.nnz == A.nnz && !memcmp(V.rowptr, A.rowptr, ((size_t)A.nrows + 1) * 8) && !memcmp(V.colidx, A.colidx, (size_t)A.nnz * 4),
+            "%s: the pattern of %s", spec, bases[b]);
+      CHECK(!memcmp(V.val, W.val, (size_t)V.nnz * 8), "%s: same spec and seed, same values", spec);
+      double *colsum = calloc((size_t)V.ncols, sizeof(double));
+      int64_t bad = 0;
+      for (int64_t q = 0; q < V.nnz; q++) {
+        const double v = V.val[q];
+        colsum[V.colidx[q]] += v;
+        if (k == 0) bad += v != 1.0;
+        if (k == 2) bad += !(v >= -1.0 && v < 1.0);
+        if (k == 3) bad += !(v == -2.0 || v == -1.0 || v == 1.0 || v == 2.0 || v == 3.0);
+      }
+      if (k == 1) /* a transition matrix: every nonempty column sums to 1 */
+        for (int64_t q = 0; q < V.nnz; q++) bad += fabs(colsum[V.colidx[q]] - 1.0) > 1e-12;
+      CHECK(bad == 0, "%s: %lld values not of the variant", spec, (long long)bad);
+      free(colsum);
+      mx_io_csr_free(&V);
+      mx_io_csr_free(&W);
+    }
+    mx_io_csr_free(&A);
+  }
+  mx_io_csr X;
+  CHECK(mx_gen("lap2d:30@bogus", 5, &X, err, sizeof(err)) != 0 && strstr(err, "@bogus"), "unknown values refused: %s", err);
+  CHECK(mx_gen("lap2d:30@", 5, &X, err, sizeof(err)) != 0, "empty values refused");
+  int64_t n1 = 0, n2 = 0;
+  CHECK(!mx_gen_estimate("lap2d:30", &n1, NULL, err, sizeof(err)) && !mx_gen_estimate("lap2d:30@unique", &n2, NULL, err, sizeof(err)) && n1 == n2,
+        "estimate of SPEC@VALUES = estimate of SPEC");
+  CHECK(strstr(mx_gen_help(), "@pagerank") != NULL, "help documents @VALUES");
+}
+
 /* the stencil values themselves */
 static void test_stencil_values(void)
 {
@@ -291,6 +339,7 @@ int main(void)
 {
   test_families();
   test_value_suffix();
+  test_value_variants();
   test_stencil_values();
   test_kron_skew();
   test_bad_specs();
