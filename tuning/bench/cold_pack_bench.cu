@@ -30,6 +30,7 @@
 #include <vector>
 #include "cuda_check.h"
 #include "../common/rel_err.h"
+#include "../common/event_timing.cuh"
 
 /* the packed segment kernel's variant switch (src/cuda/mx_cold_pack_dev.h) */
 extern "C" int mx_cold_pack_set_variant(int v);
@@ -54,47 +55,10 @@ static const char *default_specs[] = {"lap2d:2000",         "lap3d:150",        
                                       "rgg:20@ones",        "rgg:20@unique",      "kron:20:16@ones", "kron:20:16@pagerank",
                                       "band:2000000:5",     "rand:1000000:8@few"};
 
-struct Timing {
-  double med = 0, mn = 0, mx = 0; /* microseconds */
-};
-
 static cudaStream_t g_stream;
 
-/* median/min/max of reps calls of f(i), each between two events on g_stream, after warmup calls */
-static Timing time_calls(const std::function<void(int)> &f, int warmup, int reps) {
-  for (int i = 0; i < warmup; ++i) f(i);
-  CK(cudaStreamSynchronize(g_stream));
-  std::vector<cudaEvent_t> ev(2 * (size_t)reps);
-  for (auto &e : ev) CK(cudaEventCreate(&e));
-  for (int i = 0; i < reps; ++i) {
-    CK(cudaEventRecord(ev[2 * i], g_stream));
-    f(i);
-    CK(cudaEventRecord(ev[2 * i + 1], g_stream));
-  }
-  CK(cudaStreamSynchronize(g_stream));
-  std::vector<float> t(reps);
-  for (int i = 0; i < reps; ++i) CK(cudaEventElapsedTime(&t[i], ev[2 * i], ev[2 * i + 1]));
-  for (auto &e : ev) CK(cudaEventDestroy(e));
-  std::sort(t.begin(), t.end());
-  Timing r;
-  r.med = 1e3 * (reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]));
-  r.mn = 1e3 * t.front();
-  r.mx = 1e3 * t.back();
-  return r;
-}
-
-/* bytes read + written per second by a 1 GiB device-to-device copy (median of 20) */
-static double copy_bandwidth() {
-  const size_t n = (size_t)1 << 30;
-  void *a, *b;
-  CK(cudaMalloc(&a, n));
-  CK(cudaMalloc(&b, n));
-  CK(cudaMemset(a, 1, n));
-  const Timing t = time_calls([&](int) { CK(cudaMemcpyAsync(b, a, n, cudaMemcpyDeviceToDevice, g_stream)); }, 3, 20);
-  CK(cudaFree(a));
-  CK(cudaFree(b));
-  return 2.0 * n / (t.med * 1e-6);
-}
+static Timing time_calls(const std::function<void(int)> &f, int warmup, int reps) { return mx_time_calls(g_stream, f, warmup, reps); }
+static double copy_bandwidth() { return mx_copy_bandwidth(g_stream); }
 
 /* ---- matrices -------------------------------------------------------------------------------------- */
 

@@ -51,6 +51,7 @@
 #include <vector>
 #include "cuda_check.h"
 #include "../common/rel_err.h"
+#include "../common/event_timing.cuh"
 
 extern "C" {
 #include "core/mx_features.h"
@@ -102,9 +103,6 @@ struct Csr {
   int32_t nnz() const { return rowptr[nrows]; }
 };
 
-struct Timing {
-  double med = 0, mn = 0, mx = 0;
-};
 
 /* ---- environment ---------------------------------------------------------------------------------- */
 
@@ -113,27 +111,7 @@ static size_t g_l2 = 0;
 static int g_wrong = 0;
 
 /* Median/min/max over reps calls of f(i), each bracketed by events on g_stream. */
-static Timing time_calls(const std::function<void(int)> &f, int warmup, int reps) {
-  for (int i = 0; i < warmup; ++i) f(i);
-  CK(cudaStreamSynchronize(g_stream));
-  std::vector<float> t(reps);
-  std::vector<cudaEvent_t> ev(2 * reps);
-  for (auto &e : ev) CK(cudaEventCreate(&e));
-  for (int i = 0; i < reps; ++i) {
-    CK(cudaEventRecord(ev[2 * i], g_stream));
-    f(i);
-    CK(cudaEventRecord(ev[2 * i + 1], g_stream));
-  }
-  CK(cudaStreamSynchronize(g_stream));
-  for (int i = 0; i < reps; ++i) CK(cudaEventElapsedTime(&t[i], ev[2 * i], ev[2 * i + 1]));
-  for (auto &e : ev) CK(cudaEventDestroy(e));
-  std::sort(t.begin(), t.end());
-  Timing r;
-  r.med = 1e3 * (reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]));
-  r.mn = 1e3 * t.front();
-  r.mx = 1e3 * t.back();
-  return r;
-}
+static Timing time_calls(const std::function<void(int)> &f, int warmup, int reps) { return mx_time_calls(g_stream, f, warmup, reps); }
 
 /* The warm-up and timed calls of one variant inside the NVTX range `range`, so a profiler can select
  * exactly them (tuning/profile/ncu_cold.sh: ncu --nvtx --nvtx-include "merge00/"). */
@@ -165,17 +143,7 @@ static int differing_runs(const std::function<void()> &f, double *dy, int m) {
 }
 
 /* Device-to-device copy bandwidth (bytes read + written per second), median of 20 copies of 1 GiB. */
-static double copy_bandwidth() {
-  const size_t n = (size_t)1 << 30;
-  void *a, *b;
-  CK(cudaMalloc(&a, n));
-  CK(cudaMalloc(&b, n));
-  CK(cudaMemset(a, 1, n));
-  Timing t = time_calls([&](int) { CK(cudaMemcpyAsync(b, a, n, cudaMemcpyDeviceToDevice, g_stream)); }, 3, 20);
-  CK(cudaFree(a));
-  CK(cudaFree(b));
-  return 2.0 * n / (t.med * 1e-6);
-}
+static double copy_bandwidth() { return mx_copy_bandwidth(g_stream); }
 
 /* ---- matrices --------------------------------------------------------------------------------------- */
 

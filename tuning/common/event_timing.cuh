@@ -1,0 +1,53 @@
+/* event_timing.cuh - how the benchmarks time GPU work (../shared/docs/BENCHMARKING.md): the
+ * median/min/max of calls each bracketed by two CUDA events on one stream, after warm-up calls, and
+ * the device-to-device copy bandwidth every bandwidth fraction is relative to. Header-only; the
+ * includer provides CK (tests/common/cuda_check.h). */
+#ifndef MX_EVENT_TIMING_CUH
+#define MX_EVENT_TIMING_CUH
+
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+struct Timing {
+  double med = 0, mn = 0, mx = 0; /* microseconds */
+};
+
+/* median/min/max of reps calls of f(i), each between two events on stream s, after warmup calls */
+static Timing mx_time_calls(cudaStream_t s, const std::function<void(int)> &f, int warmup, int reps) {
+  for (int i = 0; i < warmup; ++i) f(i);
+  CK(cudaStreamSynchronize(s));
+  std::vector<cudaEvent_t> ev(2 * (size_t)reps);
+  for (auto &e : ev) CK(cudaEventCreate(&e));
+  for (int i = 0; i < reps; ++i) {
+    CK(cudaEventRecord(ev[2 * i], s));
+    f(i);
+    CK(cudaEventRecord(ev[2 * i + 1], s));
+  }
+  CK(cudaStreamSynchronize(s));
+  std::vector<float> t((size_t)reps);
+  for (int i = 0; i < reps; ++i) CK(cudaEventElapsedTime(&t[i], ev[2 * i], ev[2 * i + 1]));
+  for (auto &e : ev) CK(cudaEventDestroy(e));
+  std::sort(t.begin(), t.end());
+  Timing r;
+  r.med = 1e3 * (reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]));
+  r.mn = 1e3 * t.front();
+  r.mx = 1e3 * t.back();
+  return r;
+}
+
+/* bytes read + written per second by a 1 GiB device-to-device copy on stream s (median of 20) */
+static double mx_copy_bandwidth(cudaStream_t s) {
+  const size_t n = (size_t)1 << 30;
+  void *a, *b;
+  CK(cudaMalloc(&a, n));
+  CK(cudaMalloc(&b, n));
+  CK(cudaMemset(a, 1, n));
+  const Timing t = mx_time_calls(s, [&](int) { CK(cudaMemcpyAsync(b, a, n, cudaMemcpyDeviceToDevice, s)); }, 3, 20);
+  CK(cudaFree(a));
+  CK(cudaFree(b));
+  return 2.0 * n / (t.med * 1e-6);
+}
+
+#endif
