@@ -45,27 +45,6 @@ static PetscErrorCode FillRandom(Vec b, unsigned long seed)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* One line on the plan a matxtract A runs (rank 0's diagonal block under MPI) after `when`: the crux,
- * hot mode and cold kernel in use and where they came from, the predicted plan, and whether an online
- * upgrade was tried (tuning/e2e/ reads it). Nothing for other types. */
-static PetscErrorCode PrintMatXtractPlan(Mat A, const char *when)
-{
-  static const char *const src[] = {"default", "option", "user", "predictor", "upgrade", "guard"};
-  PetscBool                ours;
-  MatXtractInfo            xi;
-  char                     pred[128] = "none";
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &ours, MATSEQAIJMATXTRACT, MATMPIAIJMATXTRACT, ""));
-  if (!ours) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatXtractGetInfo(A, &xi));
-  if (xi.predicted) PetscCall(PetscSNPrintf(pred, sizeof pred, "crux (%g, %g) %s %s", (double)xi.pred_tau_c, (double)xi.pred_tau_r, xi.pred_hot_mode, xi.pred_cold_kernel));
-  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)A), "matxtract: plan after the %s: crux (%g, %g) from %s, hot mode %s (requested %s, from %s), cold kernel %s (from %s), builds %" PetscInt_FMT ", predicted %s, upgrade %s, MatMult on the %s, %.4g us measured\n", when, (double)xi.tau_c,
-                        (double)xi.tau_r, src[xi.crux_source], xi.hot_mode, xi.hot_mode_requested, src[xi.mode_source], xi.cold_kernel, src[xi.cold_source], xi.builds, pred,
-                        !xi.upgrade_tried ? "not tried" : (xi.crux_source == MATXTRACT_CRUX_GUARD || xi.mode_source == MATXTRACT_CRUX_GUARD || xi.cold_source == MATXTRACT_CRUX_GUARD) ? "tried, guard kept the previous plan" : "kept", xi.on_device ? "GPU" : "CPU", 1e6 * (double)xi.mult_seconds));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* -convert: A from -f/-gen in AIJ (read under the options prefix ksp_solve_aij_, so -mat_type does not
  * apply to it; the prefix is dropped afterwards), then converted in place to the type -mat_type names
  * (none: A stays AIJ). */
