@@ -48,8 +48,9 @@ typedef struct {
  * hands it to its diagonal block. Copy with MatXtractSettingsCopy (it references the model),
  * release with MatXtractSettingsDestroy. */
 /* -mat_matxtract_compress: off; auto = pack the cold region where it pays: on the GPU (the packed
- * segment kernel), not on the CPU path (its C kernel decodes slower than the bytes it saves: kron:14:8
- * on the 2-core dev VM 390 us packed vs 163 us plain); on = pack on the CPU too (the reference). */
+ * segment kernel), not on the CPU path (its C kernel is not reliably faster there: on the 2-core dev
+ * VM, minimum of 60 MatMults, lap2d:1000 4.7 vs 5.2 ms but rgg:17 1.85 vs 1.53 ms packed vs plain);
+ * on = pack on the CPU too (the reference). */
 typedef enum { MATXTRACT_COMPRESS_OFF = 0, MATXTRACT_COMPRESS_AUTO = 1, MATXTRACT_COMPRESS_ON = 2 } MatXtractCompressChoice;
 
 typedef struct {
