@@ -164,49 +164,51 @@ extern "C" int mx_cold_pack_set_variant(int v) {
 }
 
 template <class Dec, int MINB>
-static void packed_launch_mb(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s, const Dec &dec) {
+static int packed_launch_mb(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s, const Dec &dec) {
   static bool carveout = false; /* 8 blocks of 26.7 KB need the largest shared-memory carveout */
   if (MINB > 6 && !carveout) {
+    MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_segment_pack_kernel<Dec, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
     carveout = true;
-    cudaFuncSetAttribute(mx_cold_segment_pack_kernel<Dec, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
   }
   mx_cold_segment_pack_kernel<Dec, MINB><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(D->cold_rowptr, D->cold_col, D->cold_val,
                                                                                    D->seg_plan, x, z, y, dec);
+  return 0;
 }
 
 template <int VE, int IE>
-static void packed_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
+static int packed_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
   const mx_cold_pack_dev *P = D->pack;
   const mx_dec_pack<VE, IE> dec = {P->seg_base, P->delta8, P->delta16, P->code8, P->code16, P->dict};
   const int minb = g_pack_variant == 1 ? 6 : g_pack_variant == 2 ? 8 : (int)mx_pack_minb<VE, IE>::value;
-  if (minb == 8) packed_launch_mb<mx_dec_pack<VE, IE>, 8>(D, x, z, y, s, dec);
-  else packed_launch_mb<mx_dec_pack<VE, IE>, 6>(D, x, z, y, s, dec);
+  if (minb == 8) return packed_launch_mb<mx_dec_pack<VE, IE>, 8>(D, x, z, y, s, dec);
+  return packed_launch_mb<mx_dec_pack<VE, IE>, 6>(D, x, z, y, s, dec);
 }
 
 template <int VE>
-static void packed_launch_idx(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
+static int packed_launch_idx(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
   switch (D->pack->idx_enc) {
-    case MX_IDX_DELTA8: packed_launch<VE, MX_IDX_DELTA8>(D, x, z, y, s); break;
-    case MX_IDX_DELTA16: packed_launch<VE, MX_IDX_DELTA16>(D, x, z, y, s); break;
-    default: packed_launch<VE, MX_IDX_PLAIN>(D, x, z, y, s); break;
+    case MX_IDX_DELTA8: return packed_launch<VE, MX_IDX_DELTA8>(D, x, z, y, s);
+    case MX_IDX_DELTA16: return packed_launch<VE, MX_IDX_DELTA16>(D, x, z, y, s);
+    default: return packed_launch<VE, MX_IDX_PLAIN>(D, x, z, y, s);
   }
 }
 
 /* y = C x + z from the packed form (mx_cold_pack_dev_active(D) holds). */
-static void packed_dispatch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
+static int packed_dispatch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
   switch (D->pack->val_enc) {
-    case MX_VAL_DICT0: packed_launch_idx<MX_VAL_DICT0>(D, x, z, y, s); break;
-    case MX_VAL_DICT8: packed_launch_idx<MX_VAL_DICT8>(D, x, z, y, s); break;
-    case MX_VAL_DICT16: packed_launch_idx<MX_VAL_DICT16>(D, x, z, y, s); break;
-    case MX_VAL_COLCONST: packed_launch_idx<MX_VAL_COLCONST>(D, x, z, y, s); break;
-    default: packed_launch_idx<MX_VAL_PLAIN>(D, x, z, y, s); break; /* plain values, packed columns */
+    case MX_VAL_DICT0: return packed_launch_idx<MX_VAL_DICT0>(D, x, z, y, s);
+    case MX_VAL_DICT8: return packed_launch_idx<MX_VAL_DICT8>(D, x, z, y, s);
+    case MX_VAL_DICT16: return packed_launch_idx<MX_VAL_DICT16>(D, x, z, y, s);
+    case MX_VAL_COLCONST: return packed_launch_idx<MX_VAL_COLCONST>(D, x, z, y, s);
+    default: return packed_launch_idx<MX_VAL_PLAIN>(D, x, z, y, s); /* plain values, packed columns */
   }
 }
 
 int mx_cold_segment_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
   if (D->nrows == 0) return 0;
-  if (mx_cold_pack_dev_active(D)) packed_dispatch(D, x, z, y, s);
-  else if (D->xhot_mode == MX_XH_ON && D->xhot_cold) segment_kernel_launch<MX_XH_ON>(D, x, z, y, s, mx_dec_plain());
+  if (mx_cold_pack_dev_active(D)) {
+    if (packed_dispatch(D, x, z, y, s)) return 1;
+  } else if (D->xhot_mode == MX_XH_ON && D->xhot_cold) segment_kernel_launch<MX_XH_ON>(D, x, z, y, s, mx_dec_plain());
   else segment_kernel_launch<MX_XH_OFF>(D, x, z, y, s, mx_dec_plain());
   MX_LAUNCH_CHECK("mx_cold_segment_kernel launch");
   return 0;
