@@ -102,4 +102,33 @@ __device__ __forceinline__ void mx_stage_products_dec(const Dec &dec, const int 
     if (c[i] != -1) prod[i * THREADS + threadIdx.x] = dec.value(v[i], c[i]) * mx_ld_xc<XH>(x, xhot, c[i]);
 }
 
+/* mx_stage_products_aligned (mx_kernel_common.cuh: a range that starts anywhere, warp loads from the
+ * 32-element boundary a0 = s0 & ~31, prod[g - s0] receives element g) through a decoder, x-hot off:
+ * the merge kernel's staging. Warp loads stay 32-aligned, so a packed segment base is one broadcast
+ * per warp load. The same products as the plain staging, bit for bit. */
+template <int THREADS, int PER, class Dec>
+__device__ __forceinline__ void mx_stage_products_aligned_dec(const Dec &dec, const int *__restrict__ col,
+                                                              const double *__restrict__ val,
+                                                              const double *__restrict__ x, int s0, int s1,
+                                                              double *prod) {
+  const int a0 = s0 & ~31;
+  int c[PER];
+  typename Dec::raw_t v[PER];
+#pragma unroll
+  for (int i = 0; i < PER; ++i) {
+    const int g = a0 + i * THREADS + (int)threadIdx.x;
+    const bool in = g >= s0 && g < s1;
+    c[i] = in ? dec.col_at(col, g) : -1;
+    v[i] = in ? dec.raw_at(val, g) : (typename Dec::raw_t)0;
+  }
+#pragma unroll
+  for (int i = 0; i < PER; ++i)
+    if (c[i] != -1) prod[a0 + i * THREADS + (int)threadIdx.x - s0] = dec.value(v[i], c[i]) * mx_ld_x(x, c[i]);
+  const int g = a0 + THREADS * PER + (int)threadIdx.x;
+  if (g < s1) {
+    const int cg = dec.col_at(col, g);
+    prod[g - s0] = dec.value(dec.raw_at(val, g), cg) * mx_ld_x(x, cg);
+  }
+}
+
 #endif

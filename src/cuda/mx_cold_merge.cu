@@ -1,5 +1,9 @@
-/* mx_cold_merge.cu - cold kernel B: merge-path SpMV (Merrill & Garland), y = C x + z, no atomics. */
+/* mx_cold_merge.cu - cold kernel B: merge-path SpMV (Merrill & Garland), y = C x + z, no atomics.
+ * On a packed cold region it reads the pack when mx_cold_pack_set_merge(1) (a tuning A/B switch until
+ * the packed merge kernel is measured; default: the plain arrays). */
 #include <limits.h>
+#include "mx_cold_decode.cuh"
+#include "mx_cold_pack_dev.h"
 #include "mx_device_impl.h"
 #include "mx_kernel_common.cuh"
 
@@ -72,18 +76,37 @@ __device__ __forceinline__ merge_state merge_consume(int r, int n, int tile_item
   return merge_state{r, run};
 }
 
+/* The tile's products into shared memory: the plain CSR as it always was (mx_stage_products_aligned),
+ * or the packed form through its decoder (x-hot off: packing is off while x-hot codes the cold CSR).
+ * Either way prod[g - s0] = val[g] * x[col[g]], bit for bit. */
+template <int THREADS, int PER, int XH>
+__device__ __forceinline__ void merge_stage(const mx_dec_plain &, const int *__restrict__ col, const double *__restrict__ val,
+                                            const double *__restrict__ x, const double *__restrict__ xhot, int s0, int s1,
+                                            double *prod) {
+  mx_stage_products_aligned<THREADS, PER, XH>(col, val, x, xhot, s0, s1, prod);
+}
+template <int THREADS, int PER, int XH, int VE, int IE>
+__device__ __forceinline__ void merge_stage(const mx_dec_pack<VE, IE> &dec, const int *__restrict__ col,
+                                            const double *__restrict__ val, const double *__restrict__ x,
+                                            const double *__restrict__, int s0, int s1, double *prod) {
+  mx_stage_products_aligned_dec<THREADS, PER>(dec, col, val, x, s0, s1, prod);
+}
+
 /* Ownership: tile t (one block) consumes merge items [t*TILE, (t+1)*TILE) of the merge of row ends
  * and nonzeros; thread i of the tile consumes ITEMS consecutive ones. The thread that consumes the
  * END of row r writes y[r], once: its sum = carry-in from the preceding threads of the tile (a
  * fixed-order segmented scan) + its own products + z[r]. What a tile accumulates for the row still
  * open at its end goes to carry_row/val[t]; mx_merge_fixup adds those, in tile order, after this
  * kernel. Every y[r] has one writer per kernel, so no atomics; every sum has a fixed order.
- * XH: x-hot cache mode (mx_kernel_common.cuh); it changes where x values are read, not the sums. */
-template <int XH>
+ * XH: x-hot cache mode (mx_kernel_common.cuh); it changes where x values are read, not the sums.
+ * Dec: mx_dec_plain (the plain CSR) or a packed form's decoder (merge_stage); the products, hence
+ * every sum, are the same bits. */
+template <int XH, class Dec>
 __global__ void __launch_bounds__(MX_MERGE_THREADS, MX_MERGE_MIN_BLOCKS)
 mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col, const double *__restrict__ val,
                      const int2 *__restrict__ coord, const double *__restrict__ x, const double *__restrict__ xhot,
-                     const double *z, double *y, int *__restrict__ carry_row, double *__restrict__ carry_val) {
+                     const double *z, double *y, int *__restrict__ carry_row, double *__restrict__ carry_val,
+                     const Dec dec) {
   __shared__ double s_prod[MX_MERGE_TILE];
   __shared__ int s_rowend[MX_MERGE_TILE + 1];
   __shared__ int s_wkey_last[MX_MERGE_THREADS / 32], s_wkey_first[MX_MERGE_THREADS / 32];
@@ -97,7 +120,7 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
   /* stage the tile: coalesced products and row ends */
   /* aligned warp loads: 3.5-4.8% faster on power-law/random graphs, 1.3% slower on band_2M_20 (A/B in
    * tuning/results/h200/kernels-2026-11-21-s3.md) */
-  mx_stage_products_aligned<MX_MERGE_THREADS, MX_MERGE_ITEMS, XH>(col, val, x, xhot, n0, n0 + tile_nnz, s_prod);
+  merge_stage<MX_MERGE_THREADS, MX_MERGE_ITEMS, XH>(dec, col, val, x, xhot, n0, n0 + tile_nnz, s_prod);
   for (int i = threadIdx.x; i < tile_rows; i += MX_MERGE_THREADS) s_rowend[i] = rowptr[r0 + 1 + i];
   if (threadIdx.x == 0) s_rowend[tile_rows] = INT_MAX; /* past the tile's last row end: nonzeros only */
   __syncthreads();
@@ -144,22 +167,48 @@ mx_merge_fixup_kernel(int ntiles, int nrows, const int *__restrict__ carry_row,
   if (lane == 0) y[row] += acc;
 }
 
-template <int XH>
-static void merge_kernel_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
-  mx_cold_merge_kernel<XH><<<D->merge_ntiles, MX_MERGE_THREADS, 0, s>>>(D->cold_rowptr, D->cold_col, D->cold_val,
-                                                                         D->merge_coord, x, D->xhot, z, y,
-                                                                         D->carry_row, D->carry_val);
+template <int XH, class Dec>
+static void merge_kernel_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s,
+                                const Dec &dec) {
+  mx_cold_merge_kernel<XH, Dec><<<D->merge_ntiles, MX_MERGE_THREADS, 0, s>>>(D->cold_rowptr, D->cold_col, D->cold_val,
+                                                                              D->merge_coord, x, D->xhot, z, y,
+                                                                              D->carry_row, D->carry_val, dec);
 }
 
+/* the merge kernel on D's packed form, decoder by mx_pack_dispatch */
+struct packed_merge_launch {
+  const mx_device *D;
+  const double *x, *z;
+  double *y;
+  cudaStream_t s;
+  template <int VE, int IE>
+  int run() const {
+    const mx_cold_pack_dev *P = D->pack;
+    merge_kernel_launch<MX_XH_OFF>(D, x, z, y, s, mx_dec_pack<VE, IE>{P->seg_base, P->delta8, P->delta16, P->code8, P->code16, P->dict});
+    return 0;
+  }
+};
+
+static bool g_pack_merge = false;
+extern "C" int mx_cold_pack_set_merge(int on) {
+  const int old = g_pack_merge;
+  g_pack_merge = on != 0;
+  return old;
+}
+bool mx_cold_pack_merge_on(void) { return g_pack_merge; }
+
 int mx_cold_merge_set_carveout(int percent) {
-  MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_merge_kernel<MX_XH_ON>, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+  MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_merge_kernel<MX_XH_ON, mx_dec_plain>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                   percent));
   return 0;
 }
 
 int mx_cold_merge_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
   if (D->nrows == 0) return 0;
-  if (D->xhot_mode == MX_XH_ON && D->xhot_cold) merge_kernel_launch<MX_XH_ON>(D, x, z, y, s);
-  else merge_kernel_launch<MX_XH_OFF>(D, x, z, y, s);
+  if (g_pack_merge && mx_cold_pack_dev_active(D)) {
+    if (mx_pack_dispatch(D->pack, packed_merge_launch{D, x, z, y, s})) return 1;
+  } else if (D->xhot_mode == MX_XH_ON && D->xhot_cold) merge_kernel_launch<MX_XH_ON>(D, x, z, y, s, mx_dec_plain());
+  else merge_kernel_launch<MX_XH_OFF>(D, x, z, y, s, mx_dec_plain());
   MX_LAUNCH_CHECK("mx_cold_merge_kernel launch");
   if (D->merge_ntiles > 1) {
     const int warps_per_block = MX_FIXUP_THREADS / 32;

@@ -285,7 +285,7 @@ extern "C" int mx_device_compress_info(const mx_device *D, mx_device_pack_info *
   memset(info, 0, sizeof *info);
   const mx_cold_pack_dev *P = D->pack;
   info->packed = mx_cold_pack_dev_active(D);
-  info->in_use = info->packed && D->cold == MX_COLD_SEGMENT;
+  info->in_use = info->packed && (D->cold == MX_COLD_SEGMENT || (D->cold == MX_COLD_MERGE && mx_cold_pack_merge_on()));
   info->val_enc = P ? P->val_enc : MX_VAL_PLAIN;
   info->idx_enc = P ? P->idx_enc : MX_IDX_PLAIN;
   info->prev_val_enc = P ? P->prev_val_enc : MX_VAL_PLAIN;

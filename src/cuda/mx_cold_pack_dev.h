@@ -41,6 +41,33 @@ static inline bool mx_cold_pack_dev_active(const mx_device *D) {
 extern "C" int mx_cold_pack_set_variant(int v);
 #define MX_PACK_VARIANTS 3
 
+/* whether the merge cold kernel reads the pack too (tuning A/B, default 0: only the segment kernel
+ * does; cold-pack-bench under COLD_PACK_MERGE=1 and the tests turn it on until the packed merge
+ * kernel is measured). Returns the previous setting. Not thread-safe (a process-wide switch). */
+extern "C" int mx_cold_pack_set_merge(int on);
+bool mx_cold_pack_merge_on(void);
+
+/* f.template run<VE, IE>() for P's value and column encodings (one instantiation per pair): how the
+ * packed cold kernels pick their decoder mx_dec_pack<VE, IE>. */
+template <int VE, class F>
+static inline int mx_pack_dispatch_idx(const mx_cold_pack_dev *P, const F &f) {
+  switch (P->idx_enc) {
+    case MX_IDX_DELTA8: return f.template run<VE, MX_IDX_DELTA8>();
+    case MX_IDX_DELTA16: return f.template run<VE, MX_IDX_DELTA16>();
+    default: return f.template run<VE, MX_IDX_PLAIN>();
+  }
+}
+template <class F>
+static inline int mx_pack_dispatch(const mx_cold_pack_dev *P, const F &f) {
+  switch (P->val_enc) {
+    case MX_VAL_DICT0: return mx_pack_dispatch_idx<MX_VAL_DICT0>(P, f);
+    case MX_VAL_DICT8: return mx_pack_dispatch_idx<MX_VAL_DICT8>(P, f);
+    case MX_VAL_DICT16: return mx_pack_dispatch_idx<MX_VAL_DICT16>(P, f);
+    case MX_VAL_COLCONST: return mx_pack_dispatch_idx<MX_VAL_COLCONST>(P, f);
+    default: return mx_pack_dispatch_idx<MX_VAL_PLAIN>(P, f); /* plain values, packed columns */
+  }
+}
+
 /* refresh and free: mx_cold_pack_dev_refresh, mx_cold_pack_dev_free in mx_device_impl.h */
 
 #endif

@@ -175,39 +175,26 @@ static int packed_launch_mb(const mx_device *D, const double *x, const double *z
   return 0;
 }
 
-template <int VE, int IE>
-static int packed_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
-  const mx_cold_pack_dev *P = D->pack;
-  const mx_dec_pack<VE, IE> dec = {P->seg_base, P->delta8, P->delta16, P->code8, P->code16, P->dict};
-  const int minb = g_pack_variant == 1 ? 6 : g_pack_variant == 2 ? 8 : (int)mx_pack_minb<VE, IE>::value;
-  if (minb == 8) return packed_launch_mb<mx_dec_pack<VE, IE>, 8>(D, x, z, y, s, dec);
-  return packed_launch_mb<mx_dec_pack<VE, IE>, 6>(D, x, z, y, s, dec);
-}
-
-template <int VE>
-static int packed_launch_idx(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
-  switch (D->pack->idx_enc) {
-    case MX_IDX_DELTA8: return packed_launch<VE, MX_IDX_DELTA8>(D, x, z, y, s);
-    case MX_IDX_DELTA16: return packed_launch<VE, MX_IDX_DELTA16>(D, x, z, y, s);
-    default: return packed_launch<VE, MX_IDX_PLAIN>(D, x, z, y, s);
+/* y = C x + z from the packed form (mx_cold_pack_dev_active(D) holds), decoder by mx_pack_dispatch */
+struct packed_segment_launch {
+  const mx_device *D;
+  const double *x, *z;
+  double *y;
+  cudaStream_t s;
+  template <int VE, int IE>
+  int run() const {
+    const mx_cold_pack_dev *P = D->pack;
+    const mx_dec_pack<VE, IE> dec = {P->seg_base, P->delta8, P->delta16, P->code8, P->code16, P->dict};
+    const int minb = g_pack_variant == 1 ? 6 : g_pack_variant == 2 ? 8 : (int)mx_pack_minb<VE, IE>::value;
+    if (minb == 8) return packed_launch_mb<mx_dec_pack<VE, IE>, 8>(D, x, z, y, s, dec);
+    return packed_launch_mb<mx_dec_pack<VE, IE>, 6>(D, x, z, y, s, dec);
   }
-}
-
-/* y = C x + z from the packed form (mx_cold_pack_dev_active(D) holds). */
-static int packed_dispatch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
-  switch (D->pack->val_enc) {
-    case MX_VAL_DICT0: return packed_launch_idx<MX_VAL_DICT0>(D, x, z, y, s);
-    case MX_VAL_DICT8: return packed_launch_idx<MX_VAL_DICT8>(D, x, z, y, s);
-    case MX_VAL_DICT16: return packed_launch_idx<MX_VAL_DICT16>(D, x, z, y, s);
-    case MX_VAL_COLCONST: return packed_launch_idx<MX_VAL_COLCONST>(D, x, z, y, s);
-    default: return packed_launch_idx<MX_VAL_PLAIN>(D, x, z, y, s); /* plain values, packed columns */
-  }
-}
+};
 
 int mx_cold_segment_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
   if (D->nrows == 0) return 0;
   if (mx_cold_pack_dev_active(D)) {
-    if (packed_dispatch(D, x, z, y, s)) return 1;
+    if (mx_pack_dispatch(D->pack, packed_segment_launch{D, x, z, y, s})) return 1;
   } else if (D->xhot_mode == MX_XH_ON && D->xhot_cold) segment_kernel_launch<MX_XH_ON>(D, x, z, y, s, mx_dec_plain());
   else segment_kernel_launch<MX_XH_OFF>(D, x, z, y, s, mx_dec_plain());
   MX_LAUNCH_CHECK("mx_cold_segment_kernel launch");

@@ -128,7 +128,8 @@ int mx_device_compress(mx_device *D, const mx_pack_request *req);
 
 typedef struct {
   int packed;         /* 1: D holds a pack with a packed part */
-  int in_use;         /* 1: packed and the cold kernel is the segment kernel (which reads it) */
+  int in_use;         /* 1: packed and the cold kernel reads it: the segment kernel (the merge kernel too
+                       * under the tuning switch mx_cold_pack_set_merge, src/cuda/mx_cold_pack_dev.h) */
   mx_val_enc val_enc; /* plain when not packed */
   mx_idx_enc idx_enc;
   int32_t ndict;      /* dictionary entries (DICT*) or column constants (COLCONST) */

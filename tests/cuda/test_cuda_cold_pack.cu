@@ -20,6 +20,7 @@
 
 /* the packed segment kernel's variants (src/cuda/mx_cold_pack_dev.h): each must give the same bits */
 extern "C" int mx_cold_pack_set_variant(int v);
+extern "C" int mx_cold_pack_set_merge(int on);
 static const int n_pack_variants = 3;
 
 static bool g_small = false;
@@ -158,6 +159,33 @@ static void check_refresh(const Csr &A, const mx_format &F, mx_device *D, mx_dev
 }
 
 /* A at crux c: every request on an uploaded device, refresh paths for AUTO, the GPU-built device. */
+/* The merge kernel on the pack (mx_cold_pack_set_merge(1)): the plain merge kernel's y bitwise, and
+ * the plain arrays again with the switch off. */
+static void check_merge(const mx_format &F, const mx_pack_request &rq, const std::vector<double> &x,
+                        const std::vector<double> &z, size_t m, const std::string &tag) {
+  mx_device *D = nullptr;
+  if (mx_device_upload_xhot(&F, MX_COLD_MERGE, 0, &D)) {
+    expect(false, tag + " merge upload: " + mx_device_last_error());
+    return;
+  }
+  const Products plain = products(D, x, z, m);
+  mx_device_pack_info info;
+  if (mx_device_compress(D, &rq) == 0 && mx_device_compress_info(D, &info) == 0) {
+    const int old = mx_cold_pack_set_merge(1);
+    mx_device_pack_info on;
+    mx_device_compress_info(D, &on);
+    expect(on.in_use == on.packed, tag + " merge: the switch makes the merge kernel read the pack");
+    expect_same_products(products(D, x, z, m), plain, tag + " packed merge");
+    mx_cold_pack_set_merge(0);
+    expect(!info.in_use, tag + " merge: off by default");
+    expect_same_products(products(D, x, z, m), plain, tag + " merge, switch off");
+    mx_cold_pack_set_merge(old);
+  } else {
+    expect(false, tag + " merge compress: " + mx_device_last_error());
+  }
+  mx_device_free(D);
+}
+
 static void check_matrix(const Csr &A, mx_crux c, bool finite, std::mt19937_64 &rng) {
   char ctag[64];
   snprintf(ctag, sizeof ctag, " crux(%g,%g)", c.tau_c, c.tau_r);
@@ -214,6 +242,7 @@ static void check_matrix(const Csr &A, mx_crux c, bool finite, std::mt19937_64 &
       mx_cold_pack_set_variant(old);
     }
     if (finite && all_finite(ref)) expect_close(packed.y, ref, tag + " vs CPU kernel");
+    check_merge(F, rq, x, z, m, tag);
     /* the GPU-built device packs to the same bytes */
     if (q == 0) {
       mx_format shell;

@@ -14,6 +14,8 @@
  * Without specs: the default list below. Writes OUTDIR/cold_pack.csv, cold_pack.md, env.txt.
  * COLD_PACK_VARIANTS="1 2" also times those packed kernel variants (mx_cold_pack_set_variant; the
  * table keeps variant 0) and prints each with its bitwise check against the plain kernel.
+ * COLD_PACK_MERGE=1 also times the merge cold kernel plain vs on the pack (mx_cold_pack_set_merge: the
+ * tuning switch that lets the merge kernel read the pack) and prints both with the bitwise check.
  * Exit 1 if any variant was wrong (error or not bitwise equal). */
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -34,6 +36,7 @@
 
 /* the packed segment kernel's variant switch (src/cuda/mx_cold_pack_dev.h) */
 extern "C" int mx_cold_pack_set_variant(int v);
+extern "C" int mx_cold_pack_set_merge(int on);
 
 extern "C" {
 #include "core/mx_cold_pack.h"
@@ -193,6 +196,29 @@ static Timing time_ours(mx_device *D, const Csr &A, const std::vector<double *> 
   return time_calls([&](int i) { mx_device_spmv(D, dx[i % nc], nullptr, dy[i % nc], g_stream); }, warmup, reps);
 }
 
+/* The merge cold kernel on F plain and on its pack (the tuning switch on), printed; false if the
+ * packed y is not the plain merge kernel's bit for bit (or a step failed). */
+static bool time_merge(const std::string &item, const mx_format &F, const Csr &A, const mx_pack_request &rq,
+                       const std::vector<double *> &dx, const std::vector<double *> &dy, int warmup, int reps) {
+  mx_device *D = nullptr;
+  std::vector<double> y_plain, y;
+  if (mx_device_upload_xhot(&F, MX_COLD_MERGE, 0, &D) || mx_device_cold_kernel(D) != MX_COLD_MERGE) {
+    fprintf(stderr, "%s: merge upload: %s\n", item.c_str(), mx_device_last_error());
+    mx_device_free(D);
+    return false;
+  }
+  const Timing plain = time_ours(D, A, dx, dy, warmup, reps, &y_plain);
+  bool ok = mx_device_compress(D, &rq) == 0;
+  const int old = mx_cold_pack_set_merge(1);
+  const Timing packed = ok ? time_ours(D, A, dx, dy, warmup, reps, &y) : Timing();
+  mx_cold_pack_set_merge(old);
+  ok = ok && y.size() == y_plain.size() && memcmp(y.data(), y_plain.data(), sizeof(double) * y.size()) == 0;
+  printf("  %-22s merge: plain %9.1f us  packed %9.1f us  x%.3f  %s\n", item.c_str(), plain.med, packed.med,
+         packed.med > 0 ? plain.med / packed.med : 0.0, ok ? "bitwise" : "NOT BITWISE (or failed)");
+  mx_device_free(D);
+  return ok;
+}
+
 static bool run_one(const std::string &item, size_t l2, int warmup, int reps, Row *r) {
   Csr A;
   if (!make_matrix(item, &A, &r->values)) return false;
@@ -253,6 +279,7 @@ static bool run_one(const std::string &item, size_t l2, int warmup, int reps, Ro
     }
   }
   mx_device_free(D);
+  if (getenv("COLD_PACK_MERGE") && atoi(getenv("COLD_PACK_MERGE")) == 1) r->bitwise = time_merge(item, F, A, rq, dx, dy, warmup, reps) && r->bitwise;
   mx_format_free(&F);
   r->alg1 = time_cusparse(A, CUSPARSE_SPMV_CSR_ALG1, dx, dy, warmup, reps, &y);
   r->err_alg1 = mx_rel_err(y, ref);
