@@ -33,6 +33,7 @@
 #include "cuda_check.h"
 #include "../common/rel_err.h"
 #include "../common/event_timing.cuh"
+#include "../common/csr32.h"
 
 /* the packed segment kernel's variant switch (src/cuda/mx_cold_pack_dev.h) */
 extern "C" int mx_cold_pack_set_variant(int v);
@@ -84,18 +85,7 @@ static bool make_matrix(const std::string &item, Csr *A, std::string *values) {
     fprintf(stderr, "skip %s: %s\n", item.c_str(), err);
     return false;
   }
-  if (B.nnz > INT32_MAX - 1) {
-    fprintf(stderr, "skip %s: nnz exceeds 32 bits\n", item.c_str());
-    mx_io_csr_free(&B);
-    return false;
-  }
-  A->nrows = B.nrows;
-  A->ncols = B.ncols;
-  A->rowptr.resize((size_t)B.nrows + 1);
-  for (int32_t i = 0; i <= B.nrows; ++i) A->rowptr[i] = (int32_t)B.rowptr[i];
-  A->col.assign(B.colidx, B.colidx + B.nnz);
-  A->val.assign(B.val, B.val + B.nnz);
-  mx_io_csr_free(&B);
+  if (!mx_csr32_take(&B, A, item.c_str())) return false;
   std::mt19937_64 rng(20261123);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::vector<int32_t> cnt;

@@ -52,6 +52,7 @@
 #include "cuda_check.h"
 #include "../common/rel_err.h"
 #include "../common/event_timing.cuh"
+#include "../common/csr32.h"
 
 extern "C" {
 #include "core/mx_features.h"
@@ -188,19 +189,7 @@ static bool load(const MatSrc &ms, Csr *A, std::string *how) {
     fprintf(stderr, "skip %s: %s\n", ms.name.c_str(), err);
     return false;
   }
-  if (B.nnz > INT32_MAX - 1) {
-    fprintf(stderr, "skip %s: nnz %lld exceeds 32 bits\n", ms.name.c_str(), (long long)B.nnz);
-    mx_io_csr_free(&B);
-    return false;
-  }
-  A->nrows = B.nrows;
-  A->ncols = B.ncols;
-  A->rowptr.resize((size_t)B.nrows + 1);
-  for (int32_t i = 0; i <= B.nrows; ++i) A->rowptr[i] = (int32_t)B.rowptr[i];
-  A->col.assign(B.colidx, B.colidx + B.nnz);
-  A->val.assign(B.val, B.val + B.nnz);
-  mx_io_csr_free(&B);
-  return true;
+  return mx_csr32_take(&B, A, ms.name.c_str());
 }
 
 static std::string family_of(const std::string &spec) { return spec.substr(0, spec.find(':')); }
