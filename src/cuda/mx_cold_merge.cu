@@ -183,8 +183,7 @@ struct packed_merge_launch {
   cudaStream_t s;
   template <int VE, int IE>
   int run() const {
-    const mx_cold_pack_dev *P = D->pack;
-    merge_kernel_launch<MX_XH_OFF>(D, x, z, y, s, mx_dec_pack<VE, IE>{P->seg_base, P->delta8, P->delta16, P->code8, P->code16, P->dict});
+    merge_kernel_launch<MX_XH_OFF>(D, x, z, y, s, mx_pack_decoder<VE, IE>(D->pack));
     return 0;
   }
 };

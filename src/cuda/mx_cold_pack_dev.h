@@ -9,6 +9,7 @@
 #define MX_COLD_PACK_DEV_H
 
 #include <stdint.h>
+#include "mx_cold_decode.cuh"
 #include "mx_device_impl.h"
 extern "C" {
 #include "../core/mx_cold_pack.h"
@@ -46,6 +47,13 @@ extern "C" int mx_cold_pack_set_variant(int v);
  * kernel is measured). Returns the previous setting. Not thread-safe (a process-wide switch). */
 extern "C" int mx_cold_pack_set_merge(int on);
 bool mx_cold_pack_merge_on(void);
+
+/* The decoder of P's packed arrays for encodings VE, IE (the kernels read plain parts from D's own
+ * cold_col / cold_val). */
+template <int VE, int IE>
+static inline mx_dec_pack<VE, IE> mx_pack_decoder(const mx_cold_pack_dev *P) {
+  return mx_dec_pack<VE, IE>{P->seg_base, P->delta8, P->delta16, P->code8, P->code16, P->dict};
+}
 
 /* f.template run<VE, IE>() for P's value and column encodings (one instantiation per pair): how the
  * packed cold kernels pick their decoder mx_dec_pack<VE, IE>. */

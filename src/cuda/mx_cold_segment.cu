@@ -73,9 +73,10 @@ __device__ __forceinline__ void seg_crossing_row(const Dec &dec, const int *__re
  * atomics and no inter-block order are needed; each sum is taken in a fixed order, so y is bitwise
  * reproducible. z may alias y: each y[r] is read then written by its owner only.
  * XH: x-hot cache mode (mx_kernel_common.cuh); it changes where x values are read, not the sums.
- * Dec: how nonzero g is read (mx_cold_decode.cuh); it changes the bytes read, not the products. */
-template <int XH, class Dec>
-__global__ void __launch_bounds__(MX_SEG_THREADS, MX_SEG_MIN_BLOCKS)
+ * Dec: how nonzero g is read (mx_cold_decode.cuh); it changes the bytes read, not the products.
+ * MINB: blocks per SM it is compiled for (the plain CSR: MX_SEG_MIN_BLOCKS; packed: mx_pack_minb). */
+template <int XH, class Dec, int MINB>
+__global__ void __launch_bounds__(MX_SEG_THREADS, MINB)
 mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *__restrict__ col,
                        const double *__restrict__ val, const int4 *__restrict__ plan,
                        const double *__restrict__ x, const double *__restrict__ xhot, const double *z, double *y,
@@ -100,48 +101,26 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
 template <int XH, class Dec>
 static void segment_kernel_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s,
                                   const Dec &dec) {
-  mx_cold_segment_kernel<XH, Dec><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(D->cold_nnz, D->cold_rowptr, D->cold_col,
-                                                                            D->cold_val, D->seg_plan, x, D->xhot, z, y, dec);
+  mx_cold_segment_kernel<XH, Dec, MX_SEG_MIN_BLOCKS><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(
+      D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, D->seg_plan, x, D->xhot, z, y, dec);
 }
 
 int mx_cold_segment_set_carveout(int percent) {
-  MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_segment_kernel<MX_XH_ON, mx_dec_plain>, cudaFuncAttributePreferredSharedMemoryCarveout,
+  MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_segment_kernel<MX_XH_ON, mx_dec_plain, MX_SEG_MIN_BLOCKS>, cudaFuncAttributePreferredSharedMemoryCarveout,
                                    percent));
   return 0;
 }
 
 /* ---- the packed form: one instantiation per (value, column) encoding, x-hot off ------------------- */
 
-/* The segment kernel on the packed form: mx_cold_segment_kernel's body with the decoder of the
- * packed form, compiled for MINB blocks per SM (the plain kernel keeps its own launch bounds and
- * code). Products, slots and summation order are the plain kernel's, so y is bitwise the same.
- * Measured on an H100 (tuning/bench/cold_pack_bench.cu, COLD_PACK_VARIANTS): a variant that staged
- * the 1/2-byte arrays of the segment in shared memory by 16-byte cp.async (one barrier before the
- * first gather) was 3-20% SLOWER than these per-element loads (lap3d:150 112.5 vs 100.9 us,
- * lap3d27:100 123.7 vs 107.0), and 11-34% slower again with two or four plan entries per block and
- * the next one's copy in flight (fewer blocks per SM): the kernel is bound by the latency of its
- * load -> gather -> sum chain per block, not by its load instructions. */
-template <class Dec, int MINB>
-__global__ void __launch_bounds__(MX_SEG_THREADS, MINB)
-mx_cold_segment_pack_kernel(const int *__restrict__ rowptr, const int *__restrict__ col, const double *__restrict__ val,
-                            const int4 *__restrict__ plan, const double *__restrict__ x, const double *z, double *y,
-                            const Dec dec) {
-  __shared__ double prod[MX_SEG_NNZ + MX_SEG_THREADS];
-  __shared__ int s_rp[MX_SEG_MAX_ROWS + 1];
-  __shared__ double red[MX_SEG_THREADS / 32];
-  const int4 p = plan[blockIdx.x];
-  const int ra = p.x, rb = p.y;
-  const int s0 = p.z * MX_SEG_NNZ;
-  const int s1 = p.w;
-  const int s1_seg = min(s0 + MX_SEG_NNZ, s1);
-  for (int i = threadIdx.x; i <= rb - ra; i += MX_SEG_THREADS) s_rp[i] = rowptr[ra + i] - s0;
-  mx_stage_products_dec<MX_SEG_THREADS, MX_SEG_PER_THREAD, MX_XH_OFF>(dec, col, val, x, nullptr, s0, s1_seg, prod);
-  mx_stage_products_dec<MX_SEG_THREADS, 1, MX_XH_OFF>(dec, col, val, x, nullptr, s1_seg, s1, prod + (s1_seg - s0));
-  __syncthreads();
-  const bool crossing = rb > ra && s_rp[rb - ra] > s1 - s0;
-  seg_rows_from_shared(s_rp, ra, crossing ? rb - 1 : rb, prod, z, y);
-  if (crossing) seg_crossing_row<MX_XH_OFF>(dec, rowptr, col, val, x, nullptr, rb - 1, s0, s1, prod, z, y, red);
-}
+/* The segment kernel on the packed form is mx_cold_segment_kernel with the packed decoder and x-hot
+ * off, compiled for the blocks per SM below. Products, slots and summation order are the plain
+ * kernel's, so y is bitwise the same. Measured on an H100 (tuning/bench/cold_pack_bench.cu,
+ * COLD_PACK_VARIANTS): a variant that staged the 1/2-byte arrays of the segment in shared memory by
+ * 16-byte cp.async (one barrier before the first gather) was 3-20% SLOWER than the per-element loads
+ * (lap3d:150 112.5 vs 100.9 us, lap3d27:100 123.7 vs 107.0), and 11-34% slower again with two or
+ * four plan entries per block and the next one's copy in flight (fewer blocks per SM): the kernel is
+ * bound by the latency of its load -> gather -> sum chain per block, not by its load instructions. */
 
 /* Blocks per SM the packed kernel is compiled for, per encoding (H100, cold_pack_bench, 6 vs 8 in
  * one run each): 8 (32 registers, largest shared-memory carveout) where it measured faster:
@@ -167,11 +146,11 @@ template <class Dec, int MINB>
 static int packed_launch_mb(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s, const Dec &dec) {
   static bool carveout = false; /* 8 blocks of 26.7 KB need the largest shared-memory carveout */
   if (MINB > 6 && !carveout) {
-    MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_segment_pack_kernel<Dec, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
+    MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
     carveout = true;
   }
-  mx_cold_segment_pack_kernel<Dec, MINB><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(D->cold_rowptr, D->cold_col, D->cold_val,
-                                                                                   D->seg_plan, x, z, y, dec);
+  mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(
+      D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, D->seg_plan, x, nullptr, z, y, dec);
   return 0;
 }
 
@@ -183,8 +162,7 @@ struct packed_segment_launch {
   cudaStream_t s;
   template <int VE, int IE>
   int run() const {
-    const mx_cold_pack_dev *P = D->pack;
-    const mx_dec_pack<VE, IE> dec = {P->seg_base, P->delta8, P->delta16, P->code8, P->code16, P->dict};
+    const mx_dec_pack<VE, IE> dec = mx_pack_decoder<VE, IE>(D->pack);
     const int minb = g_pack_variant == 1 ? 6 : g_pack_variant == 2 ? 8 : (int)mx_pack_minb<VE, IE>::value;
     if (minb == 8) return packed_launch_mb<mx_dec_pack<VE, IE>, 8>(D, x, z, y, s, dec);
     return packed_launch_mb<mx_dec_pack<VE, IE>, 6>(D, x, z, y, s, dec);
