@@ -42,9 +42,9 @@ static inline bool mx_cold_pack_dev_active(const mx_device *D) {
 extern "C" int mx_cold_pack_set_variant(int v);
 #define MX_PACK_VARIANTS 3
 
-/* whether the merge cold kernel reads the pack too (tuning A/B, default 0: only the segment kernel
- * does; cold-pack-bench under COLD_PACK_MERGE=1 and the tests turn it on until the packed merge
- * kernel is measured). Returns the previous setting. Not thread-safe (a process-wide switch). */
+/* whether the merge cold kernel reads the pack too (default 1; 0 makes it read the plain arrays:
+ * cold-pack-bench's COLD_PACK_MERGE=1 A/B and the tests). Returns the previous setting. Not
+ * thread-safe (a process-wide switch). */
 extern "C" int mx_cold_pack_set_merge(int on);
 bool mx_cold_pack_merge_on(void);
 

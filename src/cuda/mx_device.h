@@ -118,8 +118,8 @@ int mx_device_time_spmv(mx_device *D, int reps, double *seconds);
 /* ---- third cascade: the packed cold CSR (mx_cold_pack.h, mx_cold_pack.cu) ---------------------------
  * mx_device_compress packs D's cold CSR ON THE GPU into the bytes mx_cold_pack_build gives on the
  * host (encodings chosen by exact byte count under MX_PACK_AUTO, or forced: a forced encoding that
- * cannot hold the matrix is an error and D stays unpacked). The segment cold kernel then reads the
- * packed form (y bitwise equal to the plain kernel's); merge and cuSPARSE keep reading the plain
+ * cannot hold the matrix is an error and D stays unpacked). The segment and merge cold kernels then
+ * read the packed form (y bitwise equal to the plain kernels'); cuSPARSE keeps reading the plain
  * arrays, which stay on the device. {PLAIN, PLAIN} (= mx_pack_request_of(MX_COMPRESS_OFF)) removes a
  * pack. Off while x-hot codes the cold CSR (mx_device_compress returns 0, nothing packed). A value
  * refresh (mx_device_refresh_values) chooses the value encoding again (falls back to plain where a
@@ -128,8 +128,8 @@ int mx_device_compress(mx_device *D, const mx_pack_request *req);
 
 typedef struct {
   int packed;         /* 1: D holds a pack with a packed part */
-  int in_use;         /* 1: packed and the cold kernel reads it: the segment kernel (the merge kernel too
-                       * under the tuning switch mx_cold_pack_set_merge, src/cuda/mx_cold_pack_dev.h) */
+  int in_use;         /* 1: packed and the cold kernel reads it: segment or merge (merge unless the
+                       * tuning switch mx_cold_pack_set_merge(0), src/cuda/mx_cold_pack_dev.h) */
   mx_val_enc val_enc; /* plain when not packed */
   mx_idx_enc idx_enc;
   int32_t ndict;      /* dictionary entries (DICT*) or column constants (COLCONST) */

@@ -175,6 +175,7 @@ PETSC_INTERN PetscErrorCode MatXtractSetSettings_SeqAIJ(Mat, const MatXtractSett
 PETSC_INTERN PetscErrorCode MatXtractSetVerifyColumns_SeqAIJ(Mat);
 PETSC_INTERN PetscErrorCode MatXtractGetCSR_SeqAIJ(Mat, mx_csr *);
 PETSC_INTERN PetscErrorCode MatXtractBuildPlan_SeqAIJ(Mat, const mx_plan *);
+PETSC_INTERN PetscErrorCode MatXtractRepack_SeqAIJ(Mat);
 
 /* the plan, the prediction and the online upgrade of a sequential block (matxtract_plan.c) */
 PETSC_INTERN PetscErrorCode MatXtractPlanFirst(Mat, mx_plan *);

@@ -330,8 +330,8 @@ static PetscErrorCode MatXtractPlanUpgrade(Mat A, PetscLogDouble t_cur)
 }
 
 /* On the GPU, when the model prefers another cold kernel for the crux and hot mode in use: switch
- * to it in place (mx_device_set_cold_kernel, no rebuild), time it as the plan was timed, and with
- * the guard go back if it is not faster. A kernel the device refuses (cuSPARSE on a cold CSR it
+ * to it in place (mx_device_set_cold_kernel, no rebuild; the pack is guarded again for it), time it
+ * as the plan was timed, and with the guard go back if it is not faster. A kernel the device refuses (cuSPARSE on a cold CSR it
  * cannot take) leaves the plan as it was. */
 static PetscErrorCode MatXtractPlanSwitchCold(Mat A)
 {
@@ -346,10 +346,12 @@ static PetscErrorCode MatXtractPlanSwitchCold(Mat A)
     PetscCall(PetscInfo(A, "matxtract: predicted cold kernel %s not taken: %s\n", mx_plan_cold_name(st->cold_pred), mx_device_last_error()));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(MatXtractRepack_SeqAIJ(A));
   PetscCall(MatXtractTimeFormat(A, &t_new));
   if (x->set.guard && !(t_new < t_old)) {
     PetscCall(PetscInfo(A, "matxtract: guard: predicted cold kernel %s takes %g s per MatMult, %s %g s: keeping %s\n", mx_plan_cold_name(st->cold_pred), (double)t_new, MatXtractColdNames[old], (double)t_old, MatXtractColdNames[old]));
     PetscCheck(!mx_device_set_cold_kernel(x->D, old), PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: switching the cold kernel back to %s failed: %s", MatXtractColdNames[old], mx_device_last_error());
+    PetscCall(MatXtractRepack_SeqAIJ(A));
     st->src_cold = MATXTRACT_CRUX_GUARD;
     PetscFunctionReturn(PETSC_SUCCESS);
   }

@@ -154,9 +154,10 @@ static PetscErrorCode MatXtractCompress(Mat A)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (x->D) {
-    mx_device_pack_info pi;
-    double              t_plain = 0.0;
-    const PetscBool     guard   = (PetscBool)(x->set.guard && mx_device_cold_kernel(x->D) == MX_COLD_SEGMENT); /* the kernel that reads a pack */
+    mx_device_pack_info  pi;
+    double               t_plain = 0.0;
+    const mx_cold_kernel k      = mx_device_cold_kernel(x->D);
+    const PetscBool      guard  = (PetscBool)(x->set.guard && (k == MX_COLD_SEGMENT || k == MX_COLD_MERGE)); /* the kernels that read a pack */
     if (guard) PetscCheck(!mx_device_time_spmv(x->D, MATXTRACT_PACK_TIME_REPS, &t_plain), PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: timing the plain cold region failed: %s", mx_device_last_error());
     if (mx_device_compress(x->D, &req)) {
       PetscCall(PetscInfo(A, "matxtract: packing the cold region on the GPU failed (%s): it stays plain\n", mx_device_last_error()));
@@ -185,6 +186,22 @@ static PetscErrorCode MatXtractCompress(Mat A)
       x->pack_note = "not packed (plain is smallest)";
     } else PetscCall(PetscInfo(A, "matxtract: cold region packed: values %s, columns %s, %zu bytes vs %zu plain\n", mx_val_enc_name(x->P.val_enc), mx_idx_enc_name(x->P.idx_enc), mx_cold_pack_bytes(&x->P), mx_csr_bytes(x->F.nrows, x->F.cold_nnz)));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After the GPU cold kernel changed in place (the predictor's cold kernel): the cold region is packed
+ * again from plain, so that the guard times the pack with the kernel that now reads it (a pack can
+ * be faster under segment and slower under merge: a 2-byte dictionary). No-op without a device or
+ * with compression off. */
+PetscErrorCode MatXtractRepack_SeqAIJ(Mat A)
+{
+  Mat_MatXtract        *x     = (Mat_MatXtract *)A->spptr;
+  const mx_pack_request plain = mx_pack_request_of(MX_COMPRESS_OFF);
+
+  PetscFunctionBegin;
+  if (!x->D || x->set.compress == MATXTRACT_COMPRESS_OFF) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatXtractCheckDevice(A, mx_device_compress(x->D, &plain), "removing the pack"));
+  PetscCall(MatXtractCompress(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

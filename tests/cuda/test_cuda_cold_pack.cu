@@ -159,8 +159,8 @@ static void check_refresh(const Csr &A, const mx_format &F, mx_device *D, mx_dev
 }
 
 /* A at crux c: every request on an uploaded device, refresh paths for AUTO, the GPU-built device. */
-/* The merge kernel on the pack (mx_cold_pack_set_merge(1)): the plain merge kernel's y bitwise, and
- * the plain arrays again with the switch off. */
+/* The merge kernel on the pack (the default, mx_cold_pack_set_merge(1)): the plain merge kernel's y
+ * bitwise, and the plain arrays again with the switch off. */
 static void check_merge(const mx_format &F, const mx_pack_request &rq, const std::vector<double> &x,
                         const std::vector<double> &z, size_t m, const std::string &tag) {
   mx_device *D = nullptr;
@@ -171,13 +171,12 @@ static void check_merge(const mx_format &F, const mx_pack_request &rq, const std
   const Products plain = products(D, x, z, m);
   mx_device_pack_info info;
   if (mx_device_compress(D, &rq) == 0 && mx_device_compress_info(D, &info) == 0) {
-    const int old = mx_cold_pack_set_merge(1);
-    mx_device_pack_info on;
-    mx_device_compress_info(D, &on);
-    expect(on.in_use == on.packed, tag + " merge: the switch makes the merge kernel read the pack");
+    expect(info.in_use == info.packed, tag + " merge: the merge kernel reads the pack by default");
     expect_same_products(products(D, x, z, m), plain, tag + " packed merge");
-    mx_cold_pack_set_merge(0);
-    expect(!info.in_use, tag + " merge: off by default");
+    const int old = mx_cold_pack_set_merge(0);
+    mx_device_pack_info off;
+    mx_device_compress_info(D, &off);
+    expect(!off.in_use, tag + " merge: switch off, the plain arrays");
     expect_same_products(products(D, x, z, m), plain, tag + " merge, switch off");
     mx_cold_pack_set_merge(old);
   } else {

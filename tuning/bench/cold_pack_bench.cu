@@ -14,8 +14,8 @@
  * Without specs: the default list below. Writes OUTDIR/cold_pack.csv, cold_pack.md, env.txt.
  * COLD_PACK_VARIANTS="1 2" also times those packed kernel variants (mx_cold_pack_set_variant; the
  * table keeps variant 0) and prints each with its bitwise check against the plain kernel.
- * COLD_PACK_MERGE=1 also times the merge cold kernel plain vs on the pack (mx_cold_pack_set_merge: the
- * tuning switch that lets the merge kernel read the pack) and prints both with the bitwise check.
+ * COLD_PACK_MERGE=1 also times the merge cold kernel plain vs on the pack (it reads the pack by default;
+ * mx_cold_pack_set_merge is the A/B switch) and prints both with the bitwise check.
  * Exit 1 if any variant was wrong (error or not bitwise equal). */
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -186,7 +186,7 @@ static Timing time_ours(mx_device *D, const Csr &A, const std::vector<double *> 
   return time_calls([&](int i) { mx_device_spmv(D, dx[i % nc], nullptr, dy[i % nc], g_stream); }, warmup, reps);
 }
 
-/* The merge cold kernel on F plain and on its pack (the tuning switch on), printed; false if the
+/* The merge cold kernel on F plain and on its pack (the switch on), printed; false if the
  * packed y is not the plain merge kernel's bit for bit (or a step failed). */
 static bool time_merge(const std::string &item, const mx_format &F, const Csr &A, const mx_pack_request &rq,
                        const std::vector<double *> &dx, const std::vector<double *> &dy, int warmup, int reps) {
