@@ -1,6 +1,6 @@
 #!/bin/bash
 # The whole GPU cycle on the GPU host, in one command (see ../shared/docs/GPU-HOST.md):
-#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize e2e scaling profile compress setupstudy pack
+#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize e2e scaling profile compress setupstudy trace measure pack
 #                                       (default: setup build test sanitize bench amortize pack)
 # setup unpacks the PETSc 3.22+CUDA bundle from .deps/ into /opt/petsc-cuda; build configures and
 # builds this tree in build-gpu/ (sm_90; BUILD_TARGETS limits the targets); test runs the ctest labels gpu, petsc, mpi and unit;
@@ -18,6 +18,10 @@
 # compress runs tuning/bench/cold_pack_run.sh (issue 13: the packed cold CSR vs the plain segment kernel vs
 # cuSPARSE ALG1/ALG2, bytes per nonzero, bitwise check; not in the default list: `gpu_cycle.sh compress pack`
 # after setup build; COMPRESS_SPECS picks the matrices, e.g. "lap3d:100 kron:18:16@pagerank").
+# trace runs matxtract-petsc-bench with MX_TRACE_SETUP=1 (each setup step's time) on TRACE_SPEC (default
+# lap2d:3000) at cruxes (0,0) and (1,1). measure times the predicted plan of every held-out test matrix
+# (labels.py --plans PRED_PLANS, default the newest tuning/results/h100/predictor-*/train/predictions.json;
+# MEASURE_MAX_NNZ limits the matrices) for tuning/predictor/report.py.
 # Logs go to $OUT/logs (one per stage), results to $OUT/<stage>; pack turns them into one tarball.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -58,10 +62,21 @@ stage_setupstudy() {
     --petsc-crux 0.7,0.5,1,1 "$OUT/setupstudy" &&
     python3 tuning/bench/setup_table.py "$OUT/setupstudy/spmv_petsc.csv" > "$OUT/setupstudy/table.md" && tail -3 "$OUT/setupstudy/table.md"
 }
+stage_trace() {
+  mkdir -p "$OUT/trace" &&
+    MX_TRACE_SETUP=1 build-gpu/tuning/bench/matxtract-petsc-bench -gen "${TRACE_SPEC:-lap2d:3000}" -crux 0,0,1,1 -reps 20 \
+      -setup_reps 2 -o "$OUT/trace" 2>&1 | tee "$OUT/trace/trace.log"
+}
+stage_measure() {
+  local plans=${PRED_PLANS:-$(ls -d tuning/results/h100/predictor-*/train | sort | tail -1)/predictions.json}
+  mkdir -p "$OUT/measure" && echo "plans: $plans" > "$OUT/measure/plans.txt" &&
+    python3 tuning/predictor/labels.py -o "$OUT/measure" --build build-gpu --split test --plans "$plans" \
+      ${MEASURE_MAX_NNZ:+--max-nnz $MEASURE_MAX_NNZ} && rm -rf "$OUT/measure/cache"
+}
 stage_compress() { bash tuning/bench/cold_pack_run.sh "$OUT/compress" build-gpu ${COMPRESS_SPECS:-}; }
 stage_pack() {
   local dirs
-  dirs=$(cd "$OUT" && ls -d logs bench amortization e2e scaling profile ab tutorials compress setupstudy 2>/dev/null)
+  dirs=$(cd "$OUT" && ls -d logs bench amortization e2e scaling profile ab tutorials compress setupstudy trace measure 2>/dev/null)
   tar czf "$OUT/results.tgz" -C "$OUT" $dirs && (cd "$OUT" && rm -rf $dirs)
 }
 

@@ -10,8 +10,8 @@
  * Every step is deterministic (stable sorts, integer atomics only for counts, maxima and bitmap
  * bits), so the result equals mx_device_upload of the host build byte for byte; the host builder
  * (src/core) stays the oracle, tests/cuda/test_cuda_build.cu checks the equality.
- * Only the cold row pointers and the hot chunk pointers come back to the host (the launch plans are
- * made there); the matrix never does. */
+ * Nothing of the matrix comes back to the host: the launch plans are made on the GPU too
+ * (mx_plans_gpu.cu). */
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
@@ -414,9 +414,8 @@ static int sum_chunks(mx_device *D, mx_scratch &W, F f, int nq, int64_t *out) {
   return 0;
 }
 
-/* DU arrays and hot_src; chunkptr copied back to the host for the launch plan. */
-static int encode_du(mx_device *D, mx_scratch &W, build_state &B, const hot_entries &E, int nb,
-                     std::vector<int32_t> &chunkptr_host) {
+/* DU arrays and hot_src. */
+static int encode_du(mx_device *D, mx_scratch &W, build_state &B, const hot_entries &E, int nb) {
   const int h = B.hot_nnz, nq = B.nchunks;
   D->du_nblocks = nb;
   D->hot_nvals = h;
@@ -438,14 +437,11 @@ static int encode_du(mx_device *D, mx_scratch &W, build_state &B, const hot_entr
   if (mx_cub_run(D, W, "scan valptr", [&](void *t, size_t &b) { return cub::DeviceScan::ExclusiveSum(t, b, pops, D->du_valptr, nb + 1); })) return 1;
   k_du_sources<<<nblocks_for(h), MX_BUILD_THREADS>>>(h, E.eslot, E.lcol, E.src, D->du_chunkptr, D->du_bitmap, D->du_valptr, D->hot_src);
   MX_LAUNCH_CHECK("DU sources");
-  chunkptr_host.resize((size_t)nq + 1);
-  MX_CUDA_TRY(cudaMemcpy(chunkptr_host.data(), D->du_chunkptr, sizeof(int) * (nq + 1), cudaMemcpyDeviceToHost));
   return mx_gather_launch(D->du_val, D->hot_src, B.val, h, 0);
 }
 
 /* SE arrays and hot_src: entries re-sorted by slot (stable: column order stays inside a row). */
-static int encode_se(mx_device *D, mx_scratch &W, build_state &B, const hot_entries &E, int ns,
-                     std::vector<int32_t> &chunkptr_host) {
+static int encode_se(mx_device *D, mx_scratch &W, build_state &B, const hot_entries &E, int ns) {
   const int h = B.hot_nnz, nq = B.nchunks;
   D->se_nslots = ns;
   D->hot_nvals = ns;
@@ -465,14 +461,12 @@ static int encode_se(mx_device *D, mx_scratch &W, build_state &B, const hot_entr
   MX_CUDA_TRY(cudaMemset(D->hot_src, 0xff, sizeof(int) * (size_t)ns));
   k_se_place<<<nblocks_for(h), MX_BUILD_THREADS>>>(h, order, E.eslot, E.src, B.col, B.hlen_sorted, B.hcum, D->se_ptr, D->se_col, D->hot_src);
   MX_LAUNCH_CHECK("SE placement");
-  chunkptr_host.resize((size_t)nq + 1);
-  MX_CUDA_TRY(cudaMemcpy(chunkptr_host.data(), D->se_ptr, sizeof(int) * (nq + 1), cudaMemcpyDeviceToHost));
   return mx_gather_launch(D->se_val, D->hot_src, B.val, ns, 0); /* padding (src -1) gets 0 */
 }
 
 /* The hot region: entries, first cascade, mode choice (the host's exact byte rule), DU or SE. */
 static int build_hot(mx_device *D, mx_scratch &W, build_state &B, const uint8_t *hot, mx_mode_request req,
-                     mx_format *shell, std::vector<int32_t> &chunkptr_host) {
+                     mx_format *shell) {
   hot_entries E = {};
   if (sort_hot_entries(D, W, B, hot, E) || local_columns(D, W, B, E)) return 1;
   int64_t nb, ns;
@@ -484,10 +478,10 @@ static int build_hot(mx_device *D, mx_scratch &W, build_state &B, const uint8_t 
   D->mode = shell->mode = mode;
   if (mode == MX_HOT_DU) {
     shell->du_nblocks = (int32_t)nb;
-    return encode_du(D, W, B, E, (int)nb, chunkptr_host);
+    return encode_du(D, W, B, E, (int)nb);
   }
   shell->se_nslots = (int32_t)ns;
-  return encode_se(D, W, B, E, (int)ns, chunkptr_host);
+  return encode_se(D, W, B, E, (int)ns);
 }
 
 /* ---- entry point ---------------------------------------------------------------------------------------- */
@@ -504,8 +498,7 @@ static int check_input(const mx_csr *A, mx_mode_request req) {
   return 0;
 }
 
-int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request req, mx_device *D, mx_format *shell,
-                       std::vector<int32_t> &cold_rowptr_host, std::vector<int32_t> &chunkptr_host) {
+int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request req, mx_device *D, mx_format *shell) {
   if (check_input(A, req)) return 1;
   build_state B = {};
   B.m = A->nrows;
@@ -564,7 +557,6 @@ int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request req, mx_devic
     }
     shell->nchunks = 0;
     D->mode = MX_HOT_NONE;
-    cold_rowptr_host.clear(); /* the caller's plans read A->rowptr itself: no copy */
     return 0;
   }
 
@@ -572,12 +564,10 @@ int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request req, mx_devic
   if (mx_scratch_alloc(D, W, &hot, (size_t)B.nnz, "alloc entry flags")) return 1;
   k_entry_hot<<<nblocks_for(B.nnz), MX_BUILD_THREADS>>>(B.nnz, B.m, B.rowptr, B.col, B.slot, B.hot_col, hot);
   MX_LAUNCH_CHECK("entry flags");
-  if (build_cold(D, W, B, hot) || build_hot(D, W, B, hot, req, shell, chunkptr_host)) return 1;
+  if (build_cold(D, W, B, hot) || build_hot(D, W, B, hot, req, shell)) return 1;
   D->val_in = B.val; /* the uploaded values stay as the refresh staging buffer */
   D->nchunks = B.nchunks;
   D->hot_nnz = shell->hot_nnz = B.hot_nnz;
   shell->cold_nnz = D->cold_nnz;
-  cold_rowptr_host.resize((size_t)B.m + 1);
-  MX_CUDA_TRY(cudaMemcpy(cold_rowptr_host.data(), D->cold_rowptr, sizeof(int) * ((size_t)B.m + 1), cudaMemcpyDeviceToHost));
   return mx_cuda_check(cudaDeviceSynchronize(), "mx_device_build");
 }

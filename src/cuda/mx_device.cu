@@ -138,7 +138,8 @@ extern "C" void mx_device_free(mx_device *D) {
   free(D);
 }
 
-/* ---- launch plans (host, from the host format) -------------------------------------------------------- */
+/* ---- launch plans (host, from a host format: mx_device_upload; the GPU builder's are made on the GPU
+ * by mx_plans_gpu.cu, equal entry for entry) ---------------------------------------------------------------- */
 
 /* Segment plan. Segment b = cold nonzeros [b*SEG, (b+1)*SEG) owns rows [rs[b], rs[b+1]) where
  * rs[b] = first row whose rowptr >= b*SEG (nrows if none; trailing empty rows go to the last
@@ -212,22 +213,37 @@ static void plan_hot(const int32_t *chunkptr, int nchunks, int unit_div, int pie
   *nslots = slots;
 }
 
-/* Row-length skew of the cold CSR -> the cold kernel (see the rule at the top of this file). */
+/* The rule at the top of this file from the cold rows' longest length and sum of squared lengths
+ * (integers: no floating-point dependency chain over the rows; sum l^2 <= max l * nnz < 2^62). */
+static mx_cold_kernel cold_rule(int32_t nrows, int64_t cold_nnz, int64_t maxlen, int64_t sumsq) {
+  if (nrows == 0 || cold_nnz == 0) return MX_COLD_SEGMENT;
+  const double mean = (double)cold_nnz / nrows;
+  const double var = (double)sumsq / nrows - mean * mean;
+  const double cv = sqrt(var > 0.0 ? var : 0.0) / mean;
+  if (maxlen > (int64_t)MX_AUTO_MAX_ROW_SEGS * MX_SEG_NNZ || cv > MX_AUTO_CV) return MX_COLD_MERGE;
+  return MX_COLD_SEGMENT;
+}
+
+/* The cold kernel of request req for the host format F: the rule's statistics on the host. */
 static mx_cold_kernel resolve_cold(const mx_format *F, mx_cold_kernel req) {
   if (req == MX_COLD_SEGMENT || req == MX_COLD_MERGE) return req; /* cusparse: ours first, then switched */
-  if (F->nrows == 0 || F->cold_nnz == 0) return MX_COLD_SEGMENT;
-  /* integer sums (no floating-point dependency chain over the rows); sum l^2 <= max l * nnz < 2^62 */
   int64_t maxlen = 0, sumsq = 0;
   for (int r = 0; r < F->nrows; ++r) {
     const int64_t l = F->cold_rowptr[r + 1] - F->cold_rowptr[r];
     maxlen = l > maxlen ? l : maxlen;
     sumsq += l * l;
   }
-  const double mean = (double)F->cold_nnz / F->nrows;
-  const double var = (double)sumsq / F->nrows - mean * mean;
-  const double cv = sqrt(var > 0.0 ? var : 0.0) / mean;
-  if (maxlen > (int64_t)MX_AUTO_MAX_ROW_SEGS * MX_SEG_NNZ || cv > MX_AUTO_CV) return MX_COLD_MERGE;
-  return MX_COLD_SEGMENT;
+  return cold_rule(F->nrows, F->cold_nnz, maxlen, sumsq);
+}
+
+/* The same for D's cold CSR, the statistics on the GPU (mx_cold_row_stats_dev). */
+static int resolve_cold_dev(mx_device *D, mx_cold_kernel req, mx_cold_kernel *k) {
+  *k = req;
+  if (req == MX_COLD_SEGMENT || req == MX_COLD_MERGE) return 0;
+  int64_t maxlen, sumsq;
+  if (mx_cold_row_stats_dev(D, &maxlen, &sumsq)) return 1;
+  *k = cold_rule(D->nrows, D->cold_nnz, maxlen, sumsq);
+  return 0;
 }
 
 /* ---- upload ---------------------------------------------------------------------------------------------- */
@@ -246,8 +262,10 @@ static bool cold_request_valid(mx_cold_kernel k) {
   return k == MX_COLD_AUTO || k == MX_COLD_SEGMENT || k == MX_COLD_MERGE || k == MX_COLD_CUSPARSE || k == MX_COLD_TIMED;
 }
 
-/* Launch plan of our cold kernel k (segment or merge) from the host view P (counts, cold_rowptr). */
+/* Launch plan of our cold kernel k (segment or merge): from the host format P (its counts and
+ * cold_rowptr), or, P NULL, on the GPU from D's arrays. */
 static int make_cold_plan(const mx_format *P, mx_cold_kernel k, mx_device *D) {
+  if (!P) return k == MX_COLD_SEGMENT ? mx_plan_segments_dev(D) : mx_plan_merge_dev(D);
   if (k == MX_COLD_SEGMENT) {
     std::vector<int4> plan = plan_segments(P);
     D->seg_nblocks = (int)plan.size();
@@ -284,12 +302,14 @@ static void free_cold_plan(mx_device *D, mx_cold_kernel k) {
 }
 
 /* Launch plans of the resolved cold kernel (both of ours under TIMED) and of the hot mode, from the
- * host view P: its counts, cold_rowptr and the hot chunk pointers (du_chunkptr or se_ptr). */
+ * host format P (its counts, cold_rowptr and the hot chunk pointers du_chunkptr or se_ptr), or, P
+ * NULL, on the GPU from D's arrays. */
 static int make_plans(const mx_format *P, mx_cold_kernel cold_req, mx_device *D) {
-  const bool both = auto_timed(P->cold_nnz, cold_req);
+  const bool both = auto_timed(D->cold_nnz, cold_req);
   if ((both || D->cold == MX_COLD_SEGMENT) && make_cold_plan(P, MX_COLD_SEGMENT, D)) return 1;
   if ((both || D->cold == MX_COLD_MERGE) && make_cold_plan(P, MX_COLD_MERGE, D)) return 1;
   if (D->mode == MX_HOT_NONE) return 0;
+  if (!P) return mx_plan_hot_dev(D);
   std::vector<mx_hot_work> work;
   std::vector<mx_hot_split> split;
   if (D->mode == MX_HOT_DU) plan_hot(P->du_chunkptr, P->nchunks, 1, MX_DU_BLOCKS_PER_WARP, work, split, &D->hot_nslots);
@@ -302,7 +322,7 @@ static int make_plans(const mx_format *P, mx_cold_kernel cold_req, mx_device *D)
 }
 
 /* Everything after the format's arrays are on the device (uploaded or built there): x-hot codes,
- * launch plans, staging buffers. P is the host view of make_plans. */
+ * launch plans (P: the host format of make_plans, NULL for plans made on the GPU), staging buffers. */
 static int finish_setup(const mx_format *P, int xhot_request, mx_cold_kernel cold_req, mx_device *D) {
   /* forced requests code every array (so tests cover every kernel); AUTO codes the cold CSR only
    * when MX_XHOT_COLD says so */
@@ -314,10 +334,10 @@ static int finish_setup(const mx_format *P, int xhot_request, mx_cold_kernel col
     return 1;
   if (make_plans(P, cold_req, D)) return 1;
   trace_step("launch plans");
-  if ((!D->cold_identity && !D->val_in && mx_cuda_alloc_on(D, &D->val_in, P->nnz, "alloc value staging")) ||
-      mx_cuda_alloc_on(D, &D->x_stage, P->ncols, "alloc x staging") ||
-      mx_cuda_alloc_on(D, &D->y_stage, P->nrows, "alloc y staging") ||
-      mx_cuda_alloc_on(D, &D->z_stage, P->nrows, "alloc z staging"))
+  if ((!D->cold_identity && !D->val_in && mx_cuda_alloc_on(D, &D->val_in, D->nnz, "alloc value staging")) ||
+      mx_cuda_alloc_on(D, &D->x_stage, D->ncols, "alloc x staging") ||
+      mx_cuda_alloc_on(D, &D->y_stage, D->nrows, "alloc y staging") ||
+      mx_cuda_alloc_on(D, &D->z_stage, D->nrows, "alloc z staging"))
     return 1;
   if (D->bytes > D->build_peak_bytes) D->build_peak_bytes = D->bytes;
   return 0;
@@ -490,20 +510,15 @@ extern "C" int mx_device_build(const mx_csr *A, mx_crux c, mx_mode_request mode,
   if (mx_device_count() == 0) return mx_fail("mx_device_build: no CUDA device is visible");
   mx_device *D = (mx_device *)calloc(1, sizeof *D);
   if (!D) return mx_fail("mx_device_build: out of host memory");
-  std::vector<int32_t> cold_rowptr, chunkptr;
   trace_step(nullptr);
-  int rc = mx_build_on_device(A, c, mode, D, shell, cold_rowptr, chunkptr);
+  int rc = mx_build_on_device(A, c, mode, D, shell);
   trace_step("build on device (upload incl.)");
   if (!rc && (int64_t)D->nrows + D->cold_nnz > INT32_MAX - MX_MERGE_TILE)
     rc = mx_fail("mx_device_build: rows + cold nonzeros (%lld) exceed the 32-bit merge path", (long long)D->nrows + D->cold_nnz);
-  if (!rc) {
-    mx_format P = *shell; /* the host view the plans are made from */
-    P.cold_rowptr = cold_rowptr.empty() ? const_cast<int32_t *>(A->rowptr) : cold_rowptr.data(); /* read only */
-    P.du_chunkptr = D->mode == MX_HOT_DU ? chunkptr.data() : nullptr;
-    P.se_ptr = D->mode == MX_HOT_SE ? chunkptr.data() : nullptr;
-    D->cold = resolve_cold(&P, cold);
+  if (!rc) { /* the rule and the plans on the GPU: nothing of the matrix comes back */
+    rc = resolve_cold_dev(D, cold, &D->cold);
     trace_step("cold kernel rule");
-    rc = finish_setup(&P, xhot_cols, cold, D);
+    rc = rc || finish_setup(nullptr, xhot_cols, cold, D);
     trace_step("staging");
     rc = rc || choose_cold(D, cold);
     trace_step("cold kernel choice");
@@ -573,20 +588,12 @@ extern "C" int mx_device_set_cold_kernel(mx_device *D, mx_cold_kernel k) {
   if (k == MX_COLD_TIMED || !cold_request_valid(k)) return mx_fail("mx_device_set_cold_kernel: cold kernel %d cannot be switched to", (int)k);
   if (k == MX_COLD_CUSPARSE && !cusparse_can_take(D))
     return mx_fail("mx_device_set_cold_kernel: cuSPARSE cannot take this cold CSR (x-hot codes, no nonzero or duplicates)");
-  std::vector<int32_t> rowptr((size_t)D->nrows + 1, 0);
-  if (D->nrows > 0)
-    MX_CUDA_TRY(cudaMemcpy(rowptr.data(), D->cold_rowptr, sizeof(int32_t) * rowptr.size(), cudaMemcpyDeviceToHost));
-  mx_format P = {}; /* the host view the plans are made from */
-  P.nrows = D->nrows;
-  P.ncols = D->ncols;
-  P.cold_nnz = D->cold_nnz;
-  P.cold_rowptr = rowptr.data();
-  if (k == MX_COLD_AUTO) k = resolve_cold(&P, k);
+  if (k == MX_COLD_AUTO && resolve_cold_dev(D, k, &k)) return 1;
   if (k == D->cold) return 0;
   const mx_cold_kernel old = D->cold;
   int rc;
   if (k == MX_COLD_CUSPARSE) rc = mx_cold_cusparse_setup(D);
-  else rc = make_cold_plan(&P, k, D);
+  else rc = make_cold_plan(nullptr, k, D);
   if (rc) { /* D keeps the old kernel: free what the new one got so far */
     free_cold_plan(D, k);
     return 1;

@@ -98,12 +98,19 @@ static inline int mx_cuda_alloc_on(mx_device *D, T **p, size_t count, const char
 }
 
 /* The GPU builder (mx_build.cu): every array of the format of A at crux c into D (counts, cold and
- * hot arrays, gather maps, values, val_in), the counts into *shell (arrays NULL), and the host copies
- * the launch plans are made from: the cold row pointers (empty when the cold part is A itself: the
- * plans then read A->rowptr) and the hot chunk pointers (du_chunkptr or se_ptr; empty without a hot
- * part). D->cold, plans, x-hot and staging are left to the caller. */
-int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request mode, mx_device *D, mx_format *shell,
-                       std::vector<int32_t> &cold_rowptr_host, std::vector<int32_t> &chunkptr_host);
+ * hot arrays, gather maps, values, val_in) and the counts into *shell (arrays NULL). D->cold, plans,
+ * x-hot and staging are left to the caller (the plans: mx_plans_gpu.cu). */
+int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request mode, mx_device *D, mx_format *shell);
+
+/* Launch plans made on the GPU from D's cold_rowptr and chunk pointers (mx_plans_gpu.cu; equal to the
+ * host planners of mx_device.cu): the segment plan (seg_plan, seg_nblocks), the merge plan
+ * (merge_coord, merge_ntiles, carry arrays), the hot plan of D->mode (hot_work, hot_split,
+ * hot_partials and their counts); and the cold-kernel rule's max and sum of squares of the cold row
+ * lengths. Synchronous; 0 or 1 with the error recorded. */
+int mx_plan_segments_dev(mx_device *D);
+int mx_plan_merge_dev(mx_device *D);
+int mx_plan_hot_dev(mx_device *D);
+int mx_cold_row_stats_dev(mx_device *D, int64_t *maxlen, int64_t *sumsq);
 
 /* Launchers (0 or 1 with the error recorded). Cold ones write every row of y (= cold x + z). */
 int mx_cold_segment_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s);

@@ -5,10 +5,14 @@
  * rows, DU bitmaps/columns/value pointers/values, SE slots); the host format uploaded
  * (mx_device_upload) copies back to the same bytes; SpMV (and y = A x + z) of the two devices is
  * bitwise equal and within 1e-12 of the CPU kernel; after a value refresh still bitwise equal; with
- * the x-hot cache (AUTO and forced) the column codes and the products agree as well. Bad input
+ * the x-hot cache (AUTO and forced) the column codes and the products agree as well. The launch plans
+ * the builder makes on the GPU (segment, merge, hot work/split; mx_plans_gpu.cu) equal the host
+ * planners' of the upload entry for entry, and the AUTO cold-kernel rule (row statistics on the GPU)
+ * picks the upload's kernel. Bad input
  * (invalid crux, column out of range, decreasing rowptr, unknown mode) is refused with a message.
  * Usage: test_cuda_build [small] [MATRICES_DIR]. Exit: 0 pass, 1 fail, 77 no GPU. */
 #include "cuda_test_util.h"
+#include "cuda/mx_device_impl.h" /* the launch plans, compared field by field */
 
 static bool g_small = false; /* the quick set for compute-sanitizer: fewer cruxes and modes */
 
@@ -52,6 +56,49 @@ static void expect_same_format(const mx_format &F, const mx_format &G, const std
     expect(same_array(F.se_col, G.se_col, ns), tag + " se_col");
     expect(same_array(F.se_val, G.se_val, ns), tag + " se_val");
     expect(same_array(F.hot_src, G.hot_src, ns), tag + " hot_src");
+  }
+}
+
+/* count T's of device array p on the host (empty for count 0) */
+template <typename T>
+static std::vector<T> to_host(const T *p, int count) {
+  std::vector<T> h(count > 0 ? (size_t)count : 0);
+  if (!h.empty() && cudaMemcpy(h.data(), p, h.size() * sizeof(T), cudaMemcpyDeviceToHost) != cudaSuccess) h.clear();
+  return h;
+}
+
+template <typename T>
+static bool same_plan(const T *a, int na, const T *b, int nb) {
+  if (na != nb) return false;
+  const std::vector<T> ha = to_host(a, na), hb = to_host(b, nb);
+  return ha.size() == (size_t)na && hb.size() == (size_t)nb && same_array(ha.data(), hb.data(), ha.size());
+}
+
+/* The plans of Db (made on the GPU) equal Du's (made on the host), for the cold kernel both run. */
+static void expect_same_plans(const mx_device *Db, const mx_device *Du, const std::string &tag) {
+  expect(Db->cold == Du->cold, tag + " same cold kernel");
+  if (Db->cold == MX_COLD_SEGMENT) expect(same_plan(Db->seg_plan, Db->seg_nblocks, Du->seg_plan, Du->seg_nblocks), tag + " segment plan");
+  if (Db->cold == MX_COLD_MERGE) {
+    expect(same_plan(Db->merge_coord, Db->merge_ntiles + 1, Du->merge_coord, Du->merge_ntiles + 1), tag + " merge plan");
+    expect((Db->carry_row != nullptr) == (Du->carry_row != nullptr), tag + " merge carries");
+  }
+  expect(Db->hot_nslots == Du->hot_nslots, tag + " hot slots");
+  expect(same_plan(Db->hot_work, Db->hot_nwork, Du->hot_work, Du->hot_nwork), tag + " hot work plan");
+  expect(same_plan(Db->hot_split, Db->hot_nsplit, Du->hot_split, Du->hot_nsplit), tag + " hot split plan");
+}
+
+/* The merge plan and the AUTO rule: built (GPU planner, GPU row statistics) vs uploaded (host). */
+static void check_cold_planners(const mx_csr &a, const mx_format &F, mx_crux c, mx_mode_request md, const std::string &tag) {
+  for (mx_cold_kernel k : {MX_COLD_MERGE, MX_COLD_AUTO}) {
+    const std::string t = tag + (k == MX_COLD_MERGE ? " merge" : " auto");
+    mx_format shell;
+    mx_device *Db = nullptr, *Du = nullptr;
+    if (mx_device_build(&a, c, md, k, 0, &shell, &Db) || mx_device_upload_xhot(&F, k, 0, &Du))
+      expect(false, t + " build/upload: " + mx_device_last_error());
+    else
+      expect_same_plans(Db, Du, t);
+    mx_device_free(Db);
+    mx_device_free(Du);
   }
 }
 
@@ -110,6 +157,7 @@ static void check_case(const Csr &A, mx_crux c, mx_mode_request md, const std::s
       continue;
     }
     expect(mx_device_xhot_cols(Db) == mx_device_xhot_cols(Du), t + " same x-hot columns");
+    expect_same_plans(Db, Du, t);
     expect(mx_device_build_peak_bytes(Db) >= mx_device_bytes(Db), t + " peak >= held");
     if (mx_device_download(Db, &shell, &G) == 0 && mx_device_download(Du, &F, &Gu) == 0) {
       if (xh == 0) expect_same_format(F, G, t + " built");
@@ -124,6 +172,7 @@ static void check_case(const Csr &A, mx_crux c, mx_mode_request md, const std::s
     mx_device_free(Db);
     mx_device_free(Du);
   }
+  check_cold_planners(a, F, c, md, tag);
   mx_format_free(&F);
 }
 
