@@ -40,6 +40,11 @@ size_t mx_pack_value_bytes(mx_val_enc e, const mx_cold_pack_stats *st) {
   }
 }
 
+/* bytes of the value part moved per product (mx_cold_pack_choose): COLCONST also scales x */
+static size_t value_moved(mx_val_enc e, const mx_cold_pack_stats *st) {
+  return mx_pack_value_bytes(e, st) + (e == MX_VAL_COLCONST ? 16 * (size_t)st->ncols : 0);
+}
+
 size_t mx_pack_index_bytes(mx_idx_enc e, int64_t nnz) {
   if (e == MX_IDX_DELTA8) return 4 * (size_t)nseg_of(nnz) + (size_t)nnz;
   if (e == MX_IDX_DELTA16) return 4 * (size_t)nseg_of(nnz) + 2 * (size_t)nnz;
@@ -72,14 +77,8 @@ mx_status mx_cold_pack_choose(const mx_pack_request *req, const mx_cold_pack_sta
     *v = (mx_val_enc)req->val;
   } else {
     *v = MX_VAL_PLAIN;
-    for (int e = MX_VAL_DICT0; e <= MX_VAL_DICT16; e++) /* strictly fewer bytes: ties keep the earlier */
-      if (mx_pack_value_fits((mx_val_enc)e, st) && mx_pack_value_bytes((mx_val_enc)e, st) < mx_pack_value_bytes(*v, st))
-        *v = (mx_val_enc)e;
-    /* COLCONST only where no dictionary pays: its s[col] is a second gather per nonzero, which cost
-     * more than the bytes it saves (kron:20:16 PageRank on an H100: colconst 613 us, plain 362 us) */
-    if (*v == MX_VAL_PLAIN && mx_pack_value_fits(MX_VAL_COLCONST, st) &&
-        mx_pack_value_bytes(MX_VAL_COLCONST, st) < mx_pack_value_bytes(*v, st))
-      *v = MX_VAL_COLCONST;
+    for (int e = MX_VAL_DICT0; e <= MX_VAL_COLCONST; e++) /* strictly fewer bytes: ties keep the earlier */
+      if (mx_pack_value_fits((mx_val_enc)e, st) && value_moved((mx_val_enc)e, st) < value_moved(*v, st)) *v = (mx_val_enc)e;
   }
   if (req->idx != MX_PACK_AUTO) {
     if (req->idx < MX_IDX_PLAIN || req->idx > MX_IDX_DELTA16 || !mx_pack_index_fits((mx_idx_enc)req->idx, st)) return MX_ERR_ARG;

@@ -7,9 +7,11 @@
  *   raw_at(val, g, off)  what is stored per nonzero for its value (a double, a code, or nothing),
  *   value(raw, c)    its value from that and its column c.
  * The kernels issue every col_at/raw_at of a thread before any value()/x gather (as
- * mx_stage_products does), and multiply value(raw, c) * x[c]: the same double as val[g] * x[c]
- * (bit-identical decoded values; COLCONST: s_c == val[g] bitwise), in the same summation order, so
- * the packed kernel's y is bitwise the plain kernel's. Column codes must be plain columns (no x-hot
+ * mx_stage_products does), and multiply value(raw, c) * x[c], never fused with the sum: the same
+ * double as val[g] * x[c] (bit-identical decoded values), in the same summation order, so the packed
+ * kernel's y is bitwise the plain kernel's. COLCONST: the kernel is given xs (xs_c = s_c * x_c,
+ * mx_cold_pack_dev_x, once per product) for x and the value is 1.0: 1.0 * xs_c == val[g] * x[c]
+ * bitwise because s_c == val[g]. Column codes must be plain columns (no x-hot
  * codes) for the packed decoders: packing is off when x-hot codes the cold CSR. */
 #ifndef MX_COLD_DECODE_CUH
 #define MX_COLD_DECODE_CUH
@@ -49,8 +51,7 @@ template <> struct mx_raw_of<MX_VAL_DICT16> { typedef uint16_t type; };
 /* The packed form: value encoding VE (mx_val_enc), column encoding IE (mx_idx_enc). Plain parts are
  * read from the plain arrays the kernel is given (cold_col / cold_val); the packed parts from here.
  * The segment base is the same for the 32 lanes of a warp load (g >> 5 is warp-uniform there): one
- * broadcast transaction. Dictionaries and column constants go through the read-only cache (__ldg):
- * they are small or, for COLCONST, indexed like x. */
+ * broadcast transaction. Dictionaries go through the read-only cache (__ldg): they are small. */
 template <int VE, int IE>
 struct mx_dec_pack {
   typedef typename mx_raw_of<VE>::type raw_t;
@@ -59,7 +60,7 @@ struct mx_dec_pack {
   const uint16_t *delta16;
   const uint8_t *code8;
   const uint16_t *code16;
-  const double *dict; /* DICT*: ndict entries; COLCONST: ncols */
+  const double *dict; /* DICT*: ndict entries (COLCONST: unread, the constants are in xs) */
 
   __device__ __forceinline__ int col_at(const int *__restrict__ col, int g0, int off = 0) const {
     const int g = g0 + off;
@@ -77,7 +78,7 @@ struct mx_dec_pack {
   __device__ __forceinline__ double value(raw_t r, int c) const {
     if (VE == MX_VAL_PLAIN) return (double)r;
     if (VE == MX_VAL_DICT0) return __ldg(dict);
-    if (VE == MX_VAL_COLCONST) return __ldg(dict + c);
+    if (VE == MX_VAL_COLCONST) return 1.0; /* x is xs: the column constant is in it */
     return __ldg(dict + (int)r); /* DICT8, DICT16 */
   }
 };

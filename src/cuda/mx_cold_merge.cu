@@ -207,7 +207,8 @@ int mx_cold_merge_set_carveout(int percent) {
 int mx_cold_merge_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
   if (D->nrows == 0) return 0;
   if (g_pack_merge && mx_cold_pack_dev_active(D)) {
-    if (mx_pack_dispatch(D->pack, packed_merge_launch{D, x, z, y, s})) return 1;
+    const double *xk; /* x, or xs under COLCONST */
+    if (mx_cold_pack_dev_x(D, x, s, &xk) || mx_pack_dispatch(D->pack, packed_merge_launch{D, xk, z, y, s})) return 1;
   } else if (D->xhot_mode == MX_XH_ON && D->xhot_cold) merge_kernel_launch<MX_XH_ON>(D, x, z, y, s, mx_dec_plain());
   else merge_kernel_launch<MX_XH_OFF>(D, x, z, y, s, mx_dec_plain());
   MX_LAUNCH_CHECK("mx_cold_merge_kernel launch");

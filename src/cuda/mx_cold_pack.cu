@@ -98,6 +98,7 @@ static void pk_free(mx_device *D, T **p, size_t count) {
 
 /* free the value arrays of P */
 static void free_values(mx_device *D, mx_cold_pack_dev *P) {
+  pk_free(D, &P->xs, P->xs ? (size_t)D->ncols : 0);
   pk_free(D, &P->dict, (size_t)P->ndict);
   pk_free(D, &P->code8, P->code8 ? (size_t)D->cold_nnz : 0);
   pk_free(D, &P->code16, P->code16 ? (size_t)D->cold_nnz : 0);
@@ -182,6 +183,7 @@ static int encode_values(mx_device *D, mx_cold_pack_dev *P, cudaStream_t s, mx_v
   P->ndict = ve == MX_VAL_COLCONST ? D->ncols : (int)ndistinct;
   if (mx_cuda_alloc_on(D, &P->dict, (size_t)P->ndict, "pack: dictionary")) return 1;
   if (P->ndict > 0) MX_CUDA_TRY(cudaMemcpyAsync(P->dict, src, sizeof(double) * P->ndict, cudaMemcpyDeviceToDevice, s));
+  if (ve == MX_VAL_COLCONST && mx_cuda_alloc_on(D, &P->xs, (size_t)D->ncols, "pack: scaled x")) return 1;
   if (n == 0 || (ve != MX_VAL_DICT8 && ve != MX_VAL_DICT16)) return 0;
   if (ve == MX_VAL_DICT8) {
     if (mx_cuda_alloc_on(D, &P->code8, (size_t)n, "pack: 1-byte value codes")) return 1;
@@ -236,6 +238,21 @@ static int build_pack(mx_device *D, cudaStream_t s) {
 }
 
 /* ---- entry points ------------------------------------------------------------------------------------ */
+
+__global__ void mx_pack_scale_x(int n, const double *__restrict__ s, const double *__restrict__ x, double *__restrict__ xs) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < n) xs[j] = __dmul_rn(s[j], x[j]);
+}
+
+int mx_cold_pack_dev_x(const mx_device *D, const double *x, cudaStream_t s, const double **xk) {
+  const mx_cold_pack_dev *P = D->pack;
+  *xk = x;
+  if (!P || P->val_enc != MX_VAL_COLCONST || D->ncols == 0) return 0;
+  mx_pack_scale_x<<<pk_blocks(D->ncols), MX_PACK_THREADS, 0, s>>>(D->ncols, P->dict, x, P->xs);
+  MX_LAUNCH_CHECK("pack: scale x by the column constants");
+  *xk = P->xs;
+  return 0;
+}
 
 extern "C" int mx_device_compress(mx_device *D, const mx_pack_request *req) {
   if (!D || !req) return mx_fail("mx_device_compress: NULL argument");

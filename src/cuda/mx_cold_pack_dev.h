@@ -22,6 +22,7 @@ struct mx_cold_pack_dev {
   int ndict;          /* DICT*: distinct values; COLCONST: ncols; else 0 */
   int nseg;           /* DELTA*: ceil(cold_nnz / 32); else 0 */
   double *dict;       /* ndict */
+  double *xs;         /* COLCONST: ncols, x scaled by the column constants (mx_cold_pack_dev_x) */
   uint8_t *code8;     /* cold_nnz, DICT8 */
   uint16_t *code16;   /* cold_nnz, DICT16 */
   int *seg_base;      /* nseg */
@@ -35,6 +36,10 @@ struct mx_cold_pack_dev {
 static inline bool mx_cold_pack_dev_active(const mx_device *D) {
   return D->pack && (D->pack->val_enc != MX_VAL_PLAIN || D->pack->idx_enc != MX_IDX_PLAIN);
 }
+
+/* The x the packed cold kernels read: x itself, or under COLCONST xs = s .* x computed on stream s
+ * (one product per column, __dmul_rn like the kernels' products). 0 or 1 with the error recorded. */
+int mx_cold_pack_dev_x(const mx_device *D, const double *x, cudaStream_t s, const double **xk);
 
 /* which packed segment kernel runs (tuning A/B of cold-pack-bench; the tests run each): 0 the
  * blocks per SM chosen per encoding (mx_cold_segment.cu), 1 all at 6, 2 all at 8. Returns the

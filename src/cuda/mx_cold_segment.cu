@@ -44,20 +44,22 @@ __device__ __forceinline__ void seg_crossing_row(const Dec &dec, const int *__re
   double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
   for (int k = beg + threadIdx.x; k < s1; k += T) a0 += prod[k - s0];
   int k = s1 + threadIdx.x;
+  /* products rounded before the sum (__dmul_rn: no fused multiply-add), as the staged products are:
+   * the COLCONST decoder's 1.0 * xs_c is then bitwise val * x_c */
   for (; k + 3 * T < end; k += 4 * T) {
     const int c0 = dec.col_at(col, k), c1 = dec.col_at(col, k, T);
     const int c2 = dec.col_at(col, k, 2 * T), c3 = dec.col_at(col, k, 3 * T);
     const typename Dec::raw_t v0 = dec.raw_at(val, k), v1 = dec.raw_at(val, k, T);
     const typename Dec::raw_t v2 = dec.raw_at(val, k, 2 * T), v3 = dec.raw_at(val, k, 3 * T);
-    a0 += dec.value(v0, c0) * mx_ld_xc<XH>(x, xhot, c0);
-    a1 += dec.value(v1, c1) * mx_ld_xc<XH>(x, xhot, c1);
-    a2 += dec.value(v2, c2) * mx_ld_xc<XH>(x, xhot, c2);
-    a3 += dec.value(v3, c3) * mx_ld_xc<XH>(x, xhot, c3);
+    a0 += __dmul_rn(dec.value(v0, c0), mx_ld_xc<XH>(x, xhot, c0));
+    a1 += __dmul_rn(dec.value(v1, c1), mx_ld_xc<XH>(x, xhot, c1));
+    a2 += __dmul_rn(dec.value(v2, c2), mx_ld_xc<XH>(x, xhot, c2));
+    a3 += __dmul_rn(dec.value(v3, c3), mx_ld_xc<XH>(x, xhot, c3));
   }
   for (; k < end; k += T) { /* value before column: the load order the uncompressed kernel always had */
     const typename Dec::raw_t v = dec.raw_at(val, k);
     const int c = dec.col_at(col, k);
-    a0 += dec.value(v, c) * mx_ld_xc<XH>(x, xhot, c);
+    a0 += __dmul_rn(dec.value(v, c), mx_ld_xc<XH>(x, xhot, c));
   }
   const double s = mx_block_sum((a0 + a1) + (a2 + a3), red);
   if (threadIdx.x == 0) y[r] = z ? s + z[r] : s;
@@ -172,7 +174,8 @@ struct packed_segment_launch {
 int mx_cold_segment_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
   if (D->nrows == 0) return 0;
   if (mx_cold_pack_dev_active(D)) {
-    if (mx_pack_dispatch(D->pack, packed_segment_launch{D, x, z, y, s})) return 1;
+    const double *xk; /* x, or xs under COLCONST */
+    if (mx_cold_pack_dev_x(D, x, s, &xk) || mx_pack_dispatch(D->pack, packed_segment_launch{D, xk, z, y, s})) return 1;
   } else if (D->xhot_mode == MX_XH_ON && D->xhot_cold) segment_kernel_launch<MX_XH_ON>(D, x, z, y, s, mx_dec_plain());
   else segment_kernel_launch<MX_XH_OFF>(D, x, z, y, s, mx_dec_plain());
   MX_LAUNCH_CHECK("mx_cold_segment_kernel launch");
