@@ -330,8 +330,9 @@ static PetscErrorCode MatXtractPlanUpgrade(Mat A, PetscLogDouble t_cur)
 }
 
 /* On the GPU, when the model prefers another cold kernel for the crux and hot mode in use: switch
- * to it in place (mx_device_set_cold_kernel, no rebuild; the pack is guarded again for it), time it
- * as the plan was timed, and with the guard go back if it is not faster. A kernel the device refuses (cuSPARSE on a cold CSR it
+ * to it in place (mx_device_set_cold_kernel, no rebuild; a kernel that reads the pack has it guarded
+ * again, and so has the old one if it comes back after that), time it as the plan was timed, and with
+ * the guard go back if it is not faster. cuSPARSE leaves the pack as it is (unread). A kernel the device refuses (cuSPARSE on a cold CSR it
  * cannot take) leaves the plan as it was. */
 static PetscErrorCode MatXtractPlanSwitchCold(Mat A)
 {
@@ -346,12 +347,13 @@ static PetscErrorCode MatXtractPlanSwitchCold(Mat A)
     PetscCall(PetscInfo(A, "matxtract: predicted cold kernel %s not taken: %s\n", mx_plan_cold_name(st->cold_pred), mx_device_last_error()));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(MatXtractRepack_SeqAIJ(A));
+  const PetscBool repacked = (PetscBool)(st->cold_pred == MX_PLAN_COLD_SEGMENT || st->cold_pred == MX_PLAN_COLD_MERGE);
+  if (repacked) PetscCall(MatXtractRepack_SeqAIJ(A));
   PetscCall(MatXtractTimeFormat(A, &t_new));
   if (x->set.guard && !(t_new < t_old)) {
     PetscCall(PetscInfo(A, "matxtract: guard: predicted cold kernel %s takes %g s per MatMult, %s %g s: keeping %s\n", mx_plan_cold_name(st->cold_pred), (double)t_new, MatXtractColdNames[old], (double)t_old, MatXtractColdNames[old]));
     PetscCheck(!mx_device_set_cold_kernel(x->D, old), PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: switching the cold kernel back to %s failed: %s", MatXtractColdNames[old], mx_device_last_error());
-    PetscCall(MatXtractRepack_SeqAIJ(A));
+    if (repacked) PetscCall(MatXtractRepack_SeqAIJ(A));
     st->src_cold = MATXTRACT_CRUX_GUARD;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
