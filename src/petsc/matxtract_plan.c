@@ -332,7 +332,9 @@ static PetscErrorCode MatXtractPlanUpgrade(Mat A, PetscLogDouble t_cur)
 /* On the GPU, when the model prefers another cold kernel for the crux and hot mode in use: switch
  * to it in place (mx_device_set_cold_kernel, no rebuild; a kernel that reads the pack has it guarded
  * again, and so has the old one if it comes back after that), time it as the plan was timed, and with
- * the guard go back if it is not faster. cuSPARSE leaves the pack as it is (unread). A kernel the device refuses (cuSPARSE on a cold CSR it
+ * the guard go back if it is not faster. cuSPARSE leaves the pack as it is (unread). No switch from a
+ * kernel that reads a pack to cuSPARSE: the model compared the kernels on plain arrays (its labels
+ * are unpacked), and the trial costs cuSPARSE's setup and two timings (kron21 PageRank, H100). A kernel the device refuses (cuSPARSE on a cold CSR it
  * cannot take) leaves the plan as it was. */
 static PetscErrorCode MatXtractPlanSwitchCold(Mat A)
 {
@@ -343,6 +345,14 @@ static PetscErrorCode MatXtractPlanSwitchCold(Mat A)
 
   PetscFunctionBegin;
   if (!x->D || x->set.cold_fixed || (mx_cold_kernel)st->cold_pred == old || !(st->log_ratio_cold < st->log_ratio_cur)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (st->cold_pred == MX_PLAN_COLD_CUSPARSE) {
+    mx_device_pack_info pi;
+    PetscCheck(!mx_device_compress_info(x->D, &pi), PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: reading the cold region's encodings failed: %s", mx_device_last_error());
+    if (pi.in_use) {
+      PetscCall(PetscInfo(A, "matxtract: predicted cold kernel cusparse not tried: %s reads the packed cold region (the model knows unpacked kernel times only)\n", MatXtractColdNames[old]));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   if (mx_device_set_cold_kernel(x->D, (mx_cold_kernel)st->cold_pred)) {
     PetscCall(PetscInfo(A, "matxtract: predicted cold kernel %s not taken: %s\n", mx_plan_cold_name(st->cold_pred), mx_device_last_error()));
     PetscFunctionReturn(PETSC_SUCCESS);
