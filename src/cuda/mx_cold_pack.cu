@@ -262,7 +262,10 @@ extern "C" int mx_device_compress(mx_device *D, const mx_pack_request *req) {
   D->pack = (mx_cold_pack_dev *)calloc(1, sizeof *D->pack);
   if (!D->pack) return mx_fail("mx_device_compress: out of host memory");
   D->pack->req = *req;
-  if (build_pack(D, 0)) {
+  mx_trace_step(nullptr);
+  const int rc = build_pack(D, 0);
+  mx_trace_step("compress (statistics, encoding)");
+  if (rc) {
     mx_cold_pack_dev_free(D);
     return 1;
   }

@@ -82,9 +82,8 @@ extern "C" int mx_device_count(void) {
   return n > 0 ? 1 : 0;
 }
 
-/* Setup tracing for diagnosis: with MX_TRACE_SETUP=1 in the environment, each setup step of an upload
- * or a GPU build prints its wall time (device synchronised) to stderr. Unset: one test per step. */
-static void trace_step(const char *what) {
+/* Setup tracing (mx_device_impl.h) */
+void mx_trace_step(const char *what) {
   static int on = -1;
   static std::chrono::steady_clock::time_point last;
   if (on < 0) {
@@ -328,12 +327,12 @@ static int finish_setup(const mx_format *P, int xhot_request, mx_cold_kernel col
    * when MX_XHOT_COLD says so */
   const int xhot_cold = xhot_request != MX_XHOT_AUTO ? 1 : env_int("MX_XHOT_COLD", MX_XHOT_COLD);
   if (mx_xhot_setup(D, xhot_request, env_int("MX_XHOT_COLS", MX_XHOT_MAX_COLS), xhot_cold)) return 1;
-  trace_step("x-hot setup");
+  mx_trace_step("x-hot setup");
   const int carveout = env_int("MX_XHOT_CARVEOUT", MX_XHOT_CARVEOUT);
   if (D->xhot_n > 0 && carveout >= 0 && (mx_cold_merge_set_carveout(carveout) || mx_cold_segment_set_carveout(carveout)))
     return 1;
   if (make_plans(P, cold_req, D)) return 1;
-  trace_step("launch plans");
+  mx_trace_step("launch plans");
   if ((!D->cold_identity && !D->val_in && mx_cuda_alloc_on(D, &D->val_in, D->nnz, "alloc value staging")) ||
       mx_cuda_alloc_on(D, &D->x_stage, D->ncols, "alloc x staging") ||
       mx_cuda_alloc_on(D, &D->y_stage, D->nrows, "alloc y staging") ||
@@ -510,18 +509,18 @@ extern "C" int mx_device_build(const mx_csr *A, mx_crux c, mx_mode_request mode,
   if (mx_device_count() == 0) return mx_fail("mx_device_build: no CUDA device is visible");
   mx_device *D = (mx_device *)calloc(1, sizeof *D);
   if (!D) return mx_fail("mx_device_build: out of host memory");
-  trace_step(nullptr);
+  mx_trace_step(nullptr);
   int rc = mx_build_on_device(A, c, mode, D, shell);
-  trace_step("build on device (upload incl.)");
+  mx_trace_step("build on device (upload incl.)");
   if (!rc && (int64_t)D->nrows + D->cold_nnz > INT32_MAX - MX_MERGE_TILE)
     rc = mx_fail("mx_device_build: rows + cold nonzeros (%lld) exceed the 32-bit merge path", (long long)D->nrows + D->cold_nnz);
   if (!rc) { /* the rule and the plans on the GPU: nothing of the matrix comes back */
     rc = resolve_cold_dev(D, cold, &D->cold);
-    trace_step("cold kernel rule");
+    mx_trace_step("cold kernel rule");
     rc = rc || finish_setup(nullptr, xhot_cols, cold, D);
-    trace_step("staging");
+    mx_trace_step("staging");
     rc = rc || choose_cold(D, cold);
-    trace_step("cold kernel choice");
+    mx_trace_step("cold kernel choice");
   }
   if (rc) {
     mx_device_free(D);

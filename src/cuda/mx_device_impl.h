@@ -97,6 +97,11 @@ static inline int mx_cuda_alloc_on(mx_device *D, T **p, size_t count, const char
   return 0;
 }
 
+/* Setup tracing for diagnosis: with MX_TRACE_SETUP=1 in the environment, each setup step of an
+ * upload, a GPU build or a compression prints its wall time since the previous call (device
+ * synchronised) to stderr; what NULL starts the clock. Unset: one test per step. */
+void mx_trace_step(const char *what);
+
 /* The GPU builder (mx_build.cu): every array of the format of A at crux c into D (counts, cold and
  * hot arrays, gather maps, values, val_in) and the counts into *shell (arrays NULL). D->cold, plans,
  * x-hot and staging are left to the caller (the plans: mx_plans_gpu.cu). */

@@ -126,7 +126,10 @@ static PetscErrorCode MatXtractPackGuard(Mat A, double t_plain)
 
   PetscFunctionBegin;
   PetscCheck(!mx_device_time_spmv(x->D, MATXTRACT_PACK_TIME_REPS, &t_pack), PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: timing the packed cold region failed: %s", mx_device_last_error());
-  if (t_pack < t_plain) PetscFunctionReturn(PETSC_SUCCESS);
+  if (t_pack < t_plain) {
+    PetscCall(PetscInfo(A, "matxtract: guard: the packed cold region takes %g s per MatMult, plain %g s: pack kept\n", t_pack, t_plain));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscInfo(A, "matxtract: guard: the packed cold region takes %g s per MatMult, plain %g s: plain kept\n", t_pack, t_plain));
   PetscCall(MatXtractCheckDevice(A, mx_device_compress(x->D, &plain), "removing the pack"));
   x->pack_note = "not packed (the guard timed the pack slower than plain)";
