@@ -1,6 +1,6 @@
 /* matxtract-label-runner - measures the SpMV time of execution plans of one matrix for labels.py.
  *
- *   matxtract-label-runner (-gen SPEC [-seed N] | -f FILE) [-warmup W] [-calls N] [-repeats R]
+ *   matxtract-label-runner (-gen SPEC [-seed N] | -f FILE) [-warmup W] [-calls N] [-repeats R] [-compress auto|off]
  *
  * Loads the matrix (generator spec, or .mtx / PETSc binary file), computes x (seeded uniform in
  * [-1,1)) and the CPU double reference y = A x, prints
@@ -14,6 +14,11 @@
  *   t_us = median of the R per-repeat medians (each of N calls, CUDA events around each call on
  *   one stream, after W warm-up calls), rep_min_us / rep_max_us (the spread of the repeats: the
  *   run-to-run noise labels.py uses), q1_us / q3_us / min_us / max_us over all R*N calls.
+ * -compress auto (default off) does what the PETSc type does by default on the GPU: the plan's cold
+ * region is packed (mx_device_compress, MX_COMPRESS_AUTO) when its cold kernel reads packs (segment,
+ * merge) and the pack is timed like the plain plan; the faster of the two is the plan's time, as the
+ * PETSc pack guard keeps the faster ("packed": 1 when the pack was faster; t_plain_us: the plain
+ * plan's median; the packed product is checked against the reference too).
  * "quit" or the end of input ends it. Consecutive requests with the same crux and mode reuse the
  * built format (only the upload, which fixes the cold kernel, is redone). Matrices whose CSR bytes
  * are under 2x L2 rotate 8 x/y copies, as matxtract-bench does (docs/BENCHMARKING.md, point 3). */
@@ -32,6 +37,7 @@
 #include "cuda_check.h"
 
 extern "C" {
+#include "core/mx_cold_pack.h"
 #include "core/mx_features.h"
 #include "core/mx_format.h"
 #include "core/mx_plan.h"
@@ -53,6 +59,7 @@ struct Opts {
   const char *spec = nullptr, *path = nullptr;
   unsigned long long seed = 0;
   int warmup = 20, calls = 100, repeats = 5;
+  bool compress = false; /* -compress auto */
 };
 
 /* The plan's format on the GPU (mx_device_build: one CSR upload + the build on the device, as the
@@ -154,6 +161,38 @@ static void answer_error(const mx_plan &p, const std::string &msg) {
          p.crux.tau_c, p.crux.tau_r, mx_plan_mode_name(p.mode), mx_plan_cold_name(p.cold), msg.c_str());
 }
 
+/* Under -compress auto, on a cold kernel that reads packs: pack D's cold region and time it; *T
+ * becomes the packed time when faster (*packed 1). 0, or 1 with *why set (D then unusable). */
+static int time_packed(mx_device *D, const Vectors &V, const std::vector<double> &ref, cudaStream_t s, const Opts &o,
+                       Timing *T, int *packed, std::string *why) {
+  *packed = 0;
+  const mx_cold_kernel k = mx_device_cold_kernel(D);
+  if (!o.compress || (k != MX_COLD_SEGMENT && k != MX_COLD_MERGE)) return 0;
+  const mx_pack_request rq = mx_pack_request_of(MX_COMPRESS_AUTO);
+  mx_device_pack_info pi;
+  if (mx_device_compress(D, &rq) || mx_device_compress_info(D, &pi)) {
+    *why = std::string("packing failed: ") + mx_device_last_error();
+    return 1;
+  }
+  if (!pi.in_use) return 0;
+  if (mx_device_spmv(D, V.x[0], nullptr, V.y[0], (void *)s)) {
+    *why = std::string("packed spmv failed: ") + mx_device_last_error();
+    return 1;
+  }
+  CK(cudaStreamSynchronize(s));
+  const double err = rel_err(V.y[0], ref);
+  if (!(err < 1e-12)) {
+    *why = "packed relative error " + std::to_string(err) + " >= 1e-12";
+    return 1;
+  }
+  const Timing P = time_plan(D, V, s, o);
+  if (P.med < T->med) {
+    *T = P;
+    *packed = 1;
+  }
+  return 0;
+}
+
 static void serve(const pred_matrix &P, const Vectors &V, const std::vector<double> &ref, cudaStream_t s, const Opts &o) {
   char line[512];
   while (fgets(line, sizeof line, stdin)) {
@@ -190,23 +229,32 @@ static void serve(const pred_matrix &P, const Vectors &V, const std::vector<doub
       fflush(stdout);
       continue;
     }
-    const Timing T = time_plan(D, V, s, o);
+    Timing T = time_plan(D, V, s, o);
+    const double t_plain = T.med;
+    int packed;
+    std::string why;
+    if (time_packed(D, V, ref, s, o, &T, &packed, &why)) {
+      answer_error(q.plan, why);
+      mx_device_free(D);
+      fflush(stdout);
+      continue;
+    }
     const char *built = F.mode == MX_HOT_DU ? "du" : F.mode == MX_HOT_SE ? "se" : "none";
     printf("{\"ok\": 1, \"tc\": %.17g, \"tr\": %.17g, \"mode_req\": \"%s\", \"cold\": \"%s\", \"cold_run\": \"%s\", "
            "\"mode\": \"%s\", \"hot_nnz\": %d, \"hot_share\": %.6g, \"build_ms\": %.4f, \"upload_ms\": %.4f, "
            "\"rel_err\": %.3g, \"t_us\": %.4f, \"rep_min_us\": %.4f, \"rep_max_us\": %.4f, \"q1_us\": %.4f, "
-           "\"q3_us\": %.4f, \"min_us\": %.4f, \"max_us\": %.4f}\n",
+           "\"q3_us\": %.4f, \"min_us\": %.4f, \"max_us\": %.4f, \"packed\": %d, \"t_plain_us\": %.4f}\n",
            q.plan.crux.tau_c, q.plan.crux.tau_r, mx_plan_mode_name(q.plan.mode), mx_plan_cold_name(q.plan.cold),
            mx_plan_cold_name((mx_plan_cold)mx_device_cold_kernel(D)), built, (int)F.hot_nnz,
            F.nnz ? (double)F.hot_nnz / F.nnz : 0.0, build_ms, upload_ms, err, T.med, T.rep_min, T.rep_max, T.q1,
-           T.q3, T.mn, T.mx);
+           T.q3, T.mn, T.mx, packed, t_plain);
     fflush(stdout);
     mx_device_free(D);
   }
 }
 
 static int usage() {
-  fprintf(stderr, "usage: matxtract-label-runner (-gen SPEC [-seed N] | -f FILE) [-warmup W>=20] [-calls N>=100] [-repeats R>=2]\n");
+  fprintf(stderr, "usage: matxtract-label-runner (-gen SPEC [-seed N] | -f FILE) [-warmup W>=20] [-calls N>=100] [-repeats R>=2] [-compress auto|off]\n");
   return 2;
 }
 
@@ -221,6 +269,7 @@ static bool parse_args(int argc, char **argv, Opts &o) {
     else if (a == "-warmup") o.warmup = atoi(v);
     else if (a == "-calls") o.calls = atoi(v);
     else if (a == "-repeats") o.repeats = atoi(v);
+    else if (a == "-compress" && (!strcmp(v, "auto") || !strcmp(v, "off"))) o.compress = !strcmp(v, "auto");
     else return false;
   }
   return (!o.spec) != (!o.path) && o.warmup >= 20 && o.calls >= 100 && o.repeats >= 2;

@@ -14,6 +14,11 @@ then --init random cruxes, then BO steps up to --budget cruxes. Cruxes are round
 Label: the near-optimal set = plans whose time is within the best plan's measured run-to-run spread
 (rep_max_us - rep_min_us of its repeats) of the best time.
 
+--compress auto (default, what the PETSc type does on the GPU) also times every plan whose cold kernel
+reads packs (segment, merge) with its cold region packed and keeps the faster time ("packed" and
+"t_plain_us" in each evaluated point; the record says "compress"); off times the plain arrays only
+(the labels of predictor-2026-11-23 and -23b). train.py refuses labels that mix the two.
+
 --plans FILE (JSON {matrix name: [[tau_c, tau_r, mode, cold], ...]}) measures only those plans (and
 (0,0) with every cold kernel, the reference) instead of the search: how report.py gets the measured
 time of the predicted plan.
@@ -230,7 +235,7 @@ def label_matrix(mat, args, gpu, ready, out_lock, out_path):
         cmd = [sys.executable, os.path.join(HERE, "fake_runner.py"), "--tool", os.path.join(args.build, "tuning/predictor/matxtract-predictor")] + margs
     else:
         cmd = [os.path.join(args.build, "tuning/predictor/matxtract-label-runner")] + margs + \
-              ["-warmup", str(args.warmup), "-calls", str(args.calls), "-repeats", str(args.repeats)]
+              ["-warmup", str(args.warmup), "-calls", str(args.calls), "-repeats", str(args.repeats), "-compress", args.compress]
     runner = Runner(cmd, env)
     try:
         rng = random.Random(mat["seed"] * 7919 + len(mat["name"]))
@@ -240,7 +245,7 @@ def label_matrix(mat, args, gpu, ready, out_lock, out_path):
         runner.close()
     best, t_ref, near = label(evals)
     rec = dict(mat, features=runner.features, matrix=runner.matrix, evals=evals, best=best, t_ref_us=t_ref,
-               near_optimal=near, fake=bool(args.fake), mode="plans" if args.plans else "bo", gpu_index=gpu,
+               near_optimal=near, fake=bool(args.fake), mode="plans" if args.plans else "bo", compress=args.compress, gpu_index=gpu,
                seconds=round(time.time() - t0, 2))
     with out_lock:
         with open(out_path, "a") as f:
@@ -270,6 +275,9 @@ def main():
     ap.add_argument("--max-nnz", type=int, default=0)
     ap.add_argument("--plans", default="", help="JSON {name: [[tc, tr, mode, cold], ...]}: measure these instead of BO")
     ap.add_argument("--build", default=os.path.join(ROOT, "build-gpu"))
+    ap.add_argument("--compress", default="auto", choices=["auto", "off"],
+                    help="auto (the PETSc default on the GPU): every plan whose cold kernel reads packs is also timed "
+                         "packed and keeps the faster time, as the pack guard does; off: plain arrays only")
     ap.add_argument("--keep-cache", action="store_true")
     ap.add_argument("--fake", action="store_true", help="synthetic runner: plumbing tests only")
     args = ap.parse_args()

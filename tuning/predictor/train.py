@@ -192,6 +192,9 @@ def main():
     fake = any(r.get("fake") for r in recs)
     if a.embed and fake:
         raise SystemExit("refusing --embed: the labels contain fake_runner records (synthetic times)")
+    compress = sorted({r.get("compress", "off") for r in recs})  # records before the option were plain ("off")
+    if len(compress) > 1:
+        raise SystemExit("the labels mix cold regions packed and plain (compress %s): relabel into a fresh folder" % "/".join(compress))
     names = input_names(a.names)
     train = [r for r in recs if r["split"] == "train"]
     test = [r for r in recs if r["split"] == "test"]
@@ -227,7 +230,7 @@ def main():
         preds[r["name"]] = [list(cands[k])]
     json.dump(preds, open(os.path.join(a.out, "predictions.json"), "w"), indent=0)
     summary = dict(trained_on=trained_on, chosen=best["model"], params=best["params"], candidates=len(cands),
-                   setup_ns_per_nnz=setup, setup_samples=nsetup, fake=fake,
+                   setup_ns_per_nnz=setup, setup_samples=nsetup, fake=fake, compress=compress[0] if compress else "off",
                    trees=len(model.trees), nodes=sum(len(n) for _, n in model.trees))
     json.dump(summary, open(os.path.join(a.out, "train_summary.json"), "w"), indent=1)
     if a.embed:
