@@ -328,6 +328,13 @@ mx_status mx_cold_pack_build(const mx_csr *C, const mx_pack_request *req, mx_col
   return s;
 }
 
+mx_val_enc mx_cold_pack_refresh_choose(const mx_pack_request *req, const mx_cold_pack_stats *st) {
+  const mx_pack_request vreq = {req->val, MX_IDX_PLAIN};
+  mx_val_enc ve;
+  mx_idx_enc ie;
+  return mx_cold_pack_choose(&vreq, st, &ve, &ie) == MX_OK ? ve : MX_VAL_PLAIN;
+}
+
 /* ---- refresh and scale --------------------------------------------------------------------------- */
 
 mx_status mx_cold_pack_refresh(mx_cold_pack *P, const double *val, const int32_t *src) {
@@ -335,10 +342,7 @@ mx_status mx_cold_pack_refresh(mx_cold_pack *P, const double *val, const int32_t
   mx_cold_pack_stats st = {P->nnz, P->ncols, 0, 0, 0};
   mx_status s = value_stats(P->ncols, P->nnz, NULL, P, val, src, &st);
   if (s != MX_OK) return s;
-  const mx_pack_request vreq = {P->req.val, MX_IDX_PLAIN};
-  mx_val_enc ve = MX_VAL_PLAIN;
-  mx_idx_enc ie;
-  if (mx_cold_pack_choose(&vreq, &st, &ve, &ie) != MX_OK) ve = MX_VAL_PLAIN; /* a forced one no longer holds */
+  const mx_val_enc ve = mx_cold_pack_refresh_choose(&P->req, &st);
   P->prev_val_enc = P->val_enc;
   P->fell_back = P->val_enc != MX_VAL_PLAIN && ve == MX_VAL_PLAIN;
   free_values(P);

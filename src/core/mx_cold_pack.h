@@ -81,6 +81,10 @@ int mx_pack_index_fits(mx_idx_enc e, const mx_cold_pack_stats *st);
  * nonzero, which cost more than it saved (kron:20:16 PageRank on an H100: 613 us vs plain 362). */
 mx_status mx_cold_pack_choose(const mx_pack_request *req, const mx_cold_pack_stats *st, mx_val_enc *v, mx_idx_enc *ix);
 
+/* The value encoding a refresh chooses again for new values of statistics st (the columns stay) under
+ * request req: mx_cold_pack_choose's, or PLAIN where a forced encoding no longer holds them. */
+mx_val_enc mx_cold_pack_refresh_choose(const mx_pack_request *req, const mx_cold_pack_stats *st);
+
 /* A packed cold CSR. Owns every array. */
 typedef struct {
   int32_t nrows, ncols, nnz;

@@ -285,10 +285,7 @@ int mx_cold_pack_dev_refresh(mx_device *D, cudaStream_t s) {
     free_values(D, P);
     return 1;
   }
-  const mx_pack_request vreq = {P->req.val, MX_IDX_PLAIN};
-  mx_val_enc ve = MX_VAL_PLAIN;
-  mx_idx_enc ie;
-  if (mx_cold_pack_choose(&vreq, &st, &ve, &ie) != MX_OK) ve = MX_VAL_PLAIN; /* a forced one no longer holds */
+  const mx_val_enc ve = mx_cold_pack_refresh_choose(&P->req, &st);
   P->prev_val_enc = P->val_enc;
   P->fell_back = P->val_enc != MX_VAL_PLAIN && ve == MX_VAL_PLAIN;
   free_values(D, P);
