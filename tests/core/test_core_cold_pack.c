@@ -315,31 +315,31 @@ static void battery(t_csr *A, const char *name, int expect_colconst_at00) {
   free(uniq), free(few);
 }
 
-static void gen_battery(const char *spec, t_values how, const char *name, int expect_colconst) {
+/* *A = generated matrix spec with values how (seed); 0 on success, else a failed check. */
+static int gen_matrix(const char *spec, t_values how, uint64_t seed, t_csr *A) {
   mx_io_csr B;
   char err[256];
   if (mx_gen(spec, 0, &B, err, sizeof err)) {
     CHECK(0, "%s: %s", spec, err);
-    return;
+    return 1;
   }
-  t_csr A = from_io(&B);
+  *A = from_io(&B);
   mx_io_csr_free(&B);
-  make_values(&A, how, 11);
+  make_values(A, how, seed);
+  return 0;
+}
+
+static void gen_battery(const char *spec, t_values how, const char *name, int expect_colconst) {
+  t_csr A;
+  if (gen_matrix(spec, how, 11, &A)) return;
   battery(&A, name, expect_colconst);
   t_csr_free(&A);
 }
 
 /* AUTO on typical matrices takes the expected encodings at crux (0,0). */
 static void check_auto_choice(const char *spec, t_values how, mx_val_enc ve, mx_idx_enc ie) {
-  mx_io_csr B;
-  char err[256];
-  if (mx_gen(spec, 0, &B, err, sizeof err)) {
-    CHECK(0, "%s: %s", spec, err);
-    return;
-  }
-  t_csr A = from_io(&B);
-  mx_io_csr_free(&B);
-  make_values(&A, how, 3);
+  t_csr A;
+  if (gen_matrix(spec, how, 3, &A)) return;
   const mx_csr V = t_view(&A);
   const mx_pack_request rq = mx_pack_request_of(MX_COMPRESS_AUTO);
   mx_cold_pack P;
