@@ -19,7 +19,8 @@
 # cuSPARSE ALG1/ALG2, bytes per nonzero, bitwise check; not in the default list: `gpu_cycle.sh compress pack`
 # after setup build; COMPRESS_SPECS picks the matrices, e.g. "lap3d:100 kron:18:16@pagerank").
 # trace runs matxtract-petsc-bench with MX_TRACE_SETUP=1 (each setup step's time) on TRACE_SPEC (default
-# lap2d:3000) at cruxes (0,0) and (1,1). measure times the predicted plan of every held-out test matrix
+# lap2d:3000) at cruxes (0,0) and (1,1); TRACE_CRUX="" traces the default plan (prediction included),
+# TRACE_ARGS adds options (e.g. -info :mat). measure times the predicted plan of every held-out test matrix
 # (labels.py --plans PRED_PLANS, default the newest tuning/results/h100/predictor-*/train/predictions.json;
 # MEASURE_MAX_NNZ limits the matrices) for tuning/predictor/report.py.
 # Logs go to $OUT/logs (one per stage), results to $OUT/<stage>; pack turns them into one tarball.
@@ -66,8 +67,8 @@ stage_setupstudy() {
 }
 stage_trace() {
   mkdir -p "$OUT/trace" &&
-    MX_TRACE_SETUP=1 build-gpu/tuning/bench/matxtract-petsc-bench -gen "${TRACE_SPEC:-lap2d:3000}" -crux 0,0,1,1 -reps 20 \
-      -setup_reps 2 -o "$OUT/trace" 2>&1 | tee "$OUT/trace/trace.log"
+    MX_TRACE_SETUP=1 build-gpu/tuning/bench/matxtract-petsc-bench -gen "${TRACE_SPEC:-lap2d:3000}" ${TRACE_CRUX--crux 0,0,1,1} -reps 20 \
+      -setup_reps 2 ${TRACE_ARGS:-} -o "$OUT/trace" 2>&1 | tee "$OUT/trace/trace.log"
 }
 stage_measure() {
   local plans=${PRED_PLANS:-$(ls -d tuning/results/h100/predictor-*/train | sort | tail -1)/predictions.json}

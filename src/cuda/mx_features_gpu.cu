@@ -215,6 +215,7 @@ int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_
       mx_scratch_alloc(D, W, &k1, (size_t)nnz, "alloc feature keys (sort buffer)"))
     return 1;
   MX_CUDA_TRY(cudaMemset(counts, 0, sizeof(unsigned long long) * C_NCOUNTS));
+  mx_trace_step("features: scratch");
   /* the key buffers are free until pass 1 writes them: the column sort uses them as int buffers */
   if (column_lengths(D, W, D->cold_col, nnz, n, cbits, (int *)k0, (int *)k1, collen)) return 1;
   const int row_blocks = (m + kWarpsPerBlock - 1) / kWarpsPerBlock;
@@ -222,9 +223,12 @@ int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_
     row_pass<<<row_blocks, 32 * kWarpsPerBlock>>>(m, D->cold_rowptr, D->cold_col, cbits, rowlen, k0, counts);
     MX_LAUNCH_CHECK("feature row_pass launch");
   }
+  mx_trace_step("features: column lengths, rows");
   if (length_hist(D, W, rowlen, m, row_hist, &c->row_maxl) || length_hist(D, W, collen, n, col_hist, &c->col_maxl)) return 1;
+  mx_trace_step("features: length histograms");
   cub::DoubleBuffer<uint64_t> keys(k0, k1);
   if (distinct_keys(D, W, keys, nnz, end_bit, counts, &c->chunk8_distinct)) return 1;
+  mx_trace_step("features: 8-row groups (sort)");
   if (m > 0) {
     if (mx_scratch_alloc(D, W, &idx, (size_t)m, "alloc feature row index") ||
         mx_scratch_alloc(D, W, &perm, (size_t)m, "alloc feature row order") ||
@@ -242,6 +246,7 @@ int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_
     MX_LAUNCH_CHECK("feature sorted_keys launch");
   }
   if (distinct_keys(D, W, keys, nnz, end_bit, counts, &c->chunk8_sorted_distinct)) return 1;
+  mx_trace_step("features: sorted groups (sort)");
   unsigned long long h[C_NCOUNTS];
   MX_CUDA_TRY(cudaMemcpy(h, counts, sizeof h, cudaMemcpyDeviceToHost));
   c->diag = (int64_t)h[C_DIAG];
@@ -267,6 +272,7 @@ extern "C" int mx_device_features(mx_device *D, mx_features *f) {
   c.nrows = D->nrows;
   c.ncols = D->ncols;
   c.nnz = D->cold_nnz;
+  mx_trace_step(nullptr);
   if (device_counts(D, &c, row_hist, col_hist)) return 1;
   c.row_hist = row_hist.empty() ? nullptr : row_hist.data();
   c.col_hist = col_hist.empty() ? nullptr : col_hist.data();
