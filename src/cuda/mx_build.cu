@@ -25,6 +25,7 @@
 #include <vector>
 #include "mx_device_impl.h"
 #include "mx_scratch.cuh"
+#include "mx_upload.h"
 
 #define MX_BUILD_THREADS 256
 
@@ -522,9 +523,11 @@ int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request req, mx_devic
       mx_scratch_alloc(D, W, &B.rowptr, (size_t)B.m + 1, "alloc row pointers") ||
       mx_scratch_alloc(D, W, &B.col, (size_t)B.nnz, "alloc column indices"))
     return 1;
-  MX_CUDA_TRY(cudaMemcpy(B.rowptr, A->rowptr, sizeof(int) * ((size_t)B.m + 1), cudaMemcpyHostToDevice));
-  MX_CUDA_TRY(cudaMemcpy(B.col, A->colidx, sizeof(int) * (size_t)B.nnz, cudaMemcpyHostToDevice));
-  MX_CUDA_TRY(cudaMemcpy(B.val, A->val, sizeof(double) * (size_t)B.nnz, cudaMemcpyHostToDevice));
+  const mx_h2d_piece csr[3] = {{B.rowptr, A->rowptr, sizeof(int) * ((size_t)B.m + 1)},
+                               {B.col, A->colidx, sizeof(int) * (size_t)B.nnz},
+                               {B.val, A->val, sizeof(double) * (size_t)B.nnz}};
+  if (mx_h2d_copy(csr, 3, 0, "mx_device_build: uploading the CSR")) return 1;
+  mx_trace_step("upload");
   int *bad;
   if (mx_scratch_alloc(D, W, &bad, 1, "alloc check flag")) return 1;
   MX_CUDA_TRY(cudaMemset(bad, 0, sizeof(int)));

@@ -37,6 +37,7 @@
 #include <vector>
 #include "mx_device_impl.h"
 #include "mx_kernel_common.cuh" /* MX_XH_* */
+#include "mx_upload.h"
 
 /* ---- errors ---------------------------------------------------------------------------------------- */
 
@@ -511,7 +512,7 @@ extern "C" int mx_device_build(const mx_csr *A, mx_crux c, mx_mode_request mode,
   if (!D) return mx_fail("mx_device_build: out of host memory");
   mx_trace_step(nullptr);
   int rc = mx_build_on_device(A, c, mode, D, shell);
-  mx_trace_step("build on device (upload incl.)");
+  mx_trace_step("build on device (after upload)");
   if (!rc && (int64_t)D->nrows + D->cold_nnz > INT32_MAX - MX_MERGE_TILE)
     rc = mx_fail("mx_device_build: rows + cold nonzeros (%lld) exceed the 32-bit merge path", (long long)D->nrows + D->cold_nnz);
   if (!rc) { /* the rule and the plans on the GPU: nothing of the matrix comes back */
@@ -678,12 +679,9 @@ extern "C" int mx_device_refresh_values(mx_device *D, const double *val, void *s
   if (D->nnz == 0) return 0;
   if (!val) return mx_fail("mx_device_refresh_values: val is NULL");
   cudaStream_t s = (cudaStream_t)stream;
-  if (D->cold_identity) {
-    MX_CUDA_TRY(cudaMemcpyAsync(D->cold_val, val, sizeof(double) * D->nnz, cudaMemcpyHostToDevice, s));
-  } else {
-    MX_CUDA_TRY(cudaMemcpyAsync(D->val_in, val, sizeof(double) * D->nnz, cudaMemcpyHostToDevice, s));
-    if (mx_gather_launch(D->cold_val, D->cold_src, D->val_in, D->cold_nnz, s)) return 1;
-  }
+  const mx_h2d_piece vals = {D->cold_identity ? D->cold_val : D->val_in, val, sizeof(double) * D->nnz};
+  if (mx_h2d_copy(&vals, 1, s, "mx_device_refresh_values: uploading the values")) return 1;
+  if (!D->cold_identity && mx_gather_launch(D->cold_val, D->cold_src, D->val_in, D->cold_nnz, s)) return 1;
   if (D->mode == MX_HOT_DU && mx_gather_launch(D->du_val, D->hot_src, D->val_in, D->hot_nvals, s)) return 1;
   if (D->mode == MX_HOT_SE && mx_gather_launch(D->se_val, D->hot_src, D->val_in, D->hot_nvals, s)) return 1;
   if (D->cold == MX_COLD_CUSPARSE && mx_cold_cusparse_refresh(D, s)) return 1;

@@ -42,6 +42,15 @@ int mx_device_count(void);
  * last_error set. */
 int mx_device_synchronize(void);
 
+/* Host threads that stage large host-to-device copies (the CSR a build uploads, a refresh's values)
+ * through pinned buffers, 1..16 (default 4); 1 = the driver's own pageable cudaMemcpy. Process-wide.
+ * Returns 0 or nonzero with last_error set. */
+int mx_device_set_upload_threads(int threads);
+
+/* Free the pinned staging buffers (made on the first large upload, kept for the next). Call before
+ * the CUDA context goes away; the next large upload makes them again. */
+void mx_device_release_staging(void);
+
 /* Last error message of this thread's failing mx_device_* call ("" if none). */
 const char *mx_device_last_error(void);
 

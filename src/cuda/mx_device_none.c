@@ -5,6 +5,11 @@ static const char mx_no_cuda[] = "matxtract was built without CUDA";
 
 int mx_device_count(void) { return 0; }
 const char *mx_device_last_error(void) { return mx_no_cuda; }
+int mx_device_set_upload_threads(int threads) {
+  (void)threads;
+  return 0;
+}
+void mx_device_release_staging(void) {}
 int mx_device_upload(const mx_format *F, mx_cold_kernel cold, mx_device **D) {
   (void)F;
   (void)cold;

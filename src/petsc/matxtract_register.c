@@ -21,7 +21,21 @@ static PetscBool MatXtractRegistered = PETSC_FALSE;
 static PetscErrorCode MatXtractFinalize(void)
 {
   PetscFunctionBegin;
+  mx_device_release_staging();
   MatXtractRegistered = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Process-wide options (every matrix shares them), read once at registration. */
+static PetscErrorCode MatXtractProcessOptions(void)
+{
+  PetscInt threads = 4;
+
+  PetscFunctionBegin;
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "MatXtract process-wide options", "Mat");
+  PetscCall(PetscOptionsRangeInt("-mat_matxtract_upload_threads", "Host threads staging large uploads to the GPU (the AIJ arrays at a build, the values at a refresh) through pinned buffers; 1 = the driver's pageable copy", "", threads, &threads, NULL, 1, 16));
+  PetscOptionsEnd();
+  PetscCheck(!mx_device_set_upload_threads((int)threads), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "matxtract: %s", mx_device_last_error());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -35,6 +49,7 @@ PetscErrorCode MatXtractRegister(void)
   PetscCall(MatRegister(MATMPIAIJMATXTRACT, MatCreate_MPIAIJMatXtract));
   PetscCall(MatXtractRegisterEvents());
   PetscCall(PetscRegisterFinalize(MatXtractFinalize));
+  PetscCall(MatXtractProcessOptions());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
