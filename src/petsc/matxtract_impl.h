@@ -100,6 +100,7 @@ typedef struct {
   PetscBool        built;
   PetscInt         nbuilds;       /* builds so far (one per pattern, settings change or renumbering) */
   PetscLogDouble   build_seconds; /* of the last build (upload included on the GPU) */
+  PetscLogDouble   build_mult_seconds; /* per GPU MatMult of the format as built, timed by the build's pack guard; 0: not timed */
   PetscBool        verify_columns;      /* a block whose columns MPIAIJ may renumber in place (Ao) */
   uint64_t         columns_fingerprint; /* of the columns at the last build, when verify_columns */
   PetscObjectState state;   /* object state the values correspond to */

@@ -253,7 +253,8 @@ static PetscErrorCode MatXtractTimeFormat(Mat A, PetscLogDouble *seconds)
 }
 
 /* After a build on the GPU: time the plan in use when the predictor may need it (upgrade auto
- * still deciding) or has predicted it (-mat_view: predicted vs measured). */
+ * still deciding) or has predicted it (-mat_view: predicted vs measured), unless the build's pack
+ * guard has just timed the format kept (no second timing at setup). */
 PetscErrorCode MatXtractPlanAfterBuild(Mat A)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
@@ -261,7 +262,9 @@ PetscErrorCode MatXtractPlanAfterBuild(Mat A)
   PetscFunctionBegin;
   if (x->D && !x->set.cold_fixed) x->plan.plan.cold = (mx_plan_cold)mx_device_cold_kernel(x->D); /* AUTO resolved by the rule */
   if (!x->set.mode_fixed && x->F.mode != MX_HOT_NONE) x->plan.plan.mode = (mx_mode_request)x->F.mode; /* AUTO resolved by bytes */
-  if (x->D && (!x->plan.settled || x->plan.predicted)) PetscCall(MatXtractTimeFormat(A, &x->plan.t_mult));
+  if (!x->D || (x->plan.settled && !x->plan.predicted)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (x->build_mult_seconds > 0) x->plan.t_mult = x->build_mult_seconds;
+  else PetscCall(MatXtractTimeFormat(A, &x->plan.t_mult));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -128,6 +128,7 @@ static PetscErrorCode MatXtractPackGuard(Mat A, double t_plain)
 
   PetscFunctionBegin;
   PetscCheck(!mx_device_time_spmv(x->D, MATXTRACT_PACK_TIME_REPS, &t_pack), PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: timing the packed cold region failed: %s", mx_device_last_error());
+  x->build_mult_seconds = PetscMin(t_pack, t_plain); /* the format kept */
   if (t_pack < t_plain) {
     PetscCall(PetscInfo(A, "matxtract: guard: the packed cold region takes %g s per MatMult, plain %g s: pack kept\n", t_pack, t_plain));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -149,7 +150,8 @@ static PetscErrorCode MatXtractCompress(Mat A)
   const mx_pack_request req = mx_pack_request_of(MX_COMPRESS_AUTO);
 
   PetscFunctionBegin;
-  x->pack_note = NULL;
+  x->pack_note          = NULL;
+  x->build_mult_seconds = 0.0;
   if (x->set.compress == MATXTRACT_COMPRESS_OFF) {
     x->pack_note = "compression off";
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -164,6 +166,7 @@ static PetscErrorCode MatXtractCompress(Mat A)
     const mx_cold_kernel k      = mx_device_cold_kernel(x->D);
     const PetscBool      guard  = (PetscBool)(x->set.guard && (k == MX_COLD_SEGMENT || k == MX_COLD_MERGE)); /* the kernels that read a pack */
     if (guard) PetscCheck(!mx_device_time_spmv(x->D, MATXTRACT_PACK_TIME_REPS, &t_plain), PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: timing the plain cold region failed: %s", mx_device_last_error());
+    x->build_mult_seconds = t_plain; /* the format as it stands unless a pack is kept */
     if (mx_device_compress(x->D, &req)) {
       PetscCall(PetscInfo(A, "matxtract: packing the cold region on the GPU failed (%s): it stays plain\n", mx_device_last_error()));
       x->pack_note = "not packed (packing failed on the GPU: -info says why)";
