@@ -6,8 +6,8 @@
  * the classic double buffer: memcpy a slot's worth of the host array into the free slot, queue its
  * DMA, go on with the other slot while it runs. The DMA engine and T memcpy streams overlap.
  *
- * Invariants: the staging pool (T x 2 pinned slots, see slot_size_for) is made on the first staged
- * copy and kept for the process (mx_device_release_staging frees it); one staged copy runs at a time
+ * Invariants: the staging pool (T x 2 pinned slots of kSlotBytes) is made on the first staged copy
+ * and kept for the process (mx_device_release_staging frees it); one staged copy runs at a time
  * (pool_lock); a worker reuses a slot only after the event recorded behind that slot's DMA. */
 #include <algorithm>
 #include <cstring>
@@ -20,19 +20,17 @@
 
 namespace {
 
-/* Slot size: each DMA costs ~20 us besides its bytes, and pinning costs ~0.37 ms per MiB, both
- * measured on the H100 host with kron:20:16's 380 MB (4 threads): 4 MiB slots 15.5 ms per upload
- * (24.5 GB/s) but the first one 28 ms (32 MiB pinned); 1 MiB slots 27 ms every time (14 GB/s);
- * the driver's pageable copy 45-47 ms. So the slot grows with the upload, total / 96 rounded up to
- * a power of two in [1, 4] MiB (lap3d:100's 83 MB: 1 MiB), and the pool is made again only when a
- * later upload wants larger slots. */
-constexpr size_t kSlotMin = (size_t)1 << 20, kSlotMax = (size_t)4 << 20;
+/* One staging slot: 1 MiB. Pinning is slow (0.7-0.9 ms per MiB on the H100 host) and is paid by the
+ * first upload of a process, which is what a one-shot solve sees. Measured there with 4 threads,
+ * kron:20:16's 380 MB: 1 MiB slots (8 MiB pinned) 27-28 ms per upload, the first included; 4 MiB
+ * slots (32 MiB pinned) 15.5-28 ms per upload but 28-42 ms for the first; the driver's pageable
+ * copy 45-47 ms. lap3d:100's 83 MB with 1 MiB slots: 4.3-4.9 ms, plus 7.4 ms for the pool once. */
+constexpr size_t kSlotBytes = (size_t)1 << 20;
 constexpr size_t kStagedMin = (size_t)16 << 20;  /* below this, one plain cudaMemcpyAsync per piece */
 constexpr int kMaxThreads = 16;
 
 struct worker_pool {
-  int threads = 0;       /* workers the pool holds (0: not made) */
-  size_t slot_bytes = 0; /* of each slot */
+  int threads = 0; /* workers the pool holds (0: not made) */
   char *slot[kMaxThreads][2] = {};
   cudaStream_t stream[kMaxThreads] = {};
   cudaEvent_t done[kMaxThreads][2] = {};
@@ -53,22 +51,15 @@ void pool_free(worker_pool &P) {
   P = worker_pool{};
 }
 
-size_t slot_size_for(size_t total) {
-  size_t s = kSlotMin;
-  while (s < kSlotMax && s < total / 96) s <<= 1;
-  return s;
-}
-
-/* Make (or keep) a pool of exactly `threads` workers' slots of at least slot_bytes, streams, events. */
-int pool_make(worker_pool &P, int threads, size_t slot_bytes) {
-  if (P.threads == threads && P.slot_bytes >= slot_bytes) return 0;
+/* Make (or keep) a pool of exactly `threads` workers' slots, streams and events. */
+int pool_make(worker_pool &P, int threads) {
+  if (P.threads == threads) return 0;
   pool_free(P);
   P.threads = threads;
-  P.slot_bytes = slot_bytes;
   for (int t = 0; t < threads; ++t) {
     MX_CUDA_TRY(cudaStreamCreateWithFlags(&P.stream[t], cudaStreamNonBlocking));
     for (int s = 0; s < 2; ++s) {
-      MX_CUDA_TRY(cudaHostAlloc((void **)&P.slot[t][s], slot_bytes, cudaHostAllocDefault));
+      MX_CUDA_TRY(cudaHostAlloc((void **)&P.slot[t][s], kSlotBytes, cudaHostAllocDefault));
       MX_CUDA_TRY(cudaEventCreateWithFlags(&P.done[t][s], cudaEventDisableTiming));
     }
   }
@@ -78,13 +69,12 @@ int pool_make(worker_pool &P, int threads, size_t slot_bytes) {
 /* One worker's share: bytes [lo, hi) of the pieces laid end to end. Returns "" or what failed. */
 std::string copy_range(const mx_h2d_piece *pieces, int npieces, size_t lo, size_t hi, int device, int t) {
   if (cudaSetDevice(device) != cudaSuccess) return "cudaSetDevice in an upload thread";
-  const size_t slot = pool.slot_bytes;
   size_t base = 0;
   int chunk = 0;
   for (int p = 0; p < npieces && base < hi; base += pieces[p].bytes, ++p) {
     const size_t beg = std::max(lo, base), end = std::min(hi, base + pieces[p].bytes);
-    for (size_t at = beg; at < end; at += slot, ++chunk) {
-      const size_t len = std::min(slot, end - at);
+    for (size_t at = beg; at < end; at += kSlotBytes, ++chunk) {
+      const size_t len = std::min(kSlotBytes, end - at);
       const int s = chunk & 1;
       if (chunk >= 2 && cudaEventSynchronize(pool.done[t][s]) != cudaSuccess) return "cudaEventSynchronize on a staging slot";
       memcpy(pool.slot[t][s], (const char *)pieces[p].src + (at - base), len);
@@ -106,7 +96,7 @@ int copy_staged(const mx_h2d_piece *pieces, int npieces, size_t total, int threa
   std::lock_guard<std::mutex> hold(pool_lock);
   int device;
   MX_CUDA_TRY(cudaGetDevice(&device));
-  if (pool_make(pool, threads, slot_size_for(total))) return mx_fail("%s: making the pinned staging pool: %s", what, mx_device_last_error());
+  if (pool_make(pool, threads)) return mx_fail("%s: making the pinned staging pool: %s", what, mx_device_last_error());
   mx_trace_step("upload: pinned staging pool");
   /* what the caller queued on stream (a MatMult still reading the old values) goes first */
   MX_CUDA_TRY(cudaStreamSynchronize(stream));
