@@ -2,8 +2,10 @@
 """setup_table.py CSV [CSV ...] - issue 12's setup table from matxtract-petsc-bench's spmv_petsc.csv
 files (run with --petsc-crux 0.7,0.5,1,1): per matrix, aijcusparse's setup (MatConvert + first MatMult
 - one MatMult, median of -setup_reps) and matxtract's at (0,0) and at each fixed crux, their ratios,
-and the counts the issue asks for (matrices >= 1M nonzeros: (0,0) <= 1.0x, every crux <= 1.2x).
-Markdown on stdout. Standard library only."""
+and the counts the issue asks for (matrices >= 1M nonzeros: (0,0) <= 1.0x, every crux <= 1.2x);
+then the amortization table: per matrix and plan, the MatMults after which matxtract's total
+(setup + N x its time per MatMult, t_med_us) is below aijcusparse's. Markdown on stdout. Standard
+library only."""
 import csv
 import sys
 from collections import OrderedDict
@@ -19,6 +21,7 @@ def main(paths):
             d = rows.setdefault(r["matrix"], {"nnz": int(r["nnz"])})
             v = r["variant"]
             d[v] = float(r["setup_ms"])
+            d["t_" + v] = float(r["t_med_us"])
             if v.startswith("matxtract_") and v not in cruxes:
                 cruxes.append(v)
     base = "aijcusparse" if any("aijcusparse" in d for d in rows.values()) else "aij"  # CPU runs: aij
@@ -43,6 +46,33 @@ def main(paths):
     worst.sort(reverse=True)
     print("\nmatrices >= 1M nonzeros: %d; (0,0) <= 1.0x: %d; every crux <= 1.2x: %d" % (n, ok00, ok_all))
     print("largest ratio over the cruxes: " + ", ".join("%s %.2f" % (m, w) for w, m in worst[:8]))
+    breakeven_table(rows, base, cols, names)
+
+
+def breakeven(setup_mx, t_mx, setup_base, t_base):
+    """When matxtract's total (setup ms + N MatMults of t us) drops below the base's: "0" (never
+    behind), "N" (behind until N MatMults), "ahead < N" (ahead until N, then behind), "never"."""
+    ds, dt = setup_mx - setup_base, 1e-3 * (t_base - t_mx)  # ms more to set up, ms saved per MatMult
+    if ds <= 0 and dt >= 0:
+        return "0"
+    if ds > 0 and dt > 0:
+        return "%d" % -(-ds // dt)
+    if ds <= 0:
+        return "ahead < %d" % (-ds // -dt)
+    return "never"
+
+
+def breakeven_table(rows, base, cols, names):
+    print("\n## Amortization: MatMults after which matxtract (setup + MatMults) is ahead of %s\n" % base)
+    print("(\"0\": never behind; \"ahead < N\": ahead until N MatMults, then behind; \"never\": slower to set up and per MatMult. "
+          "Setup as above, time per MatMult t_med_us of the same run; the default plan's prediction, paid inside the solve, is not counted.)\n")
+    print("| matrix | %s (us) | %s |" % (base, " | ".join("%s (us) | break-even" % n for n in names)))
+    print("|---|---|" + "---|---|" * len(cols))
+    for m, d in rows.items():
+        if base not in d or any(c not in d for c in cols):
+            continue
+        cells = ["%.1f | %s" % (d["t_" + c], breakeven(d[c], d["t_" + c], d[base], d["t_" + base])) for c in cols]
+        print("| %s | %.1f | %s |" % (m, d["t_" + base], " | ".join(cells)))
 
 
 if __name__ == "__main__":
