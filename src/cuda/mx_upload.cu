@@ -1,7 +1,7 @@
 /* mx_upload.cu - host-to-device copies of large pageable arrays through pinned staging buffers.
  *
  * A cudaMemcpy from pageable memory is staged by the driver on one CPU thread: 380 MB (kron:20:16's
- * AIJ arrays) took 54 ms on the H100 host (7 GB/s), which is most of aijcusparse's setup and of ours.
+ * AIJ arrays) took 45-54 ms on the H100 host (7-8 GB/s), most of aijcusparse's setup and of ours.
  * Here the copy is split over T host threads; each owns two pinned slots and one stream and runs
  * the classic double buffer: memcpy a slot's worth of the host array into the free slot, queue its
  * DMA, go on with the other slot while it runs. The DMA engine and T memcpy streams overlap.
@@ -51,12 +51,9 @@ void pool_free(worker_pool &P) {
   P = worker_pool{};
 }
 
-/* Make (or keep) a pool of exactly `threads` workers' slots, streams and events. */
-int pool_make(worker_pool &P, int threads) {
-  if (P.threads == threads) return 0;
-  pool_free(P);
-  P.threads = threads;
-  for (int t = 0; t < threads; ++t) {
+/* P.threads workers' slots, streams and events (P holds nothing yet). */
+int pool_fill(worker_pool &P) {
+  for (int t = 0; t < P.threads; ++t) {
     MX_CUDA_TRY(cudaStreamCreateWithFlags(&P.stream[t], cudaStreamNonBlocking));
     for (int s = 0; s < 2; ++s) {
       MX_CUDA_TRY(cudaHostAlloc((void **)&P.slot[t][s], kSlotBytes, cudaHostAllocDefault));
@@ -64,6 +61,16 @@ int pool_make(worker_pool &P, int threads) {
     }
   }
   return 0;
+}
+
+/* Make (or keep) a pool of exactly `threads` workers; a failure leaves no pool (threads 0). */
+int pool_make(worker_pool &P, int threads) {
+  if (P.threads == threads) return 0;
+  pool_free(P);
+  P.threads = threads;
+  if (!pool_fill(P)) return 0;
+  pool_free(P);
+  return 1;
 }
 
 /* One worker's share: bytes [lo, hi) of the pieces laid end to end. Returns "" or what failed. */
