@@ -33,9 +33,10 @@ static PetscErrorCode MatXtractProcessOptions(void)
 
   PetscFunctionBegin;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "MatXtract process-wide options", "Mat");
-  PetscCall(PetscOptionsRangeInt("-mat_matxtract_upload_threads", "Host threads staging large uploads to the GPU (the AIJ arrays at a build, the values at a refresh) through pinned buffers; 1 = the driver's pageable copy", "", threads, &threads, NULL, 1, 16));
+  PetscCall(PetscOptionsInt("-mat_matxtract_upload_threads", "Host threads (1-16) staging large uploads to the GPU (the AIJ arrays at a build, the values at a refresh) through pinned buffers; 1 = the driver's pageable copy", "", threads, &threads, NULL));
   PetscOptionsEnd();
-  PetscCheck(!mx_device_set_upload_threads((int)threads), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "matxtract: %s", mx_device_last_error());
+  PetscCheck(threads >= 1 && threads <= 16, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-mat_matxtract_upload_threads %" PetscInt_FMT ": need 1 to 16", threads);
+  PetscCheck(!mx_device_set_upload_threads((int)threads), PETSC_COMM_WORLD, PETSC_ERR_LIB, "matxtract: %s", mx_device_last_error());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
