@@ -7,6 +7,7 @@ then the amortization table: per matrix and plan, the MatMults after which matxt
 (setup + N x its time per MatMult, t_med_us) is below aijcusparse's. Markdown on stdout. Standard
 library only."""
 import csv
+import math
 import sys
 from collections import OrderedDict
 
@@ -56,9 +57,9 @@ def breakeven(setup_mx, t_mx, setup_base, t_base):
     if ds <= 0 and dt >= 0:
         return "0"
     if ds > 0 and dt > 0:
-        return "%d" % -(-ds // dt)
-    if ds <= 0:
-        return "ahead < %d" % (-ds // -dt)
+        return "%d" % math.ceil(ds / dt - 1e-9)  # (the tolerance: 2 / 0.01 is 199.99... in binary)
+    if ds < 0:
+        return "ahead < %d" % math.floor(ds / dt + 1e-9)
     return "never"
 
 
