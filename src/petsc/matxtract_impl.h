@@ -48,7 +48,8 @@ typedef struct {
  * hands it to its diagonal block. Copy with MatXtractSettingsCopy (it references the model),
  * release with MatXtractSettingsDestroy. */
 /* -mat_matxtract_compress: off; auto = pack the cold region where it pays: on the GPU (the packed
- * segment kernel), not on the CPU path (its C kernel is not reliably faster there: on the 2-core dev
+ * segment and merge kernels), once the MatMult time spent reaches the packing's estimated cost (a
+ * short solve never pays it); not on the CPU path (its C kernel is not reliably faster there: on the 2-core dev
  * VM, minimum of 60 MatMults, lap2d:1000 4.7 vs 5.2 ms but rgg:17 1.85 vs 1.53 ms packed vs plain);
  * on = pack on the CPU too (the reference). */
 typedef enum { MATXTRACT_COMPRESS_OFF = 0, MATXTRACT_COMPRESS_AUTO = 1, MATXTRACT_COMPRESS_ON = 2 } MatXtractCompressChoice;
@@ -100,7 +101,7 @@ typedef struct {
   PetscBool        built;
   PetscInt         nbuilds;       /* builds so far (one per pattern, settings change or renumbering) */
   PetscLogDouble   build_seconds; /* of the last build (upload included on the GPU) */
-  PetscLogDouble   build_mult_seconds; /* per GPU MatMult of the format as built, timed by the build's pack guard; 0: not timed */
+  PetscLogDouble   build_mult_seconds; /* per GPU MatMult of the format in use, timed by the pack guard (at a build, or at the amortised pack); 0: not timed */
   PetscBool        verify_columns;      /* a block whose columns MPIAIJ may renumber in place (Ao) */
   uint64_t         columns_fingerprint; /* of the columns at the last build, when verify_columns */
   PetscObjectState state;   /* object state the values correspond to */
@@ -119,7 +120,8 @@ typedef struct {
    * which the CPU MatMult reads (mx_cold_pack_spmv_format); on the GPU D holds its own pack
    * (mx_device_compress). pack_note says why the cold region is not packed (NULL when it is). */
   mx_cold_pack P;
-  PetscBool    packed; /* P holds a pack (CPU) */
+  PetscBool    packed;       /* P holds a pack (CPU) */
+  PetscBool    pack_pending; /* GPU, compress auto: packed once the MatMult time spent pays for it (MatXtractPackBeforeMult) */
   const char  *pack_note;
 
   MatXtractPlanState plan; /* the plan in use, the prediction and the upgrade */
@@ -184,6 +186,8 @@ PETSC_INTERN PetscErrorCode MatXtractPlanAfterBuild(Mat);
 PETSC_INTERN PetscErrorCode MatXtractPlanBeforeMult(Mat);
 PETSC_INTERN PetscErrorCode MatXtractPlanAfterMult(Mat, PetscLogDouble);
 PETSC_INTERN PetscErrorCode MatXtractPlanGetInfo(Mat, MatXtractInfo *);
+PETSC_INTERN void           MatXtractPlanTimes(const Mat_MatXtract *, PetscLogDouble *, PetscLogDouble *);
+PETSC_INTERN PetscErrorCode MatXtractPackNow_SeqAIJ(Mat);
 PETSC_INTERN PetscErrorCode MatXtractPlanView(Mat, PetscViewer);
 
 PETSC_INTERN PetscLogEvent MATXTRACT_Build, MATXTRACT_Refresh, MATXTRACT_Mult, MATXTRACT_MultT, MATXTRACT_BuildT;

@@ -35,8 +35,11 @@
 #define MATXTRACT_FEATURES_GPU_FIXED_S    3e-3
 /* seconds of one tree level in one model evaluation (a compare and a load) */
 #define MATXTRACT_TREE_LEVEL_NS 2.0
-/* SpMVs timed after a build and by the guard (median) */
-#define MATXTRACT_TIME_REPS 10
+/* SpMVs timed after a build and by the guard (median): on the CPU; on the GPU (after 2 warm-ups,
+ * CUDA events) 5 suffice: 20 products of one plan spread by < 1% on an H100 (kron:20:16), and each
+ * is setup time the solve must pay back */
+#define MATXTRACT_TIME_REPS     10
+#define MATXTRACT_GPU_TIME_REPS 5
 
 static PetscBool MatXtractCruxFixed(const MatXtractSettings *set)
 {
@@ -223,8 +226,8 @@ PetscErrorCode MatXtractPlanFirst(Mat A, mx_plan *plan)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Seconds of one product on the format in use, the median of MATXTRACT_TIME_REPS: CUDA events on
- * the GPU, PetscTime around the CPU kernel (x = 1) on the CPU. */
+/* Seconds of one product on the format in use, the median of MATXTRACT_GPU_TIME_REPS with CUDA
+ * events on the GPU, of MATXTRACT_TIME_REPS with PetscTime around the CPU kernel (x = 1) on the CPU. */
 static PetscErrorCode MatXtractTimeFormat(Mat A, PetscLogDouble *seconds)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
@@ -233,7 +236,7 @@ static PetscErrorCode MatXtractTimeFormat(Mat A, PetscLogDouble *seconds)
 
   PetscFunctionBegin;
   if (x->D) {
-    PetscCheck(!mx_device_time_spmv(x->D, MATXTRACT_TIME_REPS, &sec), PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: timing the format on the GPU failed: %s", mx_device_last_error());
+    PetscCheck(!mx_device_time_spmv(x->D, MATXTRACT_GPU_TIME_REPS, &sec), PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: timing the format on the GPU failed: %s", mx_device_last_error());
     *seconds = sec;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -253,8 +256,9 @@ static PetscErrorCode MatXtractTimeFormat(Mat A, PetscLogDouble *seconds)
 }
 
 /* After a build on the GPU: time the plan in use when the predictor may need it (upgrade auto
- * still deciding) or has predicted it (-mat_view: predicted vs measured), unless the build's pack
- * guard has just timed the format kept (no second timing at setup). */
+ * still deciding) or has predicted it (-mat_view: predicted vs measured), or when the amortised
+ * pack waits for the time spent, unless the build's pack guard has just timed the format kept (no
+ * second timing at setup). */
 PetscErrorCode MatXtractPlanAfterBuild(Mat A)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
@@ -262,14 +266,14 @@ PetscErrorCode MatXtractPlanAfterBuild(Mat A)
   PetscFunctionBegin;
   if (x->D && !x->set.cold_fixed) x->plan.plan.cold = (mx_plan_cold)mx_device_cold_kernel(x->D); /* AUTO resolved by the rule */
   if (!x->set.mode_fixed && x->F.mode != MX_HOT_NONE) x->plan.plan.mode = (mx_mode_request)x->F.mode; /* AUTO resolved by bytes */
-  if (!x->D || (x->plan.settled && !x->plan.predicted)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!x->D || (x->plan.settled && !x->plan.predicted && !x->pack_pending)) PetscFunctionReturn(PETSC_SUCCESS);
   if (x->build_mult_seconds > 0) x->plan.t_mult = x->build_mult_seconds;
   else PetscCall(MatXtractTimeFormat(A, &x->plan.t_mult));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Measured seconds per MatMult of the plan in use (0 while unknown) and the seconds spent on it. */
-static void MatXtractPlanTimes(const Mat_MatXtract *x, PetscLogDouble *t_cur, PetscLogDouble *spent)
+void MatXtractPlanTimes(const Mat_MatXtract *x, PetscLogDouble *t_cur, PetscLogDouble *spent)
 {
   const MatXtractPlanState *st = &x->plan;
 
@@ -290,7 +294,8 @@ static PetscLogDouble MatXtractUpgradeCost(const Mat_MatXtract *x, PetscLogDoubl
   const mx_model *M     = MatXtractSettingsModel(&x->set);
   const double    nnz   = (double)x->F.nnz;
   const double    base  = PetscMax(0.0, x->build_seconds - mx_setup_extra_seconds(&M->setup, &x->plan.plan, nnz));
-  const double    guard = x->set.guard ? (MATXTRACT_TIME_REPS + 2) * (t_cur + t_new) : 0.0;
+  const double    reps  = x->D ? MATXTRACT_GPU_TIME_REPS + 2 : MATXTRACT_TIME_REPS; /* products timed per plan */
+  const double    guard = x->set.guard ? reps * (t_cur + t_new) : 0.0;
 
   return base + mx_setup_extra_seconds(&M->setup, &x->plan.pred_plan, nnz) + guard;
 }
@@ -311,13 +316,15 @@ static PetscErrorCode MatXtractPlanUpgrade(Mat A, PetscLogDouble t_cur)
   PetscCall(PetscInfo(A, "matxtract: upgrading to crux (%g,%g) hot mode %s cold kernel %s after %" PetscInt_FMT " MatMults: predicted %g s per MatMult (now %g s), upgrade estimated at %g s\n", st->pred_plan.crux.tau_c, st->pred_plan.crux.tau_r, mx_plan_mode_name(st->pred_plan.mode),
                       mx_plan_cold_name(st->pred_plan.cold), st->mults, (double)st->t_pred, (double)t_cur, (double)st->upgrade_setup));
   PetscCall(MatXtractBuildPlan_SeqAIJ(A, &st->pred_plan));
+  PetscCall(MatXtractPackNow_SeqAIJ(A)); /* packed like the plan it replaces may be */
   st->plan          = st->pred_plan;
   st->upgrade_tried = PETSC_TRUE;
   st->mults         = 0;
   st->spent         = 0.0;
   MatXtractPlanSetFreeSources(&x->set, st, MATXTRACT_CRUX_UPGRADE);
   PetscCall(MatXtractPlanSettle(A, NULL));
-  if (x->D || x->set.guard) PetscCall(MatXtractTimeFormat(A, &t_new));
+  if (x->D && x->build_mult_seconds > 0) t_new = x->build_mult_seconds; /* the pack guard's timing of the format kept */
+  else if (x->D || x->set.guard) PetscCall(MatXtractTimeFormat(A, &t_new));
   st->t_mult = x->D ? t_new : 0.0;
   if (!x->set.guard) PetscFunctionReturn(PETSC_SUCCESS);
   if (was_dev == (PetscBool)(x->D != NULL) && t_new < t_old) {
@@ -326,6 +333,7 @@ static PetscErrorCode MatXtractPlanUpgrade(Mat A, PetscLogDouble t_cur)
   }
   PetscCall(PetscInfo(A, "matxtract: guard: the upgraded plan %s (%g s per MatMult vs %g s): rebuilding the previous plan\n", was_dev != (PetscBool)(x->D != NULL) ? "could not be built on the GPU" : "is not faster", (double)t_new, (double)t_old));
   PetscCall(MatXtractBuildPlan_SeqAIJ(A, &old));
+  PetscCall(MatXtractPackNow_SeqAIJ(A));
   st->plan   = old;
   st->t_mult = x->D ? t_old : 0.0;
   MatXtractPlanSetFreeSources(&x->set, st, MATXTRACT_CRUX_GUARD);

@@ -98,10 +98,11 @@ static void MatXtractFreeFormats(Mat_MatXtract *x)
   mx_format_free(&x->F);
   mx_format_free(&x->Ft);
   mx_cold_pack_free(&x->P);
-  x->packed    = PETSC_FALSE;
-  x->pack_note = NULL;
-  x->built     = PETSC_FALSE;
-  x->built_t   = PETSC_FALSE;
+  x->packed       = PETSC_FALSE;
+  x->pack_pending = PETSC_FALSE;
+  x->pack_note    = NULL;
+  x->built        = PETSC_FALSE;
+  x->built_t      = PETSC_FALSE;
 }
 
 /* Whether the CPU MatMult reads the host pack: one with a packed part (values or columns); a pack
@@ -115,6 +116,12 @@ static PetscBool MatXtractPackActive(const Mat_MatXtract *x)
  * by the 5-40% the guard decides on (kron:20:16 PageRank on an H100: plain 289 us vs packed 266 us;
  * 20 products of one plan there spread by < 1%), and each is setup time the solve must pay back */
 #define MATXTRACT_PACK_TIME_REPS 5
+
+/* The GPU packing's own cost (value statistics and encoding, mx_device_compress), for the amortised
+ * pack of compress auto: on an H100 (MX_TRACE_SETUP, tuning/results/h100/setup-trace-2026-11-23d)
+ * kron:20:16 PageRank 4.9-7.7 ms (31.4M nonzeros), lap3d:100 2.1-3.5 ms (6.9M) */
+#define MATXTRACT_PACK_FIXED_S    1.5e-3
+#define MATXTRACT_PACK_NS_PER_NNZ 0.2
 
 /* The guard of the GPU pack (-mat_matxtract_guard): fewer bytes need not be faster (a 2-byte
  * dictionary too large for L1 is a second random gather: kron:20:16 PageRank values, dict16 474 us
@@ -139,12 +146,13 @@ static PetscErrorCode MatXtractPackGuard(Mat A, double t_plain)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The third cascade after a build (-mat_matxtract_compress auto|on): pack the cold region, on the GPU
- * (mx_device_compress: D's segment cold kernel reads the pack) or, under on only, on the host (x->P
+/* The third cascade (-mat_matxtract_compress auto|on): pack the cold region, on the GPU
+ * (mx_device_compress: D's segment and merge cold kernels read the pack; the guard times it against
+ * plain, whose time t_plain is given, or timed here when 0) or, under on only, on the host (x->P
  * from F's cold CSR: the CPU MatMult reads it; auto leaves the CPU path plain, see MatXtractCompressChoice
  * in matxtract_impl.h). Never fatal: a failure (out of memory on either side) leaves the
  * cold region plain, and -info says why. The transpose shadow stays plain. */
-static PetscErrorCode MatXtractCompress(Mat A)
+static PetscErrorCode MatXtractCompress(Mat A, PetscLogDouble t_plain_known)
 {
   Mat_MatXtract        *x   = (Mat_MatXtract *)A->spptr;
   const mx_pack_request req = mx_pack_request_of(MX_COMPRESS_AUTO);
@@ -162,10 +170,10 @@ static PetscErrorCode MatXtractCompress(Mat A)
   }
   if (x->D) {
     mx_device_pack_info  pi;
-    double               t_plain = 0.0;
+    double               t_plain = t_plain_known;
     const mx_cold_kernel k      = mx_device_cold_kernel(x->D);
     const PetscBool      guard  = (PetscBool)(x->set.guard && (k == MX_COLD_SEGMENT || k == MX_COLD_MERGE)); /* the kernels that read a pack */
-    if (guard) PetscCheck(!mx_device_time_spmv(x->D, MATXTRACT_PACK_TIME_REPS, &t_plain), PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: timing the plain cold region failed: %s", mx_device_last_error());
+    if (guard && !(t_plain > 0)) PetscCheck(!mx_device_time_spmv(x->D, MATXTRACT_PACK_TIME_REPS, &t_plain), PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: timing the plain cold region failed: %s", mx_device_last_error());
     x->build_mult_seconds = t_plain; /* the format as it stands unless a pack is kept */
     if (mx_device_compress(x->D, &req)) {
       PetscCall(PetscInfo(A, "matxtract: packing the cold region on the GPU failed (%s): it stays plain\n", mx_device_last_error()));
@@ -207,9 +215,73 @@ PetscErrorCode MatXtractRepack_SeqAIJ(Mat A)
   const mx_pack_request plain = mx_pack_request_of(MX_COMPRESS_OFF);
 
   PetscFunctionBegin;
-  if (!x->D || x->set.compress == MATXTRACT_COMPRESS_OFF) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!x->D || x->set.compress == MATXTRACT_COMPRESS_OFF || x->pack_pending) PetscFunctionReturn(PETSC_SUCCESS); /* pending: packs for the kernel then in use */
   PetscCall(MatXtractCheckDevice(A, mx_device_compress(x->D, &plain), "removing the pack"));
-  PetscCall(MatXtractCompress(A));
+  PetscCall(MatXtractCompress(A, 0.0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After a build: under compress auto on the GPU the pack waits (MatXtractPackBeforeMult) until the
+ * MatMult time spent reaches its estimated cost, so that a solve too short to earn it back never
+ * pays it; under on, or on the CPU path, the cold region is packed (or left plain) now. */
+static PetscErrorCode MatXtractCompressAtBuild(Mat A)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  x->pack_pending = (PetscBool)(x->D && x->set.compress == MATXTRACT_COMPRESS_AUTO);
+  if (!x->pack_pending) PetscCall(MatXtractCompress(A, 0.0));
+  else {
+    x->pack_note          = "not packed yet (auto: packed once the MatMult time spent reaches the packing's estimated cost)";
+    x->build_mult_seconds = 0.0;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Estimated seconds of the amortised pack: the packing, and the guard's timed products of the pack
+ * (the plain format's time is the plan's, t_cur, already measured). */
+static PetscLogDouble MatXtractPackCost(const Mat_MatXtract *x, PetscLogDouble t_cur)
+{
+  const PetscLogDouble guard = x->set.guard ? (MATXTRACT_PACK_TIME_REPS + 2) * t_cur : 0.0;
+
+  return MATXTRACT_PACK_FIXED_S + 1e-9 * MATXTRACT_PACK_NS_PER_NNZ * (PetscLogDouble)x->F.cold_nnz + guard;
+}
+
+/* Before a MatMult with the pack pending: pack once the time spent on the plan in use reaches the
+ * packing's estimated cost (ski rental: a solve pays at most about twice what the better of "never
+ * pack" and "pack at once" costs it), while a cold kernel that reads the pack is in use. */
+static PetscErrorCode MatXtractPackBeforeMult(Mat A)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+  PetscLogDouble t_cur, spent, cost;
+  mx_cold_kernel k;
+
+  PetscFunctionBegin;
+  if (!x->pack_pending) PetscFunctionReturn(PETSC_SUCCESS);
+  k = mx_device_cold_kernel(x->D);
+  MatXtractPlanTimes(x, &t_cur, &spent);
+  cost = MatXtractPackCost(x, t_cur);
+  if ((k != MX_COLD_SEGMENT && k != MX_COLD_MERGE) || !(t_cur > 0) || spent < cost) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscInfo(A, "matxtract: packing the cold region after %" PetscInt_FMT " MatMults: %g s spent on them >= the packing's estimated %g s\n", (PetscInt)x->plan.mults, (double)spent, (double)cost));
+  x->pack_pending = PETSC_FALSE;
+  /* the packing and the guard's products run on the default stream: the user's products still in
+   * flight on PETSc's stream finish first */
+  PetscCall(MatXtractCheckDevice(A, mx_device_synchronize(), "waiting for the products in flight"));
+  PetscCall(MatXtractCompress(A, t_cur));
+  if (x->build_mult_seconds > 0) x->plan.t_mult = x->build_mult_seconds; /* the format kept */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The pending pack now (an online upgrade: the plan it replaces may run packed, and the guard must
+ * compare like with like). */
+PetscErrorCode MatXtractPackNow_SeqAIJ(Mat A)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  if (!x->pack_pending) PetscFunctionReturn(PETSC_SUCCESS);
+  x->pack_pending = PETSC_FALSE;
+  PetscCall(MatXtractCompress(A, 0.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -293,7 +365,7 @@ PetscErrorCode MatXtractBuildPlan_SeqAIJ(Mat A, const mx_plan *p)
   if (use_device) PetscCall(MatXtractBuildOnDevice(A, &csr, p, &x->F, &x->D));
   if (use_device) PetscCall(MatXtractSetDefaultVecType(A, (PetscBool)(x->D != NULL))); /* the CPU fallback: host vectors */
   if (!x->D) PetscCall(MatXtractCheckStatus(A, mx_format_build_borrow(&csr, p->crux, p->mode, &x->F), "building the format"));
-  PetscCall(MatXtractCompress(A));
+  PetscCall(MatXtractCompressAtBuild(A));
   PetscCall(PetscTime(&t1));
   PetscCall(PetscLogEventEnd(MATXTRACT_Build, A, 0, 0, 0));
   x->build_seconds = t1 - t0;
@@ -544,7 +616,8 @@ static PetscErrorCode MatXtractApply(Mat A, PetscBool transpose, Vec xx, Vec zz,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = A xx (+ zz) on a synced shadow; the plan may be upgraded first (matxtract_plan.c). */
+/* y = A xx (+ zz) on a synced shadow; the plan may be upgraded (matxtract_plan.c) and the cold
+ * region packed (the amortised pack) first. */
 static PetscErrorCode MatXtractMult(Mat A, Vec xx, Vec zz, Vec yy)
 {
   PetscLogDouble cpu_seconds;
@@ -552,6 +625,7 @@ static PetscErrorCode MatXtractMult(Mat A, Vec xx, Vec zz, Vec yy)
   PetscFunctionBegin;
   PetscCall(MatXtractSync_SeqAIJ(A));
   PetscCall(MatXtractPlanBeforeMult(A));
+  PetscCall(MatXtractPackBeforeMult(A));
   PetscCall(MatXtractApply(A, PETSC_FALSE, xx, zz, yy, &cpu_seconds));
   PetscCall(MatXtractPlanAfterMult(A, cpu_seconds));
   PetscFunctionReturn(PETSC_SUCCESS);
