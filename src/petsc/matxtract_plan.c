@@ -35,11 +35,8 @@
 #define MATXTRACT_FEATURES_GPU_FIXED_S    3e-3
 /* seconds of one tree level in one model evaluation (a compare and a load) */
 #define MATXTRACT_TREE_LEVEL_NS 2.0
-/* SpMVs timed after a build and by the guard (median): on the CPU; on the GPU (after 2 warm-ups,
- * CUDA events) 5 suffice: 20 products of one plan spread by < 1% on an H100 (kron:20:16), and each
- * is setup time the solve must pay back */
-#define MATXTRACT_TIME_REPS     10
-#define MATXTRACT_GPU_TIME_REPS 5
+/* SpMVs timed on the CPU after a build and by the guard (median); the GPU's: MATXTRACT_GPU_TIME_REPS */
+#define MATXTRACT_TIME_REPS 10
 
 static PetscBool MatXtractCruxFixed(const MatXtractSettings *set)
 {
@@ -255,6 +252,18 @@ static PetscErrorCode MatXtractTimeFormat(Mat A, PetscLogDouble *seconds)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Seconds per MatMult of the format just built (and packed or not): the pack guard's timing of the
+ * format it kept, when it timed one on the GPU; else timed now. */
+static PetscErrorCode MatXtractBuiltFormatSeconds(Mat A, PetscLogDouble *seconds)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  if (x->D && x->build_mult_seconds > 0) *seconds = x->build_mult_seconds;
+  else PetscCall(MatXtractTimeFormat(A, seconds));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* After a build on the GPU: time the plan in use when the predictor may need it (upgrade auto
  * still deciding) or has predicted it (-mat_view: predicted vs measured), or when the amortised
  * pack waits for the time spent, unless the build's pack guard has just timed the format kept (no
@@ -267,8 +276,7 @@ PetscErrorCode MatXtractPlanAfterBuild(Mat A)
   if (x->D && !x->set.cold_fixed) x->plan.plan.cold = (mx_plan_cold)mx_device_cold_kernel(x->D); /* AUTO resolved by the rule */
   if (!x->set.mode_fixed && x->F.mode != MX_HOT_NONE) x->plan.plan.mode = (mx_mode_request)x->F.mode; /* AUTO resolved by bytes */
   if (!x->D || (x->plan.settled && !x->plan.predicted && !x->pack_pending)) PetscFunctionReturn(PETSC_SUCCESS);
-  if (x->build_mult_seconds > 0) x->plan.t_mult = x->build_mult_seconds;
-  else PetscCall(MatXtractTimeFormat(A, &x->plan.t_mult));
+  PetscCall(MatXtractBuiltFormatSeconds(A, &x->plan.t_mult));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -323,8 +331,7 @@ static PetscErrorCode MatXtractPlanUpgrade(Mat A, PetscLogDouble t_cur)
   st->spent         = 0.0;
   MatXtractPlanSetFreeSources(&x->set, st, MATXTRACT_CRUX_UPGRADE);
   PetscCall(MatXtractPlanSettle(A, NULL));
-  if (x->D && x->build_mult_seconds > 0) t_new = x->build_mult_seconds; /* the pack guard's timing of the format kept */
-  else if (x->D || x->set.guard) PetscCall(MatXtractTimeFormat(A, &t_new));
+  if (x->D || x->set.guard) PetscCall(MatXtractBuiltFormatSeconds(A, &t_new));
   st->t_mult = x->D ? t_new : 0.0;
   if (!x->set.guard) PetscFunctionReturn(PETSC_SUCCESS);
   if (was_dev == (PetscBool)(x->D != NULL) && t_new < t_old) {

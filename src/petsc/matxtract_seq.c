@@ -112,11 +112,6 @@ static PetscBool MatXtractPackActive(const Mat_MatXtract *x)
   return (PetscBool)(x->packed && (x->P.val_enc != MX_VAL_PLAIN || x->P.idx_enc != MX_IDX_PLAIN));
 }
 
-/* SpMVs timed (median, after 2 warm-ups) by the pack's guard: 5 suffice where pack and plain differ
- * by the 5-40% the guard decides on (kron:20:16 PageRank on an H100: plain 289 us vs packed 266 us;
- * 20 products of one plan there spread by < 1%), and each is setup time the solve must pay back */
-#define MATXTRACT_PACK_TIME_REPS 5
-
 /* The GPU packing's own cost (value statistics and encoding, mx_device_compress), for the amortised
  * pack of compress auto: on an H100 (MX_TRACE_SETUP, tuning/results/h100/setup-trace-2026-11-23d)
  * kron:20:16 PageRank 4.9-7.7 ms (31.4M nonzeros), lap3d:100 2.1-3.5 ms (6.9M) */
@@ -134,7 +129,7 @@ static PetscErrorCode MatXtractPackGuard(Mat A, double t_plain)
   double                t_pack;
 
   PetscFunctionBegin;
-  PetscCheck(!mx_device_time_spmv(x->D, MATXTRACT_PACK_TIME_REPS, &t_pack), PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: timing the packed cold region failed: %s", mx_device_last_error());
+  PetscCheck(!mx_device_time_spmv(x->D, MATXTRACT_GPU_TIME_REPS, &t_pack), PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: timing the packed cold region failed: %s", mx_device_last_error());
   x->build_mult_seconds = PetscMin(t_pack, t_plain); /* the format kept */
   if (t_pack < t_plain) {
     PetscCall(PetscInfo(A, "matxtract: guard: the packed cold region takes %g s per MatMult, plain %g s: pack kept\n", t_pack, t_plain));
@@ -173,7 +168,7 @@ static PetscErrorCode MatXtractCompress(Mat A, PetscLogDouble t_plain_known)
     double               t_plain = t_plain_known;
     const mx_cold_kernel k      = mx_device_cold_kernel(x->D);
     const PetscBool      guard  = (PetscBool)(x->set.guard && (k == MX_COLD_SEGMENT || k == MX_COLD_MERGE)); /* the kernels that read a pack */
-    if (guard && !(t_plain > 0)) PetscCheck(!mx_device_time_spmv(x->D, MATXTRACT_PACK_TIME_REPS, &t_plain), PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: timing the plain cold region failed: %s", mx_device_last_error());
+    if (guard && !(t_plain > 0)) PetscCheck(!mx_device_time_spmv(x->D, MATXTRACT_GPU_TIME_REPS, &t_plain), PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: timing the plain cold region failed: %s", mx_device_last_error());
     x->build_mult_seconds = t_plain; /* the format as it stands unless a pack is kept */
     if (mx_device_compress(x->D, &req)) {
       PetscCall(PetscInfo(A, "matxtract: packing the cold region on the GPU failed (%s): it stays plain\n", mx_device_last_error()));
@@ -242,7 +237,7 @@ static PetscErrorCode MatXtractCompressAtBuild(Mat A)
  * (the plain format's time is the plan's, t_cur, already measured). */
 static PetscLogDouble MatXtractPackCost(const Mat_MatXtract *x, PetscLogDouble t_cur)
 {
-  const PetscLogDouble guard = x->set.guard ? (MATXTRACT_PACK_TIME_REPS + 2) * t_cur : 0.0;
+  const PetscLogDouble guard = x->set.guard ? (MATXTRACT_GPU_TIME_REPS + 2) * t_cur : 0.0;
 
   return MATXTRACT_PACK_FIXED_S + 1e-9 * MATXTRACT_PACK_NS_PER_NNZ * (PetscLogDouble)x->F.cold_nnz + guard;
 }
