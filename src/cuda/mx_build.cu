@@ -469,7 +469,10 @@ static int encode_se(mx_device *D, mx_scratch &W, build_state &B, const hot_entr
 static int build_hot(mx_device *D, mx_scratch &W, build_state &B, const uint8_t *hot, mx_mode_request req,
                      mx_format *shell) {
   hot_entries E = {};
-  if (sort_hot_entries(D, W, B, hot, E) || local_columns(D, W, B, E)) return 1;
+  if (sort_hot_entries(D, W, B, hot, E)) return 1;
+  mx_trace_step("build: hot entries (sort)");
+  if (local_columns(D, W, B, E)) return 1;
+  mx_trace_step("build: first cascade");
   int64_t nb, ns;
   if (sum_chunks(D, W, du_blocks_of{B.nchunks, E.ncl}, B.nchunks, &nb) || sum_chunks(D, W, se_slots_of{B.nchunks, E.width}, B.nchunks, &ns))
     return 1;
@@ -477,12 +480,16 @@ static int build_hot(mx_device *D, mx_scratch &W, build_state &B, const uint8_t 
   const mx_status st = mx_hot_mode_choose(req, B.nchunks, nb, ns, B.hot_nnz, &mode);
   if (st != MX_OK) return mx_fail("mx_device_build: the hot region's %s counts overflow 32-bit indices", req == MX_MODE_SE ? "SE" : "DU");
   D->mode = shell->mode = mode;
+  int rc;
   if (mode == MX_HOT_DU) {
     shell->du_nblocks = (int32_t)nb;
-    return encode_du(D, W, B, E, (int)nb);
+    rc = encode_du(D, W, B, E, (int)nb);
+  } else {
+    shell->se_nslots = (int32_t)ns;
+    rc = encode_se(D, W, B, E, (int)ns);
   }
-  shell->se_nslots = (int32_t)ns;
-  return encode_se(D, W, B, E, (int)ns);
+  mx_trace_step(mode == MX_HOT_DU ? "build: DU encoding" : "build: SE encoding");
+  return rc;
 }
 
 /* ---- entry point ---------------------------------------------------------------------------------------- */
@@ -536,10 +543,14 @@ int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request req, mx_devic
   int h_bad;
   MX_CUDA_TRY(cudaMemcpy(&h_bad, bad, sizeof(int), cudaMemcpyDeviceToHost));
   if (h_bad) return mx_fail("mx_device_build: a column index is outside [0, %d)", (int)B.n);
+  mx_trace_step("build: column check");
 
   if (B.target_c > 0) {
     int *hot_row = nullptr;
-    if (select_columns(D, W, B) || select_rows(D, W, B, &hot_row)) return 1;
+    if (select_columns(D, W, B)) return 1;
+    mx_trace_step("build: hot columns");
+    if (select_rows(D, W, B, &hot_row)) return 1;
+    mx_trace_step("build: hot rows");
     shell->hot_ncols = B.hot_ncols;
     shell->hot_nrows = B.hot_nrows;
     shell->nchunks = B.nchunks;
@@ -567,7 +578,9 @@ int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request req, mx_devic
   if (mx_scratch_alloc(D, W, &hot, (size_t)B.nnz, "alloc entry flags")) return 1;
   k_entry_hot<<<nblocks_for(B.nnz), MX_BUILD_THREADS>>>(B.nnz, B.m, B.rowptr, B.col, B.slot, B.hot_col, hot);
   MX_LAUNCH_CHECK("entry flags");
-  if (build_cold(D, W, B, hot) || build_hot(D, W, B, hot, req, shell)) return 1;
+  if (build_cold(D, W, B, hot)) return 1;
+  mx_trace_step("build: cold CSR");
+  if (build_hot(D, W, B, hot, req, shell)) return 1;
   D->val_in = B.val; /* the uploaded values stay as the refresh staging buffer */
   D->nchunks = B.nchunks;
   D->hot_nnz = shell->hot_nnz = B.hot_nnz;

@@ -512,7 +512,7 @@ extern "C" int mx_device_build(const mx_csr *A, mx_crux c, mx_mode_request mode,
   if (!D) return mx_fail("mx_device_build: out of host memory");
   mx_trace_step(nullptr);
   int rc = mx_build_on_device(A, c, mode, D, shell);
-  mx_trace_step("build on device (after upload)");
+  mx_trace_step("build: end (scratch freed)");
   if (!rc && (int64_t)D->nrows + D->cold_nnz > INT32_MAX - MX_MERGE_TILE)
     rc = mx_fail("mx_device_build: rows + cold nonzeros (%lld) exceed the 32-bit merge path", (long long)D->nrows + D->cold_nnz);
   if (!rc) { /* the rule and the plans on the GPU: nothing of the matrix comes back */
