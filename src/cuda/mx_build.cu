@@ -17,9 +17,13 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cub/device/device_select.cuh>
+#include <thrust/binary_search.h>
+#include <thrust/functional.h>
+#include <thrust/iterator/constant_iterator.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
+#include <thrust/system/cuda/execution_policy.h>
 #include <string.h>
 #include <algorithm>
 #include <vector>
@@ -269,19 +273,17 @@ struct build_state {
   int hot_nrows, hot_nnz, nchunks;
 };
 
-/* Shortest prefix p of the sorted lengths whose sum (inclusive prefix cum) reaches target. */
-static int prefix_cover(const int *cum, int count, int64_t target, int *p) {
+/* Shortest prefix p of the sorted lengths whose sum (inclusive prefix cum, nondecreasing) reaches
+ * target: one vectorised binary search on the GPU and one download. */
+static int prefix_cover(mx_device *D, mx_scratch &W, const int *cum, int count, int64_t target, int *p) {
   if (target <= 0 || count == 0) return *p = 0, 0;
-  /* binary search on the host over a few downloaded values: log2(count) single-int copies */
-  int lo = 0, hi = count - 1; /* first index with cum >= target (exists: cum[count-1] = total >= target) */
-  while (lo < hi) {
-    const int mid = lo + (hi - lo) / 2;
-    int v;
-    MX_CUDA_TRY(cudaMemcpy(&v, cum + mid, sizeof v, cudaMemcpyDeviceToHost));
-    if (v >= target) hi = mid;
-    else lo = mid + 1;
-  }
-  *p = lo + 1;
+  int64_t *first, h_first; /* first index with cum >= target (exists: cum[count-1] = total >= target) */
+  if (mx_scratch_alloc(D, W, &first, 1, "alloc prefix index")) return 1;
+  const auto t = thrust::make_constant_iterator(target);
+  thrust::lower_bound(thrust::cuda::par_nosync.on(W.stream), cum, cum + count, t, t + 1, first, thrust::less<int64_t>());
+  MX_LAUNCH_CHECK("prefix cover");
+  MX_CUDA_TRY(cudaMemcpy(&h_first, first, sizeof h_first, cudaMemcpyDeviceToHost));
+  *p = (int)h_first + 1;
   return 0;
 }
 
@@ -299,7 +301,7 @@ static int select_columns(mx_device *D, mx_scratch &W, build_state &B) {
   MX_LAUNCH_CHECK("column lengths");
   if (mx_cub_run(D, W, "sort cols", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortPairsDescending(t, b, len, len_sorted, idx, perm, B.n); })) return 1;
   if (mx_cub_run(D, W, "scan cols", [&](void *t, size_t &b) { return cub::DeviceScan::InclusiveSum(t, b, len_sorted, cum, B.n); })) return 1;
-  if (prefix_cover(cum, B.n, B.target_c, &B.hot_ncols)) return 1;
+  if (prefix_cover(D, W, cum, B.n, B.target_c, &B.hot_ncols)) return 1;
   if (B.hot_ncols > 0) k_mark_prefix<<<nblocks_for(B.hot_ncols), MX_BUILD_THREADS>>>(B.hot_ncols, perm, B.hot_col);
   MX_LAUNCH_CHECK("hot column flags");
   return 0;
@@ -318,7 +320,7 @@ static int select_rows(mx_device *D, mx_scratch &W, build_state &B, int **hot_ro
   MX_LAUNCH_CHECK("row index");
   if (mx_cub_run(D, W, "sort rows", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortPairsDescending(t, b, B.hlen, B.hlen_sorted, idx, B.rperm, B.m); })) return 1;
   if (mx_cub_run(D, W, "scan rows", [&](void *t, size_t &b) { return cub::DeviceScan::InclusiveSum(t, b, B.hlen_sorted, B.hcum, B.m); })) return 1;
-  if (prefix_cover(B.hcum, B.m, B.target_r, &B.hot_nrows)) return 1;
+  if (prefix_cover(D, W, B.hcum, B.m, B.target_r, &B.hot_nrows)) return 1;
   B.hot_nnz = 0;
   if (B.hot_nrows > 0) MX_CUDA_TRY(cudaMemcpy(&B.hot_nnz, B.hcum + B.hot_nrows - 1, sizeof(int), cudaMemcpyDeviceToHost));
   B.nchunks = (B.hot_nrows + MX_CHUNK_ROWS - 1) / MX_CHUNK_ROWS;
@@ -506,9 +508,8 @@ static int check_input(const mx_csr *A, mx_mode_request req) {
   return 0;
 }
 
-int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request req, mx_device *D, mx_format *shell) {
-  if (check_input(A, req)) return 1;
-  build_state B = {};
+/* The format of A into D from the uploaded arrays of B (D's: the caller frees those not handed over). */
+static int build(const mx_csr *A, mx_crux c, mx_mode_request req, mx_device *D, mx_format *shell, build_state &B) {
   B.m = A->nrows;
   B.n = A->ncols;
   B.nnz = A->rowptr[A->nrows];
@@ -525,11 +526,13 @@ int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request req, mx_devic
   D->nnz = B.nnz;
 
   mx_scratch W;
-  /* the upload aijcusparse pays too; val becomes the refresh staging buffer (or cold_val) */
+  /* the upload aijcusparse pays too; val becomes the refresh staging buffer (or cold_val), rowptr
+   * and col the cold CSR when nothing is hot (else freed at the end) */
   if (mx_cuda_alloc_on(D, &B.val, (size_t)B.nnz, "alloc values") ||
-      mx_scratch_alloc(D, W, &B.rowptr, (size_t)B.m + 1, "alloc row pointers") ||
-      mx_scratch_alloc(D, W, &B.col, (size_t)B.nnz, "alloc column indices"))
+      mx_cuda_alloc_on(D, &B.rowptr, (size_t)B.m + 1, "alloc row pointers") ||
+      mx_cuda_alloc_on(D, &B.col, (size_t)B.nnz, "alloc column indices"))
     return 1;
+  mx_note_peak(D, W);
   const mx_h2d_piece csr[3] = {{B.rowptr, A->rowptr, sizeof(int) * ((size_t)B.m + 1)},
                                {B.col, A->colidx, sizeof(int) * (size_t)B.nnz},
                                {B.val, A->val, sizeof(double) * (size_t)B.nnz}};
@@ -562,13 +565,7 @@ int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request req, mx_devic
     D->cold_val = B.val;
     D->cold_rowptr = B.rowptr;
     D->cold_col = B.col;
-    mx_scratch_release(D, W, B.rowptr); /* now D's */
-    mx_scratch_release(D, W, B.col);
-    if (D->hot_row) {
-      cudaFree(D->hot_row);
-      D->bytes -= sizeof(int) * (size_t)B.nchunks * MX_CHUNK_ROWS;
-      D->hot_row = nullptr;
-    }
+    mx_cuda_free_on(D, &D->hot_row, (size_t)B.nchunks * MX_CHUNK_ROWS);
     shell->nchunks = 0;
     D->mode = MX_HOT_NONE;
     return 0;
@@ -586,4 +583,16 @@ int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request req, mx_devic
   D->hot_nnz = shell->hot_nnz = B.hot_nnz;
   shell->cold_nnz = D->cold_nnz;
   return mx_cuda_check(cudaDeviceSynchronize(), "mx_device_build");
+}
+
+int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request req, mx_device *D, mx_format *shell) {
+  if (check_input(A, req)) return 1;
+  build_state B = {};
+  const int rc = build(A, c, req, D, shell, B);
+  if (!D->cold_identity) { /* the input CSR's structure: in the format now, or a failed build's */
+    mx_cuda_free_on(D, &B.rowptr, (size_t)B.m + 1);
+    mx_cuda_free_on(D, &B.col, (size_t)B.nnz);
+  }
+  if (D->val_in != B.val && D->cold_val != B.val) mx_cuda_free_on(D, &B.val, (size_t)B.nnz); /* a failed build's */
+  return rc;
 }

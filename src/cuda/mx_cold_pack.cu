@@ -87,21 +87,12 @@ __global__ void __launch_bounds__(MX_PACK_THREADS) mx_pack_codes(int n, const do
 
 /* ---- device arrays of the pack (counted in D->bytes) ----------------------------------------------- */
 
-template <typename T>
-static void pk_free(mx_device *D, T **p, size_t count) {
-  if (*p) {
-    cudaFree(*p);
-    D->bytes -= count * sizeof(T);
-  }
-  *p = nullptr;
-}
-
 /* free the value arrays of P */
 static void free_values(mx_device *D, mx_cold_pack_dev *P) {
-  pk_free(D, &P->xs, P->xs ? (size_t)D->ncols : 0);
-  pk_free(D, &P->dict, (size_t)P->ndict);
-  pk_free(D, &P->code8, P->code8 ? (size_t)D->cold_nnz : 0);
-  pk_free(D, &P->code16, P->code16 ? (size_t)D->cold_nnz : 0);
+  mx_cuda_free_on(D, &P->xs, P->xs ? (size_t)D->ncols : 0);
+  mx_cuda_free_on(D, &P->dict, (size_t)P->ndict);
+  mx_cuda_free_on(D, &P->code8, P->code8 ? (size_t)D->cold_nnz : 0);
+  mx_cuda_free_on(D, &P->code16, P->code16 ? (size_t)D->cold_nnz : 0);
   P->ndict = 0;
   P->val_enc = MX_VAL_PLAIN;
 }
@@ -110,9 +101,9 @@ void mx_cold_pack_dev_free(mx_device *D) {
   mx_cold_pack_dev *P = D ? D->pack : nullptr;
   if (!P) return;
   free_values(D, P);
-  pk_free(D, &P->seg_base, (size_t)P->nseg);
-  pk_free(D, &P->delta8, P->delta8 ? (size_t)D->cold_nnz : 0);
-  pk_free(D, &P->delta16, P->delta16 ? (size_t)D->cold_nnz : 0);
+  mx_cuda_free_on(D, &P->seg_base, (size_t)P->nseg);
+  mx_cuda_free_on(D, &P->delta8, P->delta8 ? (size_t)D->cold_nnz : 0);
+  mx_cuda_free_on(D, &P->delta16, P->delta16 ? (size_t)D->cold_nnz : 0);
   free(P);
   D->pack = nullptr;
 }
@@ -153,15 +144,20 @@ static int value_stats(mx_device *D, mx_scratch &W, cudaStream_t s, mx_cold_pack
   return 0;
 }
 
-/* st->max_span and the segment bases (scratch *base, nseg entries). */
-static int index_stats(mx_device *D, mx_scratch &W, cudaStream_t s, mx_cold_pack_stats *st, int **base, int *nseg) {
+/* st->max_span and the segment bases (P->seg_base, P->nseg entries: freed by encode_columns unless
+ * the columns are delta coded). */
+static int index_stats(mx_device *D, mx_scratch &W, cudaStream_t s, mx_cold_pack_stats *st) {
   const int n = D->cold_nnz;
+  mx_cold_pack_dev *P = D->pack;
   int *span;
-  *nseg = (int)(((int64_t)n + MX_PACK_SEG - 1) / MX_PACK_SEG);
-  if (mx_scratch_alloc(D, W, base, *nseg, "pack: segment bases") || mx_scratch_alloc(D, W, &span, 1, "pack: span")) return 1;
+  P->nseg = (int)(((int64_t)n + MX_PACK_SEG - 1) / MX_PACK_SEG);
+  if (mx_cuda_alloc_on(D, &P->seg_base, (size_t)P->nseg, "pack: segment bases") || mx_scratch_alloc(D, W, &span, 1, "pack: span")) return 1;
+  mx_note_peak(D, W);
+  int *const base = P->seg_base;
+  const int nseg = P->nseg;
   MX_CUDA_TRY(cudaMemsetAsync(span, 0, sizeof(int), s));
-  if (*nseg > 0) {
-    mx_pack_seg_bases<<<pk_blocks((int64_t)*nseg * 32), MX_PACK_THREADS, 0, s>>>(n, *nseg, D->cold_col, *base, span);
+  if (nseg > 0) {
+    mx_pack_seg_bases<<<pk_blocks((int64_t)nseg * 32), MX_PACK_THREADS, 0, s>>>(n, nseg, D->cold_col, base, span);
     MX_LAUNCH_CHECK("pack: segment bases");
   }
   int h = 0;
@@ -196,14 +192,16 @@ static int encode_values(mx_device *D, mx_cold_pack_dev *P, cudaStream_t s, mx_v
   return 0;
 }
 
-/* The column arrays of encoding ie from the segment bases (handed over from the scratch). */
-static int encode_columns(mx_device *D, mx_cold_pack_dev *P, mx_scratch &W, cudaStream_t s, mx_idx_enc ie, int *base, int nseg) {
+/* The column arrays of encoding ie from the segment bases (freed when the columns stay plain). */
+static int encode_columns(mx_device *D, mx_cold_pack_dev *P, cudaStream_t s, mx_idx_enc ie) {
   const int n = D->cold_nnz;
+  const int *base = P->seg_base;
   P->idx_enc = ie;
-  if (ie == MX_IDX_PLAIN || n == 0) return 0;
-  mx_scratch_release(D, W, base);
-  P->seg_base = base;
-  P->nseg = nseg;
+  if (ie == MX_IDX_PLAIN || n == 0) {
+    mx_cuda_free_on(D, &P->seg_base, (size_t)P->nseg);
+    P->nseg = 0;
+    return 0;
+  }
   if (ie == MX_IDX_DELTA8) {
     if (mx_cuda_alloc_on(D, &P->delta8, (size_t)n, "pack: 1-byte column deltas")) return 1;
     mx_pack_deltas<<<pk_blocks(n), MX_PACK_THREADS, 0, s>>>(n, D->cold_col, base, P->delta8);
@@ -218,11 +216,10 @@ static int encode_columns(mx_device *D, mx_cold_pack_dev *P, mx_scratch &W, cuda
 /* Statistics, choice, encoding of D's cold CSR into D->pack (allocated, req set). */
 static int build_pack(mx_device *D, cudaStream_t s) {
   mx_cold_pack_dev *P = D->pack;
-  mx_scratch W;
+  mx_scratch W(s);
   mx_cold_pack_stats st = {D->cold_nnz, D->ncols, 0, 1, 0};
   u64 *uniq = nullptr, *colbits = nullptr;
-  int *base = nullptr, nseg = 0;
-  if (value_stats(D, W, s, &st, &uniq, &colbits) || index_stats(D, W, s, &st, &base, &nseg)) return 1;
+  if (value_stats(D, W, s, &st, &uniq, &colbits) || index_stats(D, W, s, &st)) return 1;
   mx_val_enc ve;
   mx_idx_enc ie;
   if (mx_cold_pack_choose(&P->req, &st, &ve, &ie) != MX_OK)
@@ -232,7 +229,7 @@ static int build_pack(mx_device *D, cudaStream_t s) {
                    P->req.idx == MX_PACK_AUTO ? "auto" : mx_idx_enc_name(P->req.idx), (long long)st.ndistinct, st.colconst,
                    (long long)st.max_span);
   P->prev_val_enc = ve;
-  if (encode_columns(D, P, W, s, ie, base, nseg) || encode_values(D, P, s, ve, st.ndistinct, uniq, colbits)) return 1;
+  if (encode_columns(D, P, s, ie) || encode_values(D, P, s, ve, st.ndistinct, uniq, colbits)) return 1;
   MX_CUDA_TRY(cudaStreamSynchronize(s)); /* the scratch is freed when W goes */
   return 0;
 }
@@ -276,7 +273,7 @@ extern "C" int mx_device_compress(mx_device *D, const mx_pack_request *req) {
 int mx_cold_pack_dev_refresh(mx_device *D, cudaStream_t s) {
   mx_cold_pack_dev *P = D->pack;
   if (!P) return 0;
-  mx_scratch W;
+  mx_scratch W(s);
   mx_cold_pack_stats st = {D->cold_nnz, D->ncols, 0, 1, 0};
   u64 *uniq = nullptr, *colbits = nullptr;
   if (value_stats(D, W, s, &st, &uniq, &colbits)) { /* the old codes are stale: plain values (cold_val is refreshed) */

@@ -55,7 +55,7 @@ int mx_fail(const char *fmt, ...) {
  * call), the N-th checked CUDA call of the process (allocation, copy, launch, CUB call) reports a
  * failure although it succeeded, so that tests can walk every error path of a GPU failure
  * (tests/petsc/gpu_fault_injection.sh). Unset in normal use: one integer compare per check. */
-static bool injected_fault_now(void) {
+bool mx_fault_injected(void) {
   static long countdown = -2; /* -2: not read yet; -1: off */
   if (countdown == -2) {
     const char *v = getenv("MX_FAULT_INJECT");
@@ -65,12 +65,17 @@ static bool injected_fault_now(void) {
 }
 
 int mx_cuda_check(cudaError_t e, const char *what) {
-  if (e == cudaSuccess && injected_fault_now()) return mx_fail("%s: injected fault (MX_FAULT_INJECT)", what);
+  if (e == cudaSuccess && mx_fault_injected()) return mx_fail("%s: injected fault (MX_FAULT_INJECT)", what);
   if (e == cudaSuccess) return 0;
   return mx_fail("%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
 extern "C" const char *mx_device_last_error(void) { return mx_last_error; }
+
+extern "C" void mx_device_release_pools(void) {
+  mx_h2d_release();
+  mx_scratch_pools_release();
+}
 
 extern "C" int mx_device_synchronize(void) { return mx_cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
 
@@ -100,20 +105,24 @@ void mx_trace_step(const char *what) {
 
 /* ---- allocation helpers ----------------------------------------------------------------------------- */
 
+int mx_alloc_failed(cudaError_t e, size_t bytes, const char *call, const char *what) {
+  cudaGetLastError(); /* an allocation failure is not sticky: clear it */
+  size_t free_b = 0, total_b = 0;
+  cudaMemGetInfo(&free_b, &total_b);
+  return mx_fail("%s: %s of %zu bytes failed: %s (device memory: %zu bytes free of %zu)", what, call, bytes,
+                 cudaGetErrorString(e), free_b, total_b);
+}
+
 int mx_cuda_alloc(void **p, size_t bytes, const char *what) {
   const cudaError_t e = cudaMalloc(p, bytes);
-  if (e == cudaSuccess && injected_fault_now()) {
+  if (e == cudaSuccess && mx_fault_injected()) {
     cudaFree(*p);
     *p = nullptr;
     return mx_fail("%s: cudaMalloc of %zu bytes: injected fault (MX_FAULT_INJECT)", what, bytes);
   }
   if (e == cudaSuccess) return 0;
-  cudaGetLastError(); /* an allocation failure is not sticky: clear it */
-  size_t free_b = 0, total_b = 0;
-  cudaMemGetInfo(&free_b, &total_b);
   *p = nullptr;
-  return mx_fail("%s: cudaMalloc of %zu bytes failed: %s (device memory: %zu bytes free of %zu)", what, bytes,
-                 cudaGetErrorString(e), free_b, total_b);
+  return mx_alloc_failed(e, bytes, "cudaMalloc", what);
 }
 
 template <typename T>
@@ -277,24 +286,15 @@ static int make_cold_plan(const mx_format *P, mx_cold_kernel k, mx_device *D) {
          mx_cuda_alloc_on(D, &D->carry_val, D->merge_ntiles, "alloc merge carry values");
 }
 
-template <typename T>
-static void dev_free(mx_device *D, T **p, size_t count) {
-  if (*p) {
-    cudaFree(*p);
-    D->bytes -= count * sizeof(T);
-  }
-  *p = nullptr;
-}
-
 /* Free what cold kernel k needs beyond the cold CSR (its plan, or the cuSPARSE descriptors). */
 static void free_cold_plan(mx_device *D, mx_cold_kernel k) {
   if (k == MX_COLD_SEGMENT) {
-    dev_free(D, &D->seg_plan, (size_t)D->seg_nblocks);
+    mx_cuda_free_on(D, &D->seg_plan, (size_t)D->seg_nblocks);
     D->seg_nblocks = 0;
   } else if (k == MX_COLD_MERGE) {
-    dev_free(D, &D->merge_coord, (size_t)D->merge_ntiles + 1);
-    dev_free(D, &D->carry_row, (size_t)D->merge_ntiles);
-    dev_free(D, &D->carry_val, (size_t)D->merge_ntiles);
+    mx_cuda_free_on(D, &D->merge_coord, (size_t)D->merge_ntiles + 1);
+    mx_cuda_free_on(D, &D->carry_row, (size_t)D->merge_ntiles);
+    mx_cuda_free_on(D, &D->carry_val, (size_t)D->merge_ntiles);
     D->merge_ntiles = 0;
   } else if (k == MX_COLD_CUSPARSE) {
     mx_cold_cusparse_free(D);

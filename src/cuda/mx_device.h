@@ -47,9 +47,10 @@ int mx_device_synchronize(void);
  * Returns 0 or nonzero with last_error set. */
 int mx_device_set_upload_threads(int threads);
 
-/* Free the pinned staging buffers (made on the first large upload, kept for the next). Call before
- * the CUDA context goes away; the next large upload makes them again. */
-void mx_device_release_staging(void);
+/* Free the pools kept for the process: the pinned staging buffers (made on the first large upload)
+ * and the setup steps' stream-ordered scratch pools (made on the first GPU build or compression).
+ * Call before the CUDA context goes away; the next upload or setup makes them again. */
+void mx_device_release_pools(void);
 
 /* Last error message of this thread's failing mx_device_* call ("" if none). */
 const char *mx_device_last_error(void);

@@ -83,6 +83,12 @@ int mx_cuda_check(cudaError_t e, const char *what);
     if (mx_cuda_check(cudaGetLastError(), name)) return 1;  \
   } while (0)
 
+/* True when the MX_FAULT_INJECT countdown (mx_device.cu) says this checked call fails (tests only). */
+bool mx_fault_injected(void);
+/* Record the failure e of allocation call `call` of `bytes` (clears it: not sticky) with the device's
+ * free and total memory; returns 1. */
+int mx_alloc_failed(cudaError_t e, size_t bytes, const char *call, const char *what);
+
 /* cudaMalloc of `bytes`; on failure the message names the bytes asked for and the device's free
  * and total memory. */
 int mx_cuda_alloc(void **p, size_t bytes, const char *what);
@@ -96,6 +102,24 @@ static inline int mx_cuda_alloc_on(mx_device *D, T **p, size_t count, const char
   D->bytes += count * sizeof(T);
   return 0;
 }
+
+/* Free what mx_cuda_alloc_on gave *p (count T's; nothing if NULL) and set it NULL. */
+template <typename T>
+static inline void mx_cuda_free_on(mx_device *D, T **p, size_t count) {
+  if (*p) {
+    cudaFree(*p);
+    D->bytes -= count * sizeof(T);
+  }
+  *p = nullptr;
+}
+
+/* Setup scratch (mx_scratch_pool.cu): bytes from the current device's stream-ordered pool, ordered
+ * on `stream` (cudaMalloc where the device has no pools); freed on the same stream without a
+ * synchronisation. Scratch never outlives its setup step. mx_scratch_pools_release destroys the
+ * pools (before the CUDA context goes; the next scratch makes them again). */
+int mx_scratch_malloc(void **p, size_t bytes, cudaStream_t stream, const char *what);
+void mx_scratch_free(void *p, cudaStream_t stream);
+void mx_scratch_pools_release(void);
 
 /* Setup tracing for diagnosis: with MX_TRACE_SETUP=1 in the environment, each setup step of an
  * upload, a GPU build or a compression prints its wall time since the previous call (device

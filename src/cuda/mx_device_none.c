@@ -9,7 +9,7 @@ int mx_device_set_upload_threads(int threads) {
   (void)threads;
   return 0;
 }
-void mx_device_release_staging(void) {}
+void mx_device_release_pools(void) {}
 int mx_device_upload(const mx_format *F, mx_cold_kernel cold, mx_device **D) {
   (void)F;
   (void)cold;

@@ -1,6 +1,8 @@
 /* mx_scratch.cuh - temporary device arrays of one setup step (the GPU builder, the x-hot setup):
- * freed when the step ends, their bytes counted with D's own for the peak that -mat_view reports;
- * and CUB calls with their temporary storage taken from the same scratch. */
+ * taken from the stream-ordered scratch pool on the step's stream and freed there when the step
+ * ends (never handed to D: D's arrays are cudaMalloc'd), their bytes counted with D's own for the
+ * peak that -mat_view reports; and CUB calls with their temporary storage taken from the same
+ * scratch. */
 #ifndef MX_SCRATCH_CUH
 #define MX_SCRATCH_CUH
 
@@ -9,15 +11,16 @@
 #include "mx_device_impl.h"
 
 struct mx_scratch {
+  cudaStream_t stream; /* the step's stream: every use of the scratch is ordered on it */
   std::vector<std::pair<void *, size_t>> ptrs; /* array, bytes */
   size_t bytes = 0;
   void *cub = nullptr; /* CUB temporary storage, grown on demand */
   size_t cub_bytes = 0;
-  mx_scratch() = default;
+  explicit mx_scratch(cudaStream_t s = 0) : stream(s) {}
   mx_scratch(const mx_scratch &) = delete;
   mx_scratch &operator=(const mx_scratch &) = delete;
   ~mx_scratch() {
-    for (auto &p : ptrs) cudaFree(p.first);
+    for (auto &p : ptrs) mx_scratch_free(p.first, stream);
   }
 };
 
@@ -31,22 +34,11 @@ template <typename T>
 static int mx_scratch_alloc(mx_device *D, mx_scratch &W, T **p, size_t count, const char *what) {
   *p = nullptr;
   const size_t bytes = (count ? count : 1) * sizeof(T);
-  if (mx_cuda_alloc((void **)p, bytes, what)) return 1;
+  if (mx_scratch_malloc((void **)p, bytes, W.stream, what)) return 1;
   W.ptrs.push_back({(void *)*p, bytes});
   W.bytes += bytes;
   mx_note_peak(D, W);
   return 0;
-}
-
-/* Hand a scratch array over to D (it outlives the step; mx_device_free frees it). */
-static inline void mx_scratch_release(mx_device *D, mx_scratch &W, void *p) {
-  for (size_t i = 0; i < W.ptrs.size(); ++i)
-    if (W.ptrs[i].first == p) {
-      W.bytes -= W.ptrs[i].second;
-      D->bytes += W.ptrs[i].second;
-      W.ptrs.erase(W.ptrs.begin() + (long)i);
-      return;
-    }
 }
 
 /* Run a CUB device algorithm: size query, storage from the scratch, run. call(tmp, bytes) must be

@@ -7,7 +7,7 @@
  * DMA, go on with the other slot while it runs. The DMA engine and T memcpy streams overlap.
  *
  * Invariants: the staging pool (T x 2 pinned slots of kSlotBytes) is made on the first staged copy
- * and kept for the process (mx_device_release_staging frees it); one staged copy runs at a time
+ * and kept for the process (mx_h2d_release frees it); one staged copy runs at a time
  * (pool_lock); a worker reuses a slot only after the event recorded behind that slot's DMA. */
 #include <algorithm>
 #include <cstring>
@@ -135,7 +135,7 @@ extern "C" int mx_device_set_upload_threads(int threads) {
   return 0;
 }
 
-extern "C" void mx_device_release_staging(void) {
+void mx_h2d_release(void) {
   std::lock_guard<std::mutex> hold(pool_lock);
   pool_free(pool);
 }

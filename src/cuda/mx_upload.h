@@ -20,4 +20,7 @@ struct mx_h2d_piece {
  * Returns 0 or nonzero with the device layer's last error set (what names the copy). */
 int mx_h2d_copy(const mx_h2d_piece *pieces, int npieces, cudaStream_t stream, const char *what);
 
+/* Free the pinned staging pool (the next staged copy makes it again). */
+void mx_h2d_release(void);
+
 #endif

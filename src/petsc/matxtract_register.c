@@ -21,7 +21,7 @@ static PetscBool MatXtractRegistered = PETSC_FALSE;
 static PetscErrorCode MatXtractFinalize(void)
 {
   PetscFunctionBegin;
-  mx_device_release_staging();
+  mx_device_release_pools();
   MatXtractRegistered = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

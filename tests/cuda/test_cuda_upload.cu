@@ -90,9 +90,9 @@ int main(int argc, char **argv) {
   for (int threads : {1, 2, 4, 7, 16})
     for (const auto &c : cases) check_pieces(c, threads, rng);
   for (int threads : {1, 4}) check_ordering(threads, rng);
-  mx_device_release_staging();
+  mx_device_release_pools();
   check_pieces({33 * MiB}, 3, rng); /* the pool is made again after a release */
-  mx_device_release_staging();
+  mx_device_release_pools();
   printf("%d checks, %d failed\n", g_checks, g_fail);
   return g_fail ? 1 : 0;
 }
