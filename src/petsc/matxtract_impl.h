@@ -179,6 +179,8 @@ PETSC_INTERN PetscErrorCode MatXtractSetVerifyColumns_SeqAIJ(Mat);
 PETSC_INTERN PetscErrorCode MatXtractGetCSR_SeqAIJ(Mat, mx_csr *);
 PETSC_INTERN PetscErrorCode MatXtractBuildPlan_SeqAIJ(Mat, const mx_plan *);
 PETSC_INTERN PetscErrorCode MatXtractRepack_SeqAIJ(Mat);
+/* estimated seconds of packing the GPU cold region with its guard, at t_cur seconds per MatMult */
+PETSC_INTERN PetscLogDouble MatXtractPackSeconds(const Mat_MatXtract *, PetscLogDouble);
 
 /* the plan, the prediction and the online upgrade of a sequential block (matxtract_plan.c) */
 /* SpMVs timed on the GPU (median, after 2 warm-ups, CUDA events) for a plan's time per MatMult and by

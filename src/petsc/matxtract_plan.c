@@ -10,8 +10,9 @@
  *     GPU (mx_device_features, when the device holds the plain matrix), so they are computed only
  *     once the MatMult time spent on the plan reaches their estimated cost (ski rental on the
  *     prediction itself; with -mat_matxtract_expected_mults N: at once if N MatMults can pay for
- *     them, else never). A predicted cold kernel for the crux and hot mode in use is switched to at
- *     once on the GPU (mx_device_set_cold_kernel: a launch plan, no rebuild; the guard times it).
+ *     them, else never). A predicted cold kernel for the crux and hot mode in use is switched to on
+ *     the GPU (mx_device_set_cold_kernel: a launch plan, no rebuild; the guard times it) once the
+ *     same ski rental says its predicted gain pays for the switch (timing, re-packing).
  *     Then, before each MatMult, mx_upgrade_decide (core, ski
  *     rental) weighs the predicted gain t_cur - t_new, t_new = t_cur * exp(model(new) -
  *     model(cur)), against the upgrade's estimated cost; when it says now the predicted plan is
@@ -347,32 +348,74 @@ static PetscErrorCode MatXtractPlanUpgrade(Mat A, PetscLogDouble t_cur)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* On the GPU, when the model prefers another cold kernel for the crux and hot mode in use: switch
- * to it in place (mx_device_set_cold_kernel, no rebuild; a kernel that reads the pack has it guarded
- * again, and so has the old one if it comes back after that), time it as the plan was timed, and with
- * the guard go back if it is not faster. cuSPARSE leaves the pack as it is (unread). No switch from a
- * kernel that reads a pack to cuSPARSE: the model compared the kernels on plain arrays (its labels
- * are unpacked), and the trial costs cuSPARSE's setup and two timings (kron21 PageRank, H100). A kernel the device refuses (cuSPARSE on a cold CSR it
- * cannot take) leaves the plan as it was. */
-static PetscErrorCode MatXtractPlanSwitchCold(Mat A)
+/* Whether the model prefers, for the crux and hot mode in use, another cold kernel than the GPU runs. */
+static PetscBool MatXtractColdSwitchPending(const Mat_MatXtract *x)
 {
-  Mat_MatXtract      *x     = (Mat_MatXtract *)A->spptr;
-  MatXtractPlanState *st    = &x->plan;
-  const mx_cold_kernel old  = mx_device_cold_kernel(x->D);
-  PetscLogDouble       t_old = st->t_mult, t_new;
+  const MatXtractPlanState *st = &x->plan;
+
+  return (PetscBool)(x->D && !x->set.cold_fixed && (mx_cold_kernel)st->cold_pred != mx_device_cold_kernel(x->D) && st->log_ratio_cold < st->log_ratio_cur);
+}
+
+/* The pending cold-kernel switch is off (decided against, or done): the kernel in use is the model's. */
+static void MatXtractColdSwitchDrop(Mat_MatXtract *x)
+{
+  x->plan.cold_pred      = (mx_plan_cold)mx_device_cold_kernel(x->D);
+  x->plan.log_ratio_cold = x->plan.log_ratio_cur;
+}
+
+/* Estimated seconds of switching the cold kernel in place to k at t_new seconds per MatMult: timing
+ * it and, when k reads the pack, packing again with the pack's guard (MatXtractPackSeconds).
+ * cuSPARSE's own setup (descriptors, buffer, ALG2 preprocessing) is not counted (not measured). */
+static PetscLogDouble MatXtractColdSwitchCost(const Mat_MatXtract *x, mx_plan_cold k, PetscLogDouble t_new)
+{
+  const PetscBool repack = (PetscBool)((k == MX_PLAN_COLD_SEGMENT || k == MX_PLAN_COLD_MERGE) && x->set.compress != MATXTRACT_COMPRESS_OFF && !x->pack_pending);
+
+  return (MATXTRACT_GPU_TIME_REPS + 2) * t_new + (repack ? MatXtractPackSeconds(x, t_new) : 0.0);
+}
+
+/* On the GPU, when the model prefers another cold kernel for the crux and hot mode in use: decide
+ * with the upgrade's ski rental (mx_upgrade_decide) whether its predicted gain per MatMult pays for
+ * the switch's estimated cost now, later (asked again before the next MatMult) or never (rgg:20
+ * PageRank on an H100: merge predicted at 0.9996x of segment, and the switch and its way back cost
+ * two repacks and three timings). Now: switch in place (mx_device_set_cold_kernel, no rebuild; a
+ * kernel that reads the pack has it guarded again, and so has the old one if it comes back after
+ * that), time it as the plan was timed, and with the guard go back if it is not faster. cuSPARSE
+ * leaves the pack as it is (unread). No switch from a kernel that reads a pack to cuSPARSE: the
+ * model compared the kernels on plain arrays (its labels are unpacked), and the trial costs
+ * cuSPARSE's setup and two timings (kron21 PageRank, H100). A kernel the device refuses (cuSPARSE on
+ * a cold CSR it cannot take) leaves the plan as it was. One decision per prediction. */
+static PetscErrorCode MatXtractPlanSwitchCold(Mat A, PetscLogDouble t_cur, PetscLogDouble spent)
+{
+  Mat_MatXtract      *x  = (Mat_MatXtract *)A->spptr;
+  MatXtractPlanState *st = &x->plan;
+  mx_cold_kernel      old;
+  PetscLogDouble      t_old = st->t_mult, t_new, t_pred, cost;
+  mx_upgrade          d;
 
   PetscFunctionBegin;
-  if (!x->D || x->set.cold_fixed || (mx_cold_kernel)st->cold_pred == old || !(st->log_ratio_cold < st->log_ratio_cur)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!MatXtractColdSwitchPending(x)) PetscFunctionReturn(PETSC_SUCCESS);
+  old = mx_device_cold_kernel(x->D);
   if (st->cold_pred == MX_PLAN_COLD_CUSPARSE) {
     mx_device_pack_info pi;
     PetscCheck(!mx_device_compress_info(x->D, &pi), PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: reading the cold region's encodings failed: %s", mx_device_last_error());
     if (pi.in_use) {
       PetscCall(PetscInfo(A, "matxtract: predicted cold kernel cusparse not tried: %s reads the packed cold region (the model knows unpacked kernel times only)\n", MatXtractColdNames[old]));
+      MatXtractColdSwitchDrop(x);
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
+  t_pred = t_cur * exp(st->log_ratio_cold - st->log_ratio_cur);
+  cost   = MatXtractColdSwitchCost(x, st->cold_pred, t_pred);
+  d      = mx_upgrade_decide(t_cur, t_pred, cost, spent, (double)x->set.expected_mults);
+  if (d == MX_UPGRADE_LATER) PetscFunctionReturn(PETSC_SUCCESS);
+  if (d == MX_UPGRADE_NEVER) {
+    PetscCall(PetscInfo(A, "matxtract: predicted cold kernel %s not tried: its predicted %g s per MatMult (%s: %g s) cannot pay for the switch (estimated %g s)\n", mx_plan_cold_name(st->cold_pred), (double)t_pred, MatXtractColdNames[old], (double)t_cur, (double)cost));
+    MatXtractColdSwitchDrop(x);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (mx_device_set_cold_kernel(x->D, (mx_cold_kernel)st->cold_pred)) {
     PetscCall(PetscInfo(A, "matxtract: predicted cold kernel %s not taken: %s\n", mx_plan_cold_name(st->cold_pred), mx_device_last_error()));
+    MatXtractColdSwitchDrop(x);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   const PetscBool repacked = (PetscBool)(st->cold_pred == MX_PLAN_COLD_SEGMENT || st->cold_pred == MX_PLAN_COLD_MERGE);
@@ -383,6 +426,7 @@ static PetscErrorCode MatXtractPlanSwitchCold(Mat A)
     PetscCheck(!mx_device_set_cold_kernel(x->D, old), PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: switching the cold kernel back to %s failed: %s", MatXtractColdNames[old], mx_device_last_error());
     if (repacked) PetscCall(MatXtractRepack_SeqAIJ(A));
     st->src_cold = MATXTRACT_CRUX_GUARD;
+    MatXtractColdSwitchDrop(x);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscInfo(A, "matxtract: cold kernel %s -> %s (predicted): %g -> %g s per MatMult\n", MatXtractColdNames[old], mx_plan_cold_name(st->cold_pred), (double)t_old, (double)t_new));
@@ -394,13 +438,25 @@ static PetscErrorCode MatXtractPlanSwitchCold(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* After a prediction or a cold-kernel decision: the pattern's decisions end when no cold-kernel
+ * switch is pending and the predicted plan is the plan in use or not faster than it. */
+static PetscErrorCode MatXtractPlanMaybeSettle(Mat A)
+{
+  Mat_MatXtract      *x  = (Mat_MatXtract *)A->spptr;
+  MatXtractPlanState *st = &x->plan;
+
+  PetscFunctionBegin;
+  if (MatXtractColdSwitchPending(x)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (MatXtractPlanSameFormat(&st->pred_plan, &st->plan, (PetscBool)(x->D != NULL))) PetscCall(MatXtractPlanSettle(A, "the predicted plan is the plan in use"));
+  else if (!(st->log_ratio_pred < st->log_ratio_cur)) PetscCall(MatXtractPlanSettle(A, "the model predicts no plan faster than the plan in use"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Under upgrade auto, once the time spent pays for it (or, with expected_mults N, if N MatMults
- * can): predict, and take a predicted cold kernel for the plan in use at once; a prediction that
- * offers nothing faster ends the pattern's decisions. */
+ * can): predict, and weigh a predicted cold kernel for the plan in use at once. */
 static PetscErrorCode MatXtractPlanMaybePredict(Mat A, PetscLogDouble t_cur, PetscLogDouble spent)
 {
   Mat_MatXtract      *x    = (Mat_MatXtract *)A->spptr;
-  MatXtractPlanState *st   = &x->plan;
   const PetscLogDouble cost = MatXtractPredictCost(MatXtractSettingsModel(&x->set), x);
   const PetscInt       N    = x->set.expected_mults;
 
@@ -412,14 +468,13 @@ static PetscErrorCode MatXtractPlanMaybePredict(Mat A, PetscLogDouble t_cur, Pet
   }
   if (N <= 0 && spent < cost) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatXtractPredict(A));
-  PetscCall(MatXtractPlanSwitchCold(A));
-  if (MatXtractPlanSameFormat(&st->pred_plan, &st->plan, (PetscBool)(x->D != NULL))) PetscCall(MatXtractPlanSettle(A, "the predicted plan is the plan in use"));
-  else if (!(st->log_ratio_pred < st->log_ratio_cur)) PetscCall(MatXtractPlanSettle(A, "the model predicts no plan faster than the plan in use"));
+  PetscCall(MatXtractPlanSwitchCold(A, t_cur, spent));
+  PetscCall(MatXtractPlanMaybeSettle(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Before a MatMult under upgrade auto: predict when it pays, then ask the ski-rental rule whether
- * the upgrade pays now, later or never. */
+/* Before a MatMult under upgrade auto: predict when it pays (or weigh a cold-kernel switch still
+ * pending), then ask the ski-rental rule whether the upgrade pays now, later or never. */
 PetscErrorCode MatXtractPlanBeforeMult(Mat A)
 {
   Mat_MatXtract      *x  = (Mat_MatXtract *)A->spptr;
@@ -432,7 +487,11 @@ PetscErrorCode MatXtractPlanBeforeMult(Mat A)
   MatXtractPlanTimes(x, &t_cur, &spent);
   if (!(t_cur > 0)) PetscFunctionReturn(PETSC_SUCCESS); /* the CPU's first MatMult measures it */
   if (!st->predicted) PetscCall(MatXtractPlanMaybePredict(A, t_cur, spent));
-  if (st->settled || !st->predicted) PetscFunctionReturn(PETSC_SUCCESS);
+  else if (MatXtractColdSwitchPending(x)) {
+    PetscCall(MatXtractPlanSwitchCold(A, t_cur, spent));
+    PetscCall(MatXtractPlanMaybeSettle(A));
+  }
+  if (st->settled || !st->predicted || !(st->log_ratio_pred < st->log_ratio_cur)) PetscFunctionReturn(PETSC_SUCCESS); /* nothing but a cold switch to weigh */
   /* from the latest measurement (the CPU's mean moves): the predicted ratio, not a time, is fixed */
   st->t_pred        = t_cur * exp(st->log_ratio_pred - st->log_ratio_cur);
   st->upgrade_setup = MatXtractUpgradeCost(x, t_cur, st->t_pred);

@@ -235,7 +235,7 @@ static PetscErrorCode MatXtractCompressAtBuild(Mat A)
 
 /* Estimated seconds of the amortised pack: the packing, and the guard's timed products of the pack
  * (the plain format's time is the plan's, t_cur, already measured). */
-static PetscLogDouble MatXtractPackCost(const Mat_MatXtract *x, PetscLogDouble t_cur)
+PetscLogDouble MatXtractPackSeconds(const Mat_MatXtract *x, PetscLogDouble t_cur)
 {
   const PetscLogDouble guard = x->set.guard ? (MATXTRACT_GPU_TIME_REPS + 2) * t_cur : 0.0;
 
@@ -255,7 +255,7 @@ static PetscErrorCode MatXtractPackBeforeMult(Mat A)
   if (!x->pack_pending) PetscFunctionReturn(PETSC_SUCCESS);
   k = mx_device_cold_kernel(x->D);
   MatXtractPlanTimes(x, &t_cur, &spent);
-  cost = MatXtractPackCost(x, t_cur);
+  cost = MatXtractPackSeconds(x, t_cur);
   if ((k != MX_COLD_SEGMENT && k != MX_COLD_MERGE) || !(t_cur > 0) || spent < cost) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscInfo(A, "matxtract: packing the cold region after %" PetscInt_FMT " MatMults: %g s spent on them >= the packing's estimated %g s\n", (PetscInt)x->plan.mults, (double)spent, (double)cost));
   x->pack_pending = PETSC_FALSE;
