@@ -26,6 +26,7 @@
 #include <thrust/system/cuda/execution_policy.h>
 #include <string.h>
 #include <algorithm>
+#include <exception>
 #include <vector>
 #include "mx_device_impl.h"
 #include "mx_scratch.cuh"
@@ -274,13 +275,18 @@ struct build_state {
 };
 
 /* Shortest prefix p of the sorted lengths whose sum (inclusive prefix cum, nondecreasing) reaches
- * target: one vectorised binary search on the GPU and one download. */
+ * target: one vectorised binary search on the GPU and one download. Thrust reports a CUDA error by
+ * throwing: caught here, so that no exception leaves the C-callable builder. */
 static int prefix_cover(mx_device *D, mx_scratch &W, const int *cum, int count, int64_t target, int *p) {
   if (target <= 0 || count == 0) return *p = 0, 0;
   int64_t *first, h_first; /* first index with cum >= target (exists: cum[count-1] = total >= target) */
   if (mx_scratch_alloc(D, W, &first, 1, "alloc prefix index")) return 1;
   const auto t = thrust::make_constant_iterator(target);
-  thrust::lower_bound(thrust::cuda::par_nosync.on(W.stream), cum, cum + count, t, t + 1, first, thrust::less<int64_t>());
+  try {
+    thrust::lower_bound(thrust::cuda::par_nosync.on(W.stream), cum, cum + count, t, t + 1, first, thrust::less<int64_t>());
+  } catch (const std::exception &e) {
+    return mx_fail("mx_device_build: prefix cover: %s", e.what());
+  }
   MX_LAUNCH_CHECK("prefix cover");
   MX_CUDA_TRY(cudaMemcpy(&h_first, first, sizeof h_first, cudaMemcpyDeviceToHost));
   *p = (int)h_first + 1;
