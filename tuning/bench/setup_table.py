@@ -4,8 +4,9 @@ files (run with --petsc-crux 0.7,0.5,1,1): per matrix, aijcusparse's setup (MatC
 - one MatMult, median of -setup_reps) and matxtract's at (0,0) and at each fixed crux, their ratios,
 and the counts the issue asks for (matrices >= 1M nonzeros: (0,0) <= 1.0x, every crux <= 1.2x);
 then the amortization table: per matrix and plan, the MatMults after which matxtract's total
-(setup + N x its time per MatMult, t_med_us) is below aijcusparse's. Markdown on stdout. Standard
-library only."""
+(setup + N x its time per MatMult, t_med_us) is below aijcusparse's; then issue 11's cost bound: the
+default plan's features + prediction (predict_ms, paid inside the solve) as a share of aijcusparse's
+setup (at most 5% wanted). Markdown on stdout. Standard library only."""
 import csv
 import math
 import sys
@@ -23,6 +24,8 @@ def main(paths):
             v = r["variant"]
             d[v] = float(r["setup_ms"])
             d["t_" + v] = float(r["t_med_us"])
+            if v == "matxtract" and r.get("predict_ms"):
+                d["predict_ms"] = float(r["predict_ms"])
             if v.startswith("matxtract_") and v not in cruxes:
                 cruxes.append(v)
     base = "aijcusparse" if any("aijcusparse" in d for d in rows.values()) else "aij"  # CPU runs: aij
@@ -48,6 +51,7 @@ def main(paths):
     print("\nmatrices >= 1M nonzeros: %d; (0,0) <= 1.0x: %d; every crux <= 1.2x: %d" % (n, ok00, ok_all))
     print("largest ratio over the cruxes: " + ", ".join("%s %.2f" % (m, w) for w, m in worst[:8]))
     breakeven_table(rows, base, cols, names)
+    predict_cost(rows, base)
 
 
 def breakeven(setup_mx, t_mx, setup_base, t_base):
@@ -74,6 +78,22 @@ def breakeven_table(rows, base, cols, names):
             continue
         cells = ["%.1f | %s" % (d["t_" + c], breakeven(d[c], d["t_" + c], d[base], d["t_" + base])) for c in cols]
         print("| %s | %.1f | %s |" % (m, d["t_" + base], " | ".join(cells)))
+
+
+def predict_cost(rows, base, bound=0.05):
+    """Issue 11: features + prediction of the default plan over the base's setup, per matrix that has
+    both (a prediction of 0 ms, none made, is skipped): the median share and those above bound."""
+    shares = sorted((d["predict_ms"] / d[base], m, d["predict_ms"], d[base]) for m, d in rows.items()
+                    if d.get("predict_ms", 0) > 0 and d.get(base, 0) > 0)
+    if not shares:
+        return
+    k = len(shares)
+    med = shares[k // 2][0] if k % 2 else 0.5 * (shares[k // 2 - 1][0] + shares[k // 2][0])
+    over = [s for s in reversed(shares) if s[0] > bound]
+    print("\n## Features + prediction (default plan, paid inside the solve) vs %s's setup\n" % base)
+    print("matrices: %d; median share %.1f%%; above %.0f%%: %d%s" % (
+        k, 100 * med, 100 * bound, len(over),
+        "".join(("; " if i == 0 else ", ") + "%s %.1f%% (%.2f of %.1f ms)" % (m, 100 * s, p, b) for i, (s, m, p, b) in enumerate(over))))
 
 
 if __name__ == "__main__":
