@@ -383,7 +383,7 @@ static PetscLogDouble MatXtractColdSwitchCost(const Mat_MatXtract *x, mx_plan_co
  * leaves the pack as it is (unread). No switch from a kernel that reads a pack to cuSPARSE: the
  * model compared the kernels on plain arrays (its labels are unpacked), and the trial costs
  * cuSPARSE's setup and two timings (kron21 PageRank, H100). A kernel the device refuses (cuSPARSE on
- * a cold CSR it cannot take) leaves the plan as it was. One decision per prediction. */
+ * a cold CSR it cannot take) leaves the plan as it was. At most one switch tried per prediction. */
 static PetscErrorCode MatXtractPlanSwitchCold(Mat A, PetscLogDouble t_cur, PetscLogDouble spent)
 {
   Mat_MatXtract      *x  = (Mat_MatXtract *)A->spptr;
