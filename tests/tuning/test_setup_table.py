@@ -11,14 +11,7 @@ import tempfile
 
 sys.path.insert(0, sys.argv[1])
 import setup_table  # noqa: E402
-
-FAILED = []
-
-
-def expect(ok, what):
-    print(("ok    " if ok else "FAIL  ") + what)
-    if not ok:
-        FAILED.append(what)
+from checks import expect, finish  # noqa: E402 (beside this file)
 
 
 def check_breakeven():
@@ -65,5 +58,4 @@ def check_table():
 
 check_breakeven()
 check_table()
-print("%d failed" % len(FAILED))
-sys.exit(1 if FAILED else 0)
+finish()

@@ -6,14 +6,7 @@ import sys
 
 sys.path.insert(0, sys.argv[1])
 import summarise  # noqa: E402
-
-FAILED = []
-
-
-def expect(ok, what):
-    print(("ok    " if ok else "FAIL  ") + what)
-    if not ok:
-        FAILED.append(what)
+from checks import expect, finish  # noqa: E402 (beside this file)
 
 
 # base min, base max, matxtract min, matxtract max (seconds)
@@ -21,5 +14,4 @@ expect(summarise.separation(0.10, 0.12, 0.08, 0.09) == "matxtract faster", "ever
 expect(summarise.separation(0.08, 0.09, 0.10, 0.12) == "matxtract slower", "every matxtract run above every base run")
 expect(summarise.separation(0.089, 0.118, 0.091, 0.118) == "within the spread", "overlapping ranges (kron20, 100 its)")
 expect(summarise.separation(0.10, 0.12, 0.09, 0.10) == "within the spread", "touching ranges are not apart")
-print("%d failed" % len(FAILED))
-sys.exit(1 if FAILED else 0)
+finish()
