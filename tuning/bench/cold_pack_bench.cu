@@ -6,11 +6,13 @@
  * each between CUDA events on one stream; x/y rotated over 8 copies when the matrix is under 2x L2;
  * effective bandwidth as a fraction of the measured device-to-device copy bandwidth.
  *
- * Usage: cold-pack-bench [-o OUTDIR] [-warmup N] [-reps N] [SPEC[@VALUES] ...]
+ * Usage: cold-pack-bench [-o OUTDIR] [-warmup N] [-reps N] [SPEC[@VALUES][%degcols] ...]
  *   SPEC    a generator spec (mx_gen, e.g. lap3d:100, kron:20:16)
  *   VALUES  as (the generator's, default), ones (unweighted), pagerank (a_ij = 1/(entries of
  *           column j): the transition matrix of PageRank, column-constant), unique (uniform in
  *           [-1,1), FEM-like: nothing to share), few (one of 5 integers)
+ *   %degcols  relabel the columns by descending column count (an experiment: what a column
+ *           permutation inside the library would give; the per-product permutation of x not timed)
  * Without specs: the default list below. Writes OUTDIR/cold_pack.csv, cold_pack.md, env.txt.
  * COLD_PACK_VARIANTS="1 2" also times those packed kernel variants (mx_cold_pack_set_variant; the
  * table keeps variant 0) and prints each with its bitwise check against the plain kernel.
@@ -73,8 +75,27 @@ struct Csr {
   int32_t nnz() const { return rowptr[nrows]; }
 };
 
-/* SPEC[@VALUES] -> A; false (and a message) when it cannot be made */
-static bool make_matrix(const std::string &item, Csr *A, std::string *values) {
+/* Relabel the columns of A by descending column count (ties by column): col(p) = rank(col(p)), the
+ * nonzeros keep their order. The experiment of a column permutation done inside the library (x
+ * permuted once per product): heavy columns' x values then share sectors and cache lines. */
+static void relabel_columns_by_degree(Csr *A) {
+  std::vector<int32_t> cnt((size_t)A->ncols, 0), order((size_t)A->ncols), rank((size_t)A->ncols);
+  for (int32_t c : A->col) cnt[c]++;
+  for (int32_t j = 0; j < A->ncols; ++j) order[j] = j;
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return cnt[a] > cnt[b]; });
+  for (int32_t r = 0; r < A->ncols; ++r) rank[order[r]] = r;
+  for (int32_t &c : A->col) c = rank[c];
+}
+
+/* SPEC[@VALUES][%degcols] -> A; false (and a message) when it cannot be made */
+static bool make_matrix(const std::string &item_in, Csr *A, std::string *values) {
+  const size_t pct = item_in.find('%');
+  const std::string item = item_in.substr(0, pct);
+  const bool degcols = pct != std::string::npos && item_in.substr(pct + 1) == "degcols";
+  if (pct != std::string::npos && !degcols) {
+    fprintf(stderr, "skip %s: unknown suffix (%%degcols)\n", item_in.c_str());
+    return false;
+  }
   const size_t at = item.find('@');
   const std::string spec = item.substr(0, at);
   *values = at == std::string::npos ? "as" : item.substr(at + 1);
@@ -103,6 +124,7 @@ static bool make_matrix(const std::string &item, Csr *A, std::string *values) {
       return false;
     }
   }
+  if (degcols) relabel_columns_by_degree(A);
   return true;
 }
 
