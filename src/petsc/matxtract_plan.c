@@ -8,9 +8,9 @@
  *     the row-length rule, nothing timed). Features and the prediction cost ~25 ns per nonzero on
  *     the CPU, as much as a whole aijcusparse setup, and MATXTRACT_FEATURES_GPU_NS_PER_NNZ on the
  *     GPU (mx_device_features, when the device holds the plain matrix), so they are computed only
- *     once the MatMult time spent on the plan reaches their estimated cost (ski rental on the
- *     prediction itself; with -mat_matxtract_expected_mults N: at once if N MatMults can pay for
- *     them, else never). A predicted cold kernel for the crux and hot mode in use is switched to on
+ *     once the MatMult time spent on the plan, at the mean gain of a prediction
+ *     (MATXTRACT_PREDICT_GAIN), would pay for their estimated cost (with
+ *     -mat_matxtract_expected_mults N: at once if N MatMults can, else never). A predicted cold kernel for the crux and hot mode in use is switched to on
  *     the GPU (mx_device_set_cold_kernel: a launch plan, no rebuild; the guard times it) once the
  *     same ski rental says its predicted gain pays for the switch (timing, re-packing).
  *     Then, before each MatMult, mx_upgrade_decide (core, ski
@@ -34,6 +34,14 @@
  * 18.5 ms (63.5M), lap3d:150 12.8 ms (23.5M), rgg:20 6.9 ms (13.8M), lap3d:100 6.5 ms (6.9M) */
 #define MATXTRACT_FEATURES_GPU_NS_PER_NNZ 0.35
 #define MATXTRACT_FEATURES_GPU_FIXED_S    3e-3
+/* The mean fraction of a MatMult that a prediction saves: the fastest plan the labels measured vs
+ * the default plan ((0,0), the cold kernel by the row-length rule), over the 129 label matrices of
+ * >= 1M nonzeros on an H100 (tuning/predictor/gain_prior.py on tuning/results/h100/predictor-
+ * 2026-11-23b/labels.jsonl.gz: mean 0.028, median 0, p90 0.10). Predicting pays, on average, once
+ * a future as long as the past would save its cost at this gain: spent * gain >= cost. (At spent >=
+ * cost, the rule before, PageRank on kron:20:16 paid 10 ms of features after 51 of 100 MatMults
+ * for a plan that could not pay for its own build.) */
+#define MATXTRACT_PREDICT_GAIN 0.028
 /* seconds of one tree level in one model evaluation (a compare and a load) */
 #define MATXTRACT_TREE_LEVEL_NS 2.0
 /* SpMVs timed on the CPU after a build and by the guard (median); the GPU's: MATXTRACT_GPU_TIME_REPS */
@@ -89,6 +97,13 @@ static PetscLogDouble MatXtractPredictCost(const mx_model *M, const Mat_MatXtrac
   const double    ns    = gpu ? MATXTRACT_FEATURES_GPU_NS_PER_NNZ : MATXTRACT_FEATURES_NS_PER_NNZ;
 
   return (gpu ? MATXTRACT_FEATURES_GPU_FIXED_S : 0.0) + 1e-9 * (ns * (double)x->F.nnz + MATXTRACT_TREE_LEVEL_NS * (double)M->ncandidates * (double)M->ntrees * depth);
+}
+
+/* MatMult seconds after which upgrade auto predicts: when a future as long as the past, saving the
+ * mean gain of a prediction, pays for its estimated cost. */
+static PetscLogDouble MatXtractPredictAfter(const mx_model *M, const Mat_MatXtract *x)
+{
+  return MatXtractPredictCost(M, x) / MATXTRACT_PREDICT_GAIN;
 }
 
 /* The features of A: on the GPU when it holds the plain matrix (a GPU failure falls back to the
@@ -452,21 +467,23 @@ static PetscErrorCode MatXtractPlanMaybeSettle(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Under upgrade auto, once the time spent pays for it (or, with expected_mults N, if N MatMults
- * can): predict, and weigh a predicted cold kernel for the plan in use at once. */
+/* Under upgrade auto, once the time spent pays for it at the mean gain of a prediction (or, with
+ * expected_mults N, if N MatMults can): predict, and weigh a predicted cold kernel for the plan in
+ * use at once. */
 static PetscErrorCode MatXtractPlanMaybePredict(Mat A, PetscLogDouble t_cur, PetscLogDouble spent)
 {
-  Mat_MatXtract      *x    = (Mat_MatXtract *)A->spptr;
-  const PetscLogDouble cost = MatXtractPredictCost(MatXtractSettingsModel(&x->set), x);
-  const PetscInt       N    = x->set.expected_mults;
+  Mat_MatXtract      *x     = (Mat_MatXtract *)A->spptr;
+  const mx_model     *M     = MatXtractSettingsModel(&x->set);
+  const PetscLogDouble after = MatXtractPredictAfter(M, x);
+  const PetscInt       N     = x->set.expected_mults;
 
   PetscFunctionBegin;
-  if (N > 0 && (PetscLogDouble)N * t_cur < cost) {
-    PetscCall(PetscInfo(A, "matxtract: %" PetscInt_FMT " expected MatMults of %g s cannot pay for the prediction (estimated %g s)\n", N, (double)t_cur, (double)cost));
+  if (N > 0 && (PetscLogDouble)N * t_cur < after) {
+    PetscCall(PetscInfo(A, "matxtract: %" PetscInt_FMT " expected MatMults of %g s cannot pay for the prediction (estimated %g s) at its mean gain %g\n", N, (double)t_cur, (double)MatXtractPredictCost(M, x), MATXTRACT_PREDICT_GAIN));
     PetscCall(MatXtractPlanSettle(A, "the expected MatMults cannot pay for predicting (-mat_matxtract_expected_mults)"));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (N <= 0 && spent < cost) PetscFunctionReturn(PETSC_SUCCESS);
+  if (N <= 0 && spent < after) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatXtractPredict(A));
   PetscCall(MatXtractPlanSwitchCold(A, t_cur, spent));
   PetscCall(MatXtractPlanMaybeSettle(A));
@@ -566,7 +583,7 @@ PetscErrorCode MatXtractPlanView(Mat A, PetscViewer viewer)
                                    MatXtractSettingsModel(set)->trained_on));
   if (st->predicted)
     PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: predicted plan crux (%g, %g) hot mode %s cold kernel %s, %.3gx the time of the plan then in use; features (on the %s) + prediction %.3g ms\n", st->pred_plan.crux.tau_c, st->pred_plan.crux.tau_r, mx_plan_mode_name(st->pred_plan.mode), mx_plan_cold_name(st->pred_plan.cold), exp(st->log_ratio_pred - st->log_ratio_cur), st->features_on_gpu ? "GPU" : "CPU", 1e3 * st->predict_seconds));
-  else if (!st->settled) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: not predicted yet: it runs once the MatMult time spent (%.3g ms) reaches its estimated cost (%.3g ms)\n", 1e3 * spent, 1e3 * MatXtractPredictCost(MatXtractSettingsModel(set), x)));
+  else if (!st->settled) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: not predicted yet: it runs once the MatMult time spent (%.3g ms) reaches %.3g ms (its estimated cost %.3g ms / the mean gain of a prediction %g)\n", 1e3 * spent, 1e3 * MatXtractPredictAfter(MatXtractSettingsModel(set), x), 1e3 * MatXtractPredictCost(MatXtractSettingsModel(set), x), MATXTRACT_PREDICT_GAIN));
   if (st->t_pred > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult predicted %.4g us for the predicted plan (from the plan then in use, measured)\n", 1e6 * st->t_pred));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult measured %.4g us for the plan in use (%" PetscInt_FMT " MatMults on it; 0: not measured yet)\n", 1e6 * t_cur, st->mults));
   if (st->upgrade_tried) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: upgrade tried (estimated at %.3g ms): %s\n", 1e3 * st->upgrade_setup, st->src_crux == MATXTRACT_CRUX_GUARD || st->src_mode == MATXTRACT_CRUX_GUARD || st->src_cold == MATXTRACT_CRUX_GUARD ? "the guard timed it slower and kept the previous plan" : "kept"));

@@ -117,6 +117,13 @@ static PetscBool MatXtractPackActive(const Mat_MatXtract *x)
  * kron:20:16 PageRank 4.9-7.7 ms (31.4M nonzeros), lap3d:100 2.1-3.5 ms (6.9M) */
 #define MATXTRACT_PACK_FIXED_S    1.5e-3
 #define MATXTRACT_PACK_NS_PER_NNZ 0.2
+/* The fraction of a MatMult the pack is assumed to save until its guard measures it. Measured on an
+ * H100 (tuning/results/h100/cold-pack-perf-2026-11-23*): 0.065 kron:20:16 PageRank (column constants),
+ * 0.11-0.13 band, unique values, kron and chunglu unweighted; 0.21-0.28 stencils and rgg. With 0.2 a
+ * pack waits until the time spent, had it been saving that fraction, pays for it: a 100-iteration
+ * PageRank on kron:20:16 no longer pays 10 ms for 1 ms back (packed after 34 MatMults by "spent >=
+ * cost"), while a 1000-iteration solve on a stencil keeps all but a few percent of the pack's gain. */
+#define MATXTRACT_PACK_GAIN 0.2
 
 /* The guard of the GPU pack (-mat_matxtract_guard): fewer bytes need not be faster (a 2-byte
  * dictionary too large for L1 is a second random gather: kron:20:16 PageRank values, dict16 474 us
@@ -217,8 +224,8 @@ PetscErrorCode MatXtractRepack_SeqAIJ(Mat A)
 }
 
 /* After a build: under compress auto on the GPU the pack waits (MatXtractPackBeforeMult) until the
- * MatMult time spent reaches its estimated cost, so that a solve too short to earn it back never
- * pays it; under on, or on the CPU path, the cold region is packed (or left plain) now. */
+ * MatMult time spent pays for it at its assumed gain, so that a solve too short to earn it back
+ * never pays it; under on, or on the CPU path, the cold region is packed (or left plain) now. */
 static PetscErrorCode MatXtractCompressAtBuild(Mat A)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
@@ -227,7 +234,7 @@ static PetscErrorCode MatXtractCompressAtBuild(Mat A)
   x->pack_pending = (PetscBool)(x->D && x->set.compress == MATXTRACT_COMPRESS_AUTO);
   if (!x->pack_pending) PetscCall(MatXtractCompress(A, 0.0));
   else {
-    x->pack_note          = "not packed yet (auto: packed once the MatMult time spent reaches the packing's estimated cost)";
+    x->pack_note          = "not packed yet (auto: packed once the MatMult time spent, saving the pack's assumed gain, would pay for packing)";
     x->build_mult_seconds = 0.0;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -242,22 +249,33 @@ PetscLogDouble MatXtractPackSeconds(const Mat_MatXtract *x, PetscLogDouble t_cur
   return MATXTRACT_PACK_FIXED_S + 1e-9 * MATXTRACT_PACK_NS_PER_NNZ * (PetscLogDouble)x->F.cold_nnz + guard;
 }
 
-/* Before a MatMult with the pack pending: pack once the time spent on the plan in use reaches the
- * packing's estimated cost (ski rental: a solve pays at most about twice what the better of "never
- * pack" and "pack at once" costs it), while a cold kernel that reads the pack is in use. */
+/* Before a MatMult with the pack pending, while a cold kernel that reads the pack is in use: the
+ * pack is an upgrade predicted to save MATXTRACT_PACK_GAIN of a MatMult, weighed by the upgrade's
+ * rule (mx_upgrade_decide: once the time spent, saving that fraction, would have paid for the
+ * packing's estimated cost; with -mat_matxtract_expected_mults N, now if the MatMults left can pay
+ * for it, else never). The guard then measures what it saves. */
 static PetscErrorCode MatXtractPackBeforeMult(Mat A)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
   PetscLogDouble t_cur, spent, cost;
   mx_cold_kernel k;
+  mx_upgrade     d;
 
   PetscFunctionBegin;
   if (!x->pack_pending) PetscFunctionReturn(PETSC_SUCCESS);
   k = mx_device_cold_kernel(x->D);
   MatXtractPlanTimes(x, &t_cur, &spent);
+  if ((k != MX_COLD_SEGMENT && k != MX_COLD_MERGE) || !(t_cur > 0)) PetscFunctionReturn(PETSC_SUCCESS);
   cost = MatXtractPackSeconds(x, t_cur);
-  if ((k != MX_COLD_SEGMENT && k != MX_COLD_MERGE) || !(t_cur > 0) || spent < cost) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscInfo(A, "matxtract: packing the cold region after %" PetscInt_FMT " MatMults: %g s spent on them >= the packing's estimated %g s\n", (PetscInt)x->plan.mults, (double)spent, (double)cost));
+  d    = mx_upgrade_decide(t_cur, (1.0 - MATXTRACT_PACK_GAIN) * t_cur, cost, spent, (double)x->set.expected_mults);
+  if (d == MX_UPGRADE_LATER) PetscFunctionReturn(PETSC_SUCCESS);
+  if (d == MX_UPGRADE_NEVER) {
+    PetscCall(PetscInfo(A, "matxtract: not packing the cold region: the %" PetscInt_FMT " expected MatMults cannot pay for it (estimated %g s) at its assumed gain %g\n", x->set.expected_mults, (double)cost, MATXTRACT_PACK_GAIN));
+    x->pack_pending = PETSC_FALSE;
+    x->pack_note    = "not packed (the expected MatMults cannot pay for packing: -mat_matxtract_expected_mults)";
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscInfo(A, "matxtract: packing the cold region after %" PetscInt_FMT " MatMults: %g s spent on them would have saved its estimated %g s at its assumed gain %g\n", (PetscInt)x->plan.mults, (double)spent, (double)cost, MATXTRACT_PACK_GAIN));
   x->pack_pending = PETSC_FALSE;
   /* the packing and the guard's products run on the default stream: the user's products still in
    * flight on PETSc's stream finish first */

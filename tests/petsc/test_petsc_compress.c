@@ -311,7 +311,7 @@ static PetscErrorCode CheckCpuAutoPlain(Mat A, const char *name, uint64_t seed)
   PetscFunctionReturn(0);
 }
 
-/* On the GPU, auto packs once the MatMult time spent reaches the packing's estimated cost: not packed
+/* On the GPU, auto packs once the MatMult time spent pays for the packing at its assumed gain: not packed
  * after the first product (a note says it waits), packed after enough MatMults (the guard is off in
  * this test: the pack is kept), and the products before and after are bitwise the same. */
 static PetscErrorCode CheckGpuAmortisedPack(Mat A, const char *name, const char *values, uint64_t seed)
@@ -351,6 +351,37 @@ static PetscErrorCode CheckGpuAmortisedPack(Mat A, const char *name, const char 
   PetscCall(VecDestroy(&y0));
   PetscCall(VecDestroy(&y));
   PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(0);
+}
+
+/* On the GPU, with -mat_matxtract_expected_mults N auto decides at the first MatMult: 3 MatMults cannot
+ * pay for packing (never packed, the note says why), a million can (packed before the second). */
+static PetscErrorCode CheckGpuExpectedMultsPack(Mat A, const char *name)
+{
+  static const char *const n[]      = {"3", "1000000"};
+  static const PetscBool   packed[] = {PETSC_FALSE, PETSC_TRUE};
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 2; k++) {
+    Mat           B;
+    Vec           x, y;
+    MatXtractInfo info;
+    char          what[256];
+
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_expected_mults", n[k]));
+    PetscCall(ToMatXtract(A, "auto", 0, 0, &B));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_expected_mults"));
+    PetscCall(MatCreateVecs(B, &x, &y));
+    PetscCall(VecSet(x, 1.0));
+    for (int i = 0; i < 3; i++) PetscCall(MatMult(B, x, y));
+    PetscCall(MatXtractGetInfo(B, &info));
+    PetscCall(PetscSNPrintf(what, sizeof what, "expected_mults %s: packed %d (note: %s)", n[k], (int)info.compress_packed, info.compress_note ? info.compress_note : "-"));
+    PetscCall(ExpectAll((PetscBool)(info.compress_packed == packed[k]), what, name));
+    if (!packed[k]) PetscCall(ExpectAll((PetscBool)(info.compress_note && strstr(info.compress_note, "expected MatMults")), what, name));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(MatDestroy(&B));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -428,7 +459,10 @@ int main(int argc, char **argv)
       PetscCall(CheckRefreshPaths(A, specs[s], pack_on, 0, 0, 1000 + 100 * (uint64_t)s));
       PetscCall(CheckRefreshPaths(A, specs[s], pack_on, 0.7, 0.5, 2000 + 100 * (uint64_t)s));
       if (!on_gpu) PetscCall(CheckCpuAutoPlain(A, specs[s], 5000 + 100 * (uint64_t)s));
-      else PetscCall(CheckGpuAmortisedPack(A, specs[s], "dict8", 8000 + 100 * (uint64_t)s));
+      else {
+        PetscCall(CheckGpuAmortisedPack(A, specs[s], "dict8", 8000 + 100 * (uint64_t)s));
+        PetscCall(CheckGpuExpectedMultsPack(A, specs[s]));
+      }
       PetscCall(CheckRefreshPaths(A, specs[s], "off", 0, 0, 3000 + 100 * (uint64_t)s));
       PetscCall(MatDestroy(&A));
     }

@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""test_gain_prior.py PREDICTOR_DIR - tuning/predictor/gain_prior.py on known labels: the rule's default
+kernel, the gain per matrix (a hot plan faster, the default the best, the default not measured), the
+nonzero cut and the summary. Exits 1 if a result is wrong."""
+import sys
+
+sys.path.insert(0, sys.argv[1])
+import gain_prior  # noqa: E402
+from checks import expect, finish  # noqa: E402 (beside this file)
+
+
+def ev(tc, tr, cold, t):
+    return {"ok": 1, "tc": tc, "tr": tr, "cold": cold, "t_us": t}
+
+
+def label(nnz, row_max, row_cv, evals):
+    return {"matrix": {"nnz": nnz}, "features": {"row_max": row_max, "row_cv": row_cv}, "evals": evals}
+
+
+STENCIL = label(2000000, 7, 0.1, [ev(0, 0, "segment", 100.0), ev(0, 0, "merge", 120.0), ev(1, 1, "segment", 80.0)])
+SKEWED = label(3000000, 5000, 3.0, [ev(0, 0, "segment", 50.0), ev(0, 0, "merge", 40.0), ev(1, 1, "merge", 45.0)])
+NO_DEFAULT = label(4000000, 7, 0.1, [ev(0, 0, "merge", 10.0)])
+SMALL = label(1000, 7, 0.1, [ev(0, 0, "segment", 10.0), ev(1, 1, "segment", 5.0)])
+
+
+def main():
+    expect(gain_prior.rule_kernel({"row_max": 2048, "row_cv": 2.0}) == "segment", "rule: 2048 nonzeros and cv 2.0 stay segment")
+    expect(gain_prior.rule_kernel({"row_max": 2049, "row_cv": 0.0}) == "merge", "rule: a row past one segment is merge")
+    expect(gain_prior.rule_kernel({"row_max": 10, "row_cv": 2.5}) == "merge", "rule: cv > 2 is merge")
+    expect(abs(gain_prior.gain(STENCIL) - 0.2) < 1e-12, "a hot plan 80 us vs the default segment 100 us: gain 0.2")
+    expect(gain_prior.gain(SKEWED) == 0.0, "the default (merge) is the fastest: gain 0")
+    expect(gain_prior.gain(NO_DEFAULT) is None, "default kernel not measured: no gain")
+    n, mean, med, p75, p90, mx = gain_prior.summary([STENCIL, SKEWED, NO_DEFAULT, SMALL], 1000000)
+    expect(n == 2, "summary: the small matrix and the one without a default left out (n %d)" % n)
+    expect(abs(mean - 0.1) < 1e-12 and abs(mx - 0.2) < 1e-12 and med == mx, "summary: mean 0.1, median (upper) and max 0.2")
+    expect(gain_prior.summary([], 1)[0] == 0, "summary of nothing: n 0")
+    finish()
+
+
+main()
