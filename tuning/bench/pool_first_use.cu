@@ -1,0 +1,71 @@
+/* pool_first_use - what a process's first stream-ordered allocation costs on this GPU host, per way
+ * of getting a pool (the setup of a one-shot solve pays it: lap3d:100's first GPU build spent 7-11 ms
+ * in its first scratch allocation on an H100, MX_TRACE_SETUP). Each way in a fresh process:
+ *   created   cudaMemPoolCreate (as src/cuda/mx_scratch_pool.cu), release threshold, first 4-byte
+ *             allocation and free, synchronised;
+ *   maxsize   the same with cudaMemPoolProps.maxSize = 1 GiB;
+ *   default   the device's default pool (cudaDeviceGetDefaultMemPool), threshold, first allocation;
+ *   malloc    cudaMalloc + cudaFree of 4 bytes (no pool).
+ * Usage: pool_first_use WAY   (prints "WAY: step ms ..."; the context is made before the clock starts)
+ * Build: nvcc -O2 -o pool_first_use tuning/bench/pool_first_use.cu */
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <cuda_runtime.h>
+
+#define CK(call)                                                                     \
+  do {                                                                               \
+    cudaError_t e_ = (call);                                                         \
+    if (e_ != cudaSuccess) {                                                         \
+      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      return 2;                                                                      \
+    }                                                                                \
+  } while (0)
+
+static double ms_since(std::chrono::steady_clock::time_point &t) {
+  const auto now = std::chrono::steady_clock::now();
+  const double ms = std::chrono::duration<double, std::milli>(now - t).count();
+  t = now;
+  return ms;
+}
+
+int main(int argc, char **argv) {
+  const char *way = argc > 1 ? argv[1] : "created";
+  CK(cudaFree(0)); /* the context, outside the clock */
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  auto t = std::chrono::steady_clock::now();
+  void *p = nullptr;
+  if (!strcmp(way, "malloc")) {
+    CK(cudaMalloc(&p, 4));
+    const double a = ms_since(t);
+    CK(cudaFree(p));
+    printf("%s: alloc %.3f ms, free %.3f ms\n", way, a, ms_since(t));
+    return 0;
+  }
+  cudaMemPool_t pool;
+  if (!strcmp(way, "default")) CK(cudaDeviceGetDefaultMemPool(&pool, 0));
+  else {
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = 0;
+    if (!strcmp(way, "maxsize")) props.maxSize = (size_t)1 << 30;
+    CK(cudaMemPoolCreate(&pool, &props));
+  }
+  const double create = ms_since(t);
+  unsigned long long keep = 256ull << 20;
+  CK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  const double thr = ms_since(t);
+  CK(cudaMallocFromPoolAsync(&p, 4, pool, s));
+  const double a1 = ms_since(t);
+  CK(cudaFreeAsync(p, s));
+  CK(cudaStreamSynchronize(s));
+  const double f1 = ms_since(t);
+  CK(cudaMallocFromPoolAsync(&p, 64 << 20, pool, s));
+  CK(cudaFreeAsync(p, s));
+  CK(cudaStreamSynchronize(s));
+  const double a2 = ms_since(t);
+  printf("%s: pool %.3f ms, threshold %.3f ms, first alloc %.3f ms, free+sync %.3f ms, 64 MiB alloc+free+sync %.3f ms\n", way, create, thr, a1, f1, a2);
+  return 0;
+}
