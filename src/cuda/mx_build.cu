@@ -542,7 +542,6 @@ static int build(const mx_csr *A, mx_crux c, mx_mode_request req, mx_device *D, 
   const mx_h2d_piece csr[3] = {{B.rowptr, A->rowptr, sizeof(int) * ((size_t)B.m + 1)},
                                {B.col, A->colidx, sizeof(int) * (size_t)B.nnz},
                                {B.val, A->val, sizeof(double) * (size_t)B.nnz}};
-  mx_scratch_pool_prepare_async(); /* a process's first pool, made while the host uploads */
   if (mx_h2d_copy(csr, 3, 0, "mx_device_build: uploading the CSR")) return 1;
   mx_trace_step("upload");
   int *bad;

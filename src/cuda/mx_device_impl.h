@@ -120,9 +120,6 @@ static inline void mx_cuda_free_on(mx_device *D, T **p, size_t count) {
 int mx_scratch_malloc(void **p, size_t bytes, cudaStream_t stream, const char *what);
 void mx_scratch_free(void *p, cudaStream_t stream);
 void mx_scratch_pools_release(void);
-/* Start making the current device's pool on a host thread (nothing if it exists or is being made);
- * the next scratch allocation waits for it. Called before work the host can overlap it with. */
-void mx_scratch_pool_prepare_async(void);
 
 /* Setup tracing for diagnosis: with MX_TRACE_SETUP=1 in the environment, each setup step of an
  * upload, a GPU build or a compression prints its wall time since the previous call (device
