@@ -532,6 +532,7 @@ static int build(const mx_csr *A, mx_crux c, mx_mode_request req, mx_device *D, 
   D->nnz = B.nnz;
 
   mx_scratch W;
+  W.make_pool = B.target_c > 0; /* ~40 scratch arrays; a build without a hot region takes a few */
   /* the upload aijcusparse pays too; val becomes the refresh staging buffer (or cold_val), rowptr
    * and col the cold CSR when nothing is hot (else freed at the end) */
   if (mx_cuda_alloc_on(D, &B.val, (size_t)B.nnz, "alloc values") ||

@@ -114,11 +114,12 @@ static inline void mx_cuda_free_on(mx_device *D, T **p, size_t count) {
 }
 
 /* Setup scratch (mx_scratch_pool.cu): bytes from the current device's stream-ordered pool, ordered
- * on `stream` (cudaMalloc where the device has no pools); freed on the same stream without a
- * synchronisation. Scratch never outlives its setup step. mx_scratch_pools_release destroys the
- * pools (before the CUDA context goes; the next scratch makes them again). */
-int mx_scratch_malloc(void **p, size_t bytes, cudaStream_t stream, const char *what);
-void mx_scratch_free(void *p, cudaStream_t stream);
+ * on `stream`, when the pool exists or make_pool allows making it (*from_pool = true; freed on the
+ * same stream without a synchronisation), else cudaMalloc (*from_pool = false: cudaFree). Scratch
+ * never outlives its setup step. mx_scratch_pools_release destroys the pools (before the CUDA
+ * context goes; the next scratch allowed to make them makes them again). */
+int mx_scratch_malloc(void **p, size_t bytes, cudaStream_t stream, bool make_pool, bool *from_pool, const char *what);
+void mx_scratch_free(void *p, cudaStream_t stream, bool from_pool);
 void mx_scratch_pools_release(void);
 
 /* Setup tracing for diagnosis: with MX_TRACE_SETUP=1 in the environment, each setup step of an

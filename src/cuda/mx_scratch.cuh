@@ -1,6 +1,6 @@
 /* mx_scratch.cuh - temporary device arrays of one setup step (the GPU builder, the x-hot setup):
- * taken from the stream-ordered scratch pool on the step's stream and freed there when the step
- * ends (never handed to D: D's arrays are cudaMalloc'd), their bytes counted with D's own for the
+ * taken from the stream-ordered scratch pool on the step's stream (or by cudaMalloc while the
+ * process has no pool and the step may not make it) and freed the same way when the step ends (never handed to D: D's arrays are cudaMalloc'd), their bytes counted with D's own for the
  * peak that -mat_view reports; and CUB calls with their temporary storage taken from the same
  * scratch. */
 #ifndef MX_SCRATCH_CUH
@@ -10,9 +10,19 @@
 #include <vector>
 #include "mx_device_impl.h"
 
+struct mx_scratch_array {
+  void *p;
+  size_t bytes;
+  bool from_pool; /* freed as it was taken: cudaFreeAsync, or cudaFree */
+};
+
 struct mx_scratch {
   cudaStream_t stream; /* the step's stream: every use of the scratch is ordered on it */
-  std::vector<std::pair<void *, size_t>> ptrs; /* array, bytes */
+  /* whether this step may make the process's scratch pool: only steps of many arrays (a build with a
+   * hot region, ~40) repay the pool's first allocation (10-14 ms once per process on the H100 host,
+   * tuning/bench/pool_first_use.cu); the others use the pool once it exists, else cudaMalloc */
+  bool make_pool = false;
+  std::vector<mx_scratch_array> ptrs;
   size_t bytes = 0;
   void *cub = nullptr; /* CUB temporary storage, grown on demand */
   size_t cub_bytes = 0;
@@ -20,7 +30,7 @@ struct mx_scratch {
   mx_scratch(const mx_scratch &) = delete;
   mx_scratch &operator=(const mx_scratch &) = delete;
   ~mx_scratch() {
-    for (auto &p : ptrs) mx_scratch_free(p.first, stream);
+    for (auto &a : ptrs) mx_scratch_free(a.p, stream, a.from_pool);
   }
 };
 
@@ -34,8 +44,9 @@ template <typename T>
 static int mx_scratch_alloc(mx_device *D, mx_scratch &W, T **p, size_t count, const char *what) {
   *p = nullptr;
   const size_t bytes = (count ? count : 1) * sizeof(T);
-  if (mx_scratch_malloc((void **)p, bytes, W.stream, what)) return 1;
-  W.ptrs.push_back({(void *)*p, bytes});
+  bool from_pool = false;
+  if (mx_scratch_malloc((void **)p, bytes, W.stream, W.make_pool, &from_pool, what)) return 1;
+  W.ptrs.push_back({(void *)*p, bytes, from_pool});
   W.bytes += bytes;
   mx_note_peak(D, W);
   return 0;

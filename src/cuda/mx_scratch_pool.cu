@@ -10,7 +10,12 @@
  * synchronisation the pool holds at most that much memory it does not hand out (a small build's
  * scratch is reused by the next setup step; a large build's is given back to the driver). Scratch
  * never leaves its step, so only mx_scratch_free (on the step's stream) frees pool memory. Devices
- * without memory pools get plain cudaMalloc/cudaFree. mx_scratch_pools_release destroys the pools. */
+ * without memory pools get plain cudaMalloc/cudaFree. mx_scratch_pools_release destroys the pools.
+ * The first allocation from a pool costs a process 10-14 ms on the H100 host, whatever the pool
+ * (created, capped at 1 GiB, or the device's default; cudaMalloc: 0.1 ms; tuning/bench/
+ * pool_first_use.cu), more than a default build's few scratch arrays cost with cudaMalloc: only a
+ * step that allows it (mx_scratch.make_pool: a build with a hot region) makes the pool; the others
+ * use it once it exists, else cudaMalloc. */
 #include <mutex>
 #include "mx_device_impl.h"
 
@@ -23,12 +28,17 @@ std::mutex pools_lock;
 cudaMemPool_t pools[kMaxDevices];
 bool made[kMaxDevices]; /* pools[d] was tried (NULL: the device has no memory pools) */
 
-/* The pool of the current device (NULL: none, use cudaMalloc); 0 or 1 with the error recorded. */
-int current_pool(cudaMemPool_t *pool) {
+/* The pool of the current device (NULL: none yet and not to be made, or the device has none: use
+ * cudaMalloc); 0 or 1 with the error recorded. */
+int current_pool(bool make, cudaMemPool_t *pool) {
   int dev = 0;
   MX_CUDA_TRY(cudaGetDevice(&dev));
   if (dev < 0 || dev >= kMaxDevices) return mx_fail("scratch pool: device %d beyond the %d supported", dev, kMaxDevices);
   std::lock_guard<std::mutex> guard(pools_lock);
+  if (!made[dev] && !make) {
+    *pool = nullptr;
+    return 0;
+  }
   if (!made[dev]) {
     int supported = 0;
     MX_CUDA_TRY(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, dev));
@@ -53,11 +63,13 @@ int current_pool(cudaMemPool_t *pool) {
 
 } // namespace
 
-int mx_scratch_malloc(void **p, size_t bytes, cudaStream_t stream, const char *what) {
+int mx_scratch_malloc(void **p, size_t bytes, cudaStream_t stream, bool make_pool, bool *from_pool, const char *what) {
   *p = nullptr;
+  *from_pool = false;
   cudaMemPool_t pool;
-  if (current_pool(&pool)) return 1;
+  if (current_pool(make_pool, &pool)) return 1;
   if (!pool) return mx_cuda_alloc(p, bytes, what);
+  *from_pool = true;
   const cudaError_t e = cudaMallocFromPoolAsync(p, bytes, pool, stream);
   if (e == cudaSuccess && mx_fault_injected()) {
     cudaFreeAsync(*p, stream);
@@ -69,14 +81,8 @@ int mx_scratch_malloc(void **p, size_t bytes, cudaStream_t stream, const char *w
   return mx_alloc_failed(e, bytes, "cudaMallocFromPoolAsync", what);
 }
 
-void mx_scratch_free(void *p, cudaStream_t stream) {
-  int dev = 0;
-  cudaMemPool_t pool = nullptr;
-  if (cudaGetDevice(&dev) == cudaSuccess && dev >= 0 && dev < kMaxDevices) {
-    std::lock_guard<std::mutex> guard(pools_lock);
-    pool = pools[dev];
-  }
-  if (pool) cudaFreeAsync(p, stream);
+void mx_scratch_free(void *p, cudaStream_t stream, bool from_pool) {
+  if (from_pool) cudaFreeAsync(p, stream);
   else cudaFree(p);
 }
 
