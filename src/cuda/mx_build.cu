@@ -547,7 +547,7 @@ static int build(const mx_csr *A, mx_crux c, mx_mode_request req, mx_device *D, 
   mx_trace_step("upload");
   int *bad;
   if (mx_scratch_alloc(D, W, &bad, 1, "alloc check flag")) return 1;
-  mx_trace_step("build: scratch (the pool's first use in a process)");
+  mx_trace_step("build: first scratch allocation");
   MX_CUDA_TRY(cudaMemset(bad, 0, sizeof(int)));
   if (B.nnz > 0) k_check_columns<<<nblocks_for(B.nnz), MX_BUILD_THREADS>>>(B.nnz, B.n, B.col, bad);
   MX_LAUNCH_CHECK("column check");

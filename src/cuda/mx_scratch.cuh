@@ -1,12 +1,12 @@
 /* mx_scratch.cuh - temporary device arrays of one setup step (the GPU builder, the x-hot setup):
  * taken from the stream-ordered scratch pool on the step's stream (or by cudaMalloc while the
- * process has no pool and the step may not make it) and freed the same way when the step ends (never handed to D: D's arrays are cudaMalloc'd), their bytes counted with D's own for the
+ * process has no pool and the step may not make it) and freed the same way when the step ends
+ * (never handed to D: D's arrays are cudaMalloc'd), their bytes counted with D's own for the
  * peak that -mat_view reports; and CUB calls with their temporary storage taken from the same
  * scratch. */
 #ifndef MX_SCRATCH_CUH
 #define MX_SCRATCH_CUH
 
-#include <utility>
 #include <vector>
 #include "mx_device_impl.h"
 
