@@ -7,20 +7,13 @@
  *   default   the device's default pool (cudaDeviceGetDefaultMemPool), threshold, first allocation;
  *   malloc    cudaMalloc + cudaFree of 4 bytes (no pool).
  * Usage: pool_first_use WAY   (prints "WAY: step ms ..."; the context is made before the clock starts)
- * Build: nvcc -O2 -o pool_first_use tuning/bench/pool_first_use.cu */
+ * Built as matxtract-pool-first-use (tuning/bench/CMakeLists.txt), or alone:
+ *   nvcc -O2 -I tests/common -o pool_first_use tuning/bench/pool_first_use.cu */
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <cuda_runtime.h>
-
-#define CK(call)                                                                     \
-  do {                                                                               \
-    cudaError_t e_ = (call);                                                         \
-    if (e_ != cudaSuccess) {                                                         \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      return 2;                                                                      \
-    }                                                                                \
-  } while (0)
+#include "cuda_check.h"
 
 static double ms_since(std::chrono::steady_clock::time_point &t) {
   const auto now = std::chrono::steady_clock::now();
