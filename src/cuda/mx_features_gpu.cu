@@ -4,14 +4,15 @@
  * histograms are copied back and the features are finished by the core's mx_features_from_counts:
  * the result equals mx_features_compute on the same CSR bit for bit (tests/cuda/test_cuda_features).
  *
- * Passes, all on the default stream, one synchronisation at the end:
- *   1. one warp per row: row length, diag/upper/band/span counts, the 8-row-group keys
- *      (group << cbits | column) of the original order;
- *   1b. column lengths: the column indices radix-sorted and run-length encoded (CUB; no atomics, which
+ * Passes, all queued on one stream from one scratch allocation; the host waits once, at the end:
+ *   1. column lengths: the column indices radix-sorted and run-length encoded (CUB; no atomics, which
  *      hub columns of power-law graphs would serialise);
- *   2. CUB max + histogram of the row and of the column lengths;
- *   3. CUB radix sort of the keys, distinct keys counted = sum over groups of distinct columns;
- *   4. rows stably sorted by length, descending (CUB; ties keep the index order, as the core's
+ *   2. one warp per row: row length, diag/upper/band/span counts, the 8-row-group keys
+ *      (group << cbits | column) of the original order;
+ *   3. histograms of the row and of the column lengths and their maxima (warp-aggregated atomics into
+ *      histograms as long as the lengths' bounds, so nothing waits for the maxima);
+ *   4. CUB radix sort of the keys, distinct keys counted = sum over groups of distinct columns;
+ *   5. rows stably sorted by length, descending (CUB; ties keep the index order, as the core's
  *      counting sort), keys again with the sorted rank's group, sort, count. */
 #include <cub/cub.cuh>
 #include "../core/mx_features.h"
@@ -19,7 +20,10 @@
 
 namespace {
 
-enum { C_DIAG, C_UPPER, C_BAND_MAX, C_BAND_SUM, C_NONEMPTY, C_SPAN, C_LONG32, C_ADJ, C_CELLS, C_DISTINCT, C_NCOUNTS };
+/* slots of the device counters: row_pass's sums (C_DIAG..C_CELLS), the two distinct-key counts and
+ * the longest row and column (integer atomics only: the totals do not depend on the order) */
+enum { C_DIAG, C_UPPER, C_BAND_MAX, C_BAND_SUM, C_NONEMPTY, C_SPAN, C_LONG32, C_ADJ, C_CELLS, C_DISTINCT, C_SORTED_DISTINCT,
+       C_ROW_MAX, C_COL_MAX, C_NCOUNTS };
 
 constexpr int kWarpsPerBlock = 8;
 
@@ -120,24 +124,16 @@ __global__ void scatter_lengths(const int *__restrict__ nruns, const int *__rest
   if (i < *nruns) collen[cols[i]] = len[i];
 }
 
-/* Column lengths of the nnz column indices col (sorted through k32, two nnz-int buffers) into collen
- * (n ints, zeroed here). */
-int column_lengths(mx_device *D, mx_scratch &W, const int *col, int nnz, int n, int cbits, int *k32a, int *k32b,
-                   int *collen) {
-  MX_CUDA_TRY(cudaMemset(collen, 0, sizeof(int) * (size_t)std::max(n, 1)));
-  if (nnz == 0) return 0;
-  int *uniq, *len, *nruns;
-  if (mx_scratch_alloc(D, W, &uniq, (size_t)n, "alloc feature distinct columns") ||
-      mx_scratch_alloc(D, W, &len, (size_t)n, "alloc feature column runs") ||
-      mx_scratch_alloc(D, W, &nruns, 1, "alloc feature run count"))
-    return 1;
-  MX_CUDA_TRY(cudaMemcpy(k32a, col, sizeof(int) * (size_t)nnz, cudaMemcpyDeviceToDevice));
-  cub::DoubleBuffer<int> keys(k32a, k32b);
-  if (mx_cub_run(D, W, "sort columns", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortKeys(t, b, keys, nnz, 0, std::max(1, cbits)); })) return 1;
-  if (mx_cub_run(D, W, "count columns", [&](void *t, size_t &b) { return cub::DeviceRunLengthEncode::Encode(t, b, keys.Current(), uniq, len, nruns, nnz); })) return 1;
-  scatter_lengths<<<(n + 255) / 256, 256>>>(nruns, uniq, len, collen);
-  MX_LAUNCH_CHECK("feature scatter_lengths launch");
-  return 0;
+/* hist[len[i]] += 1 for i < n (hist zeroed, at least max(len) + 1 long) and *maxl = max(*maxl, len):
+ * the lanes of a warp holding the same length add once (stencil and power-law lengths repeat within a
+ * warp, which would serialise plain atomics on a few bins). blockDim is a multiple of 32. */
+__global__ void length_hist(int n, const int *__restrict__ len, int *hist, unsigned long long *maxl) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int l = i < n ? len[i] : -1; /* -1: past the end */
+  const unsigned peers = __match_any_sync(0xffffffffu, l);
+  if (l >= 0 && (int)(threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(hist + l, __popc(peers));
+  const long long top = warp_max(l);
+  if ((threadIdx.x & 31) == 0 && top >= 0) atomicMax(maxl, (unsigned long long)top);
 }
 
 /* idx[i] = i */
@@ -152,8 +148,8 @@ __global__ void invert(int m, const int *__restrict__ perm, int *rank) {
   if (t < m) rank[perm[t]] = t;
 }
 
-/* counts[C_DISTINCT] += #{k : k = 0 or keys[k] != keys[k-1]} over sorted keys */
-__global__ void count_distinct(int n, const uint64_t *__restrict__ keys, unsigned long long *counts) {
+/* *slot += #{k : k = 0 or keys[k] != keys[k-1]} over sorted keys */
+__global__ void count_distinct(int n, const uint64_t *__restrict__ keys, unsigned long long *slot) {
   __shared__ unsigned long long s;
   if (threadIdx.x == 0) s = 0;
   __syncthreads();
@@ -162,93 +158,149 @@ __global__ void count_distinct(int n, const uint64_t *__restrict__ keys, unsigne
   const unsigned long long w = __popc(__ballot_sync(0xffffffffu, head));
   if ((threadIdx.x & 31) == 0 && w) atomicAdd(&s, w);
   __syncthreads();
-  if (threadIdx.x == 0 && s) atomicAdd(counts + C_DISTINCT, s);
+  if (threadIdx.x == 0 && s) atomicAdd(slot, s);
 }
+/* Every device array of the feature passes, carved out of one scratch allocation (one allocation and
+ * one free per prediction, whatever the pool). The zeroed region [0, zero_bytes) holds counts, both
+ * histograms and collen, so that one memset clears it. A histogram is sized by the bound on its
+ * longest length (a row has at most ncols entries), so that no pass waits for the maxima. */
+struct feature_arrays {
+  unsigned long long *counts;                   /* C_NCOUNTS */
+  int *row_hist, *col_hist;                     /* ncols + 1, nrows + 1 */
+  int *collen;                                  /* ncols */
+  int *nruns;                                   /* 1: distinct columns */
+  int *rowlen, *idx, *perm, *rank, *len_sorted; /* nrows each */
+  int *uniq, *runlen;                           /* ncols each: the columns' run-length code */
+  uint64_t *k0, *k1;                            /* nnz each: the 8-row-group keys, the sort's other buffer */
+  size_t zero_bytes;
+};
 
-/* Distinct keys of keys[0..nnz) (sorted in place through the double buffer B), added to
- * counts[C_DISTINCT] then read back into *distinct. */
-int distinct_keys(mx_device *D, mx_scratch &W, cub::DoubleBuffer<uint64_t> &B, int nnz, int end_bit,
-                  unsigned long long *counts, int64_t *distinct) {
-  unsigned long long zero = 0, got = 0;
-  MX_CUDA_TRY(cudaMemcpy(counts + C_DISTINCT, &zero, sizeof zero, cudaMemcpyHostToDevice));
-  if (nnz > 0) {
-    if (mx_cub_run(D, W, "sort feature keys", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortKeys(t, b, B, nnz, 0, end_bit); })) return 1;
-    count_distinct<<<(nnz + 255) / 256, 256>>>(nnz, B.Current(), counts);
-    MX_LAUNCH_CHECK("count_distinct launch");
-  }
-  MX_CUDA_TRY(cudaMemcpy(&got, counts + C_DISTINCT, sizeof got, cudaMemcpyDeviceToHost));
-  *distinct = (int64_t)got;
+/* bits of a row-length sort key: a row has at most ncols <= 2^cbits entries */
+int length_bits(int cbits) { return cbits + 1; }
+
+/* bytes of CUB temporary storage the largest pass needs (size queries only: nothing runs) */
+int cub_bytes_needed(int m, int nnz, int cbits, int end_bit, size_t *need) {
+  size_t b = 0;
+  *need = 0;
+  cub::DoubleBuffer<int> k32(nullptr, nullptr);
+  cub::DoubleBuffer<uint64_t> k64(nullptr, nullptr);
+  MX_CUDA_TRY(cub::DeviceRadixSort::SortKeys(nullptr, b, k32, nnz, 0, std::max(1, cbits)));
+  *need = std::max(*need, b);
+  MX_CUDA_TRY(cub::DeviceRunLengthEncode::Encode(nullptr, b, (int *)nullptr, (int *)nullptr, (int *)nullptr, (int *)nullptr, nnz));
+  *need = std::max(*need, b);
+  MX_CUDA_TRY(cub::DeviceRadixSort::SortKeys(nullptr, b, k64, nnz, 0, end_bit));
+  *need = std::max(*need, b);
+  MX_CUDA_TRY(cub::DeviceRadixSort::SortPairsDescending(nullptr, b, (int *)nullptr, (int *)nullptr, (int *)nullptr,
+                                                        (int *)nullptr, m, 0, length_bits(cbits)));
+  *need = std::max(*need, b);
   return 0;
 }
 
-/* hist[l] = #{i < n : len[i] = l}, l = 0..*maxl, on the host (empty when n = 0). */
-int length_hist(mx_device *D, mx_scratch &W, const int *len, int n, std::vector<int64_t> &hist, int32_t *maxl) {
+/* the offset after an array of bytes at off, rounded up to 256 bytes */
+size_t carve(size_t off, size_t bytes) { return (off + bytes + 255) / 256 * 256; }
+
+/* A's arrays and W's CUB storage (W.cub: mx_cub_run then takes nothing more) in one allocation */
+int feature_arrays_alloc(mx_device *D, mx_scratch &W, int m, int n, int nnz, int cbits, int end_bit, feature_arrays *A) {
+  const size_t M = (size_t)std::max(m, 1), N = (size_t)std::max(n, 1), Z = (size_t)std::max(nnz, 1), I = sizeof(int);
+  const size_t bytes[] = {sizeof(unsigned long long) * C_NCOUNTS, I * ((size_t)n + 1), I * ((size_t)m + 1), I * N, /* zeroed */
+                          I, I * M, I * M, I * M, I * M, I * M, I * N, I * N, sizeof(uint64_t) * Z, sizeof(uint64_t) * Z, 0};
+  enum { NARRAYS = sizeof bytes / sizeof bytes[0], NZEROED = 4 };
+  size_t off[NARRAYS + 1] = {0}, cub_bytes;
+  if (cub_bytes_needed(m, nnz, cbits, end_bit, &cub_bytes)) return 1;
+  for (int k = 0; k < NARRAYS; ++k) off[k + 1] = carve(off[k], k == NARRAYS - 1 ? cub_bytes : bytes[k]);
+  char *base;
+  if (mx_scratch_alloc(D, W, &base, off[NARRAYS], "alloc feature scratch")) return 1;
+  void **at[NARRAYS] = {(void **)&A->counts, (void **)&A->row_hist, (void **)&A->col_hist, (void **)&A->collen,
+                        (void **)&A->nruns,  (void **)&A->rowlen,   (void **)&A->idx,      (void **)&A->perm,
+                        (void **)&A->rank,   (void **)&A->len_sorted, (void **)&A->uniq,   (void **)&A->runlen,
+                        (void **)&A->k0,     (void **)&A->k1,       &W.cub};
+  for (int k = 0; k < NARRAYS; ++k) *at[k] = base + off[k];
+  A->zero_bytes = off[NZEROED];
+  W.cub_bytes = cub_bytes;
+  return 0;
+}
+
+/* collen = the lengths of the columns of col[0..nnz), which are sorted through k0/k1 as int buffers
+ * (free until pass 1 writes its keys), run-length encoded and scattered */
+int column_lengths(mx_device *D, mx_scratch &W, const int *col, int nnz, int n, int cbits, const feature_arrays &A) {
+  if (nnz == 0) return 0;
+  MX_CUDA_TRY(cudaMemcpyAsync(A.k0, col, sizeof(int) * (size_t)nnz, cudaMemcpyDeviceToDevice, W.stream));
+  cub::DoubleBuffer<int> keys((int *)A.k0, (int *)A.k1);
+  if (mx_cub_run(D, W, "sort columns", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortKeys(t, b, keys, nnz, 0, std::max(1, cbits), W.stream); })) return 1;
+  if (mx_cub_run(D, W, "count columns", [&](void *t, size_t &b) { return cub::DeviceRunLengthEncode::Encode(t, b, keys.Current(), A.uniq, A.runlen, A.nruns, nnz, W.stream); })) return 1;
+  scatter_lengths<<<(n + 255) / 256, 256, 0, W.stream>>>(A.nruns, A.uniq, A.runlen, A.collen);
+  MX_LAUNCH_CHECK("feature scatter_lengths launch");
+  return 0;
+}
+
+/* sorts keys[0..nnz) (the double buffer B) and adds their distinct count into *slot */
+int distinct_keys(mx_device *D, mx_scratch &W, cub::DoubleBuffer<uint64_t> &B, int nnz, int end_bit, unsigned long long *slot) {
+  if (nnz == 0) return 0;
+  if (mx_cub_run(D, W, "sort feature keys", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortKeys(t, b, B, nnz, 0, end_bit, W.stream); })) return 1;
+  count_distinct<<<(nnz + 255) / 256, 256, 0, W.stream>>>(nnz, B.Current(), slot);
+  MX_LAUNCH_CHECK("count_distinct launch");
+  return 0;
+}
+
+/* rows sorted by length, descending, ties by index (a radix sort is stable), rank = its inverse,
+ * and k0 = the keys with the rank's group (m > 0) */
+int sorted_order_keys(mx_device *D, mx_scratch &W, int m, int cbits, const feature_arrays &A) {
+  iota<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.idx);
+  MX_LAUNCH_CHECK("feature iota launch");
+  if (mx_cub_run(D, W, "sort rows by length", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortPairsDescending(t, b, A.rowlen, A.len_sorted, A.idx, A.perm, m, 0, length_bits(cbits), W.stream); })) return 1;
+  invert<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.perm, A.rank);
+  MX_LAUNCH_CHECK("feature invert launch");
+  sorted_keys<<<(m + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, A.rank, cbits, A.k0);
+  MX_LAUNCH_CHECK("feature sorted_keys launch");
+  return 0;
+}
+
+/* hist = d_hist[0..maxl] on the host (empty when there are no items) */
+int hist_to_host(const int *d_hist, int items, int32_t maxl, std::vector<int64_t> &hist) {
   hist.clear();
-  *maxl = 0;
-  if (n == 0) return 0;
-  int *d_max, *d_hist;
-  if (mx_scratch_alloc(D, W, &d_max, 1, "alloc feature max")) return 1;
-  if (mx_cub_run(D, W, "max length", [&](void *t, size_t &b) { return cub::DeviceReduce::Max(t, b, len, d_max, n); })) return 1;
-  MX_CUDA_TRY(cudaMemcpy(maxl, d_max, sizeof(int), cudaMemcpyDeviceToHost));
-  const int bins = *maxl + 1;
-  if (mx_scratch_alloc(D, W, &d_hist, (size_t)bins, "alloc length histogram")) return 1;
-  if (mx_cub_run(D, W, "length histogram", [&](void *t, size_t &b) { return cub::DeviceHistogram::HistogramEven(t, b, len, d_hist, bins + 1, 0, bins, n); })) return 1;
-  std::vector<int> h32((size_t)bins);
-  MX_CUDA_TRY(cudaMemcpy(h32.data(), d_hist, sizeof(int) * (size_t)bins, cudaMemcpyDeviceToHost));
+  if (items == 0) return 0;
+  std::vector<int> h32((size_t)maxl + 1);
+  MX_CUDA_TRY(cudaMemcpy(h32.data(), d_hist, sizeof(int) * h32.size(), cudaMemcpyDeviceToHost));
   hist.assign(h32.begin(), h32.end());
   return 0;
 }
 
+/* Every pass is queued on one stream without a host wait; the counters (maxima included) are read
+ * back once at the end, then the two histograms up to their maxima. */
 int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_hist, std::vector<int64_t> &col_hist) {
   const int m = D->nrows, n = D->ncols, nnz = D->cold_nnz;
   const int cbits = bits_for(n > 0 ? (uint64_t)n - 1 : 0);
   const int gbits = bits_for(m > 0 ? (uint64_t)(m - 1) / MX_CHUNK_ROWS : 0);
   const int end_bit = std::max(1, cbits + gbits);
   mx_scratch W;
-  int *rowlen, *collen, *idx, *perm, *rank, *len_sorted;
-  uint64_t *k0, *k1;
-  unsigned long long *counts;
-  if (mx_scratch_alloc(D, W, &rowlen, (size_t)m, "alloc feature row lengths") ||
-      mx_scratch_alloc(D, W, &collen, (size_t)n, "alloc feature column lengths") ||
-      mx_scratch_alloc(D, W, &counts, C_NCOUNTS, "alloc feature counts") ||
-      mx_scratch_alloc(D, W, &k0, (size_t)nnz, "alloc feature keys") ||
-      mx_scratch_alloc(D, W, &k1, (size_t)nnz, "alloc feature keys (sort buffer)"))
-    return 1;
-  MX_CUDA_TRY(cudaMemset(counts, 0, sizeof(unsigned long long) * C_NCOUNTS));
+  feature_arrays A;
+  if (feature_arrays_alloc(D, W, m, n, nnz, cbits, end_bit, &A)) return 1;
+  MX_CUDA_TRY(cudaMemsetAsync(A.counts, 0, A.zero_bytes, W.stream));
   mx_trace_step("features: scratch");
-  /* the key buffers are free until pass 1 writes them: the column sort uses them as int buffers */
-  if (column_lengths(D, W, D->cold_col, nnz, n, cbits, (int *)k0, (int *)k1, collen)) return 1;
-  const int row_blocks = (m + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  if (column_lengths(D, W, D->cold_col, nnz, n, cbits, A)) return 1;
   if (m > 0) {
-    row_pass<<<row_blocks, 32 * kWarpsPerBlock>>>(m, D->cold_rowptr, D->cold_col, cbits, rowlen, k0, counts);
+    row_pass<<<(m + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, cbits, A.rowlen, A.k0, A.counts);
     MX_LAUNCH_CHECK("feature row_pass launch");
+    length_hist<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.rowlen, A.row_hist, A.counts + C_ROW_MAX);
+    MX_LAUNCH_CHECK("feature row length_hist launch");
   }
-  mx_trace_step("features: column lengths, rows");
-  if (length_hist(D, W, rowlen, m, row_hist, &c->row_maxl) || length_hist(D, W, collen, n, col_hist, &c->col_maxl)) return 1;
-  mx_trace_step("features: length histograms");
-  cub::DoubleBuffer<uint64_t> keys(k0, k1);
-  if (distinct_keys(D, W, keys, nnz, end_bit, counts, &c->chunk8_distinct)) return 1;
-  mx_trace_step("features: 8-row groups (sort)");
-  if (m > 0) {
-    if (mx_scratch_alloc(D, W, &idx, (size_t)m, "alloc feature row index") ||
-        mx_scratch_alloc(D, W, &perm, (size_t)m, "alloc feature row order") ||
-        mx_scratch_alloc(D, W, &rank, (size_t)m, "alloc feature row rank") ||
-        mx_scratch_alloc(D, W, &len_sorted, (size_t)m, "alloc feature sorted lengths"))
-      return 1;
-    iota<<<(m + 255) / 256, 256>>>(m, idx);
-    MX_LAUNCH_CHECK("feature iota launch");
-    const int len_bits = std::max(1, bits_for((uint64_t)c->row_maxl));
-    if (mx_cub_run(D, W, "sort rows by length", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortPairsDescending(t, b, rowlen, len_sorted, idx, perm, m, 0, len_bits); })) return 1;
-    invert<<<(m + 255) / 256, 256>>>(m, perm, rank);
-    MX_LAUNCH_CHECK("feature invert launch");
-    keys = cub::DoubleBuffer<uint64_t>(k0, k1);
-    sorted_keys<<<row_blocks, 32 * kWarpsPerBlock>>>(m, D->cold_rowptr, D->cold_col, rank, cbits, k0);
-    MX_LAUNCH_CHECK("feature sorted_keys launch");
+  if (n > 0) {
+    length_hist<<<(n + 255) / 256, 256, 0, W.stream>>>(n, A.collen, A.col_hist, A.counts + C_COL_MAX);
+    MX_LAUNCH_CHECK("feature column length_hist launch");
   }
-  if (distinct_keys(D, W, keys, nnz, end_bit, counts, &c->chunk8_sorted_distinct)) return 1;
-  mx_trace_step("features: sorted groups (sort)");
+  cub::DoubleBuffer<uint64_t> keys(A.k0, A.k1);
+  if (distinct_keys(D, W, keys, nnz, end_bit, A.counts + C_DISTINCT)) return 1;
+  if (m > 0 && sorted_order_keys(D, W, m, cbits, A)) return 1;
+  keys = cub::DoubleBuffer<uint64_t>(A.k0, A.k1);
+  if (distinct_keys(D, W, keys, nnz, end_bit, A.counts + C_SORTED_DISTINCT)) return 1;
+  mx_trace_step("features: passes queued");
   unsigned long long h[C_NCOUNTS];
-  MX_CUDA_TRY(cudaMemcpy(h, counts, sizeof h, cudaMemcpyDeviceToHost));
+  MX_CUDA_TRY(cudaMemcpyAsync(h, A.counts, sizeof h, cudaMemcpyDeviceToHost, W.stream));
+  MX_CUDA_TRY(cudaStreamSynchronize(W.stream));
+  mx_trace_step("features: passes run");
+  c->row_maxl = (int32_t)h[C_ROW_MAX];
+  c->col_maxl = (int32_t)h[C_COL_MAX];
+  if (hist_to_host(A.row_hist, m, c->row_maxl, row_hist) || hist_to_host(A.col_hist, n, c->col_maxl, col_hist)) return 1;
   c->diag = (int64_t)h[C_DIAG];
   c->upper = (int64_t)h[C_UPPER];
   c->band_max = (int64_t)h[C_BAND_MAX];
@@ -258,6 +310,9 @@ int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_
   c->long32_nnz = (int64_t)h[C_LONG32];
   c->adj_sum = (int64_t)h[C_ADJ];
   c->ell8_cells = (int64_t)h[C_CELLS];
+  c->chunk8_distinct = (int64_t)h[C_DISTINCT];
+  c->chunk8_sorted_distinct = (int64_t)h[C_SORTED_DISTINCT];
+  mx_trace_step("features: histograms read");
   return 0;
 }
 
