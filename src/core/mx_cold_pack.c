@@ -328,6 +328,15 @@ mx_status mx_cold_pack_build(const mx_csr *C, const mx_pack_request *req, mx_col
   return s;
 }
 
+int mx_pack_colconst_settles(int val, const mx_cold_pack_stats *st) {
+  if (!st->colconst || (val != MX_PACK_AUTO && val != MX_VAL_COLCONST)) return 0;
+  if (val == MX_VAL_COLCONST) return 1;
+  mx_cold_pack_stats two = *st;
+  two.ndistinct = 2;
+  return value_moved(MX_VAL_COLCONST, &two) < value_moved(MX_VAL_DICT8, &two) &&
+         value_moved(MX_VAL_COLCONST, &two) < value_moved(MX_VAL_PLAIN, &two);
+}
+
 mx_val_enc mx_cold_pack_refresh_choose(const mx_pack_request *req, const mx_cold_pack_stats *st) {
   const mx_pack_request vreq = {req->val, MX_IDX_PLAIN};
   mx_val_enc ve;

@@ -81,6 +81,12 @@ int mx_pack_index_fits(mx_idx_enc e, const mx_cold_pack_stats *st);
  * nonzero, which cost more than it saved (kron:20:16 PageRank on an H100: 613 us vs plain 362). */
 mx_status mx_cold_pack_choose(const mx_pack_request *req, const mx_cold_pack_stats *st, mx_val_enc *v, mx_idx_enc *ix);
 
+/* 1 iff the value choice of request val (MX_PACK_AUTO or an encoding) is COLCONST however many
+ * distinct values there are beyond one: the matrix is column-constant (st->colconst) and COLCONST
+ * moves fewer bytes than a two-value dictionary (a larger dictionary moves more). st->ndistinct is
+ * not read: a builder that knows the matrix has two values or more need not count them. */
+int mx_pack_colconst_settles(int val, const mx_cold_pack_stats *st);
+
 /* The value encoding a refresh chooses again for new values of statistics st (the columns stay) under
  * request req: mx_cold_pack_choose's, or PLAIN where a forced encoding no longer holds them. */
 mx_val_enc mx_cold_pack_refresh_choose(const mx_pack_request *req, const mx_cold_pack_stats *st);

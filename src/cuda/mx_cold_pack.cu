@@ -38,12 +38,16 @@ __global__ void __launch_bounds__(MX_PACK_THREADS) mx_pack_scatter_cols(int n, c
   if (i < n) s[col[i]] = (u64)__double_as_longlong(val[i]);
 }
 
-/* *differs = 1 if some nonzero's pattern is not s[its column] (the matrix is not column-constant) */
+/* differs[0] = 1 if some nonzero's pattern is not s[its column] (the matrix is not column-constant),
+ * differs[1] = 1 if some nonzero's pattern is not the first one's (the matrix has two values or more) */
 __global__ void __launch_bounds__(MX_PACK_THREADS) mx_pack_check_cols(int n, const int *__restrict__ col,
                                                                       const double *__restrict__ val,
                                                                       const u64 *__restrict__ s, int *differs) {
   const int i = blockIdx.x * MX_PACK_THREADS + threadIdx.x;
-  if (i < n && (u64)__double_as_longlong(val[i]) != s[col[i]]) atomicOr(differs, 1);
+  if (i >= n) return;
+  const u64 b = (u64)__double_as_longlong(val[i]);
+  if (b != s[col[i]]) atomicOr(differs, 1);
+  if (b != (u64)__double_as_longlong(val[0])) atomicOr(differs + 1, 1);
 }
 
 /* One warp per segment k (nonzeros 32k .. 32k+31): base[k] = smallest column, *span = max over
@@ -110,17 +114,32 @@ void mx_cold_pack_dev_free(mx_device *D) {
 
 /* ---- statistics -------------------------------------------------------------------------------------- */
 
-/* What the value choice needs, on stream s: st->ndistinct (capped as on the host), st->colconst;
+/* What the value choice of request val needs, on stream s: st->colconst, then st->ndistinct (capped
+ * as on the host) unless the choice is column constants whatever it is (mx_pack_colconst_settles: a
+ * PageRank matrix's values are then never sorted; st->ndistinct = 2, a lower bound, and *uniq NULL);
  * *uniq = the distinct patterns ascending (scratch), *colbits = s_j per column (scratch). */
-static int value_stats(mx_device *D, mx_scratch &W, cudaStream_t s, mx_cold_pack_stats *st, u64 **uniq, u64 **colbits) {
+static int value_stats(mx_device *D, mx_scratch &W, cudaStream_t s, int val, mx_cold_pack_stats *st, u64 **uniq, u64 **colbits) {
   const int n = D->cold_nnz;
-  u64 *keys, *sorted;
-  int *counts; /* [0] distinct, [1] differs */
-  if (mx_scratch_alloc(D, W, &keys, n, "pack: value patterns") || mx_scratch_alloc(D, W, &sorted, n, "pack: sorted patterns") ||
-      mx_scratch_alloc(D, W, colbits, D->ncols, "pack: column constants") || mx_scratch_alloc(D, W, &counts, 2, "pack: counts"))
-    return 1;
-  MX_CUDA_TRY(cudaMemsetAsync(counts, 0, 2 * sizeof(int), s));
+  int *counts; /* [0] differs from the column's constant, [1] differs from the first value, [2] distinct */
+  *uniq = nullptr;
+  if (mx_scratch_alloc(D, W, colbits, D->ncols, "pack: column constants") || mx_scratch_alloc(D, W, &counts, 3, "pack: counts")) return 1;
+  MX_CUDA_TRY(cudaMemsetAsync(counts, 0, 3 * sizeof(int), s));
   MX_CUDA_TRY(cudaMemsetAsync(*colbits, 0, sizeof(u64) * (D->ncols > 0 ? D->ncols : 1), s));
+  if (n > 0) {
+    mx_pack_scatter_cols<<<pk_blocks(n), MX_PACK_THREADS, 0, s>>>(n, D->cold_col, D->cold_val, *colbits);
+    mx_pack_check_cols<<<pk_blocks(n), MX_PACK_THREADS, 0, s>>>(n, D->cold_col, D->cold_val, *colbits, counts);
+    MX_LAUNCH_CHECK("pack: column constants");
+  }
+  int h[3];
+  MX_CUDA_TRY(cudaMemcpyAsync(h, counts, 2 * sizeof(int), cudaMemcpyDeviceToHost, s));
+  MX_CUDA_TRY(cudaStreamSynchronize(s));
+  st->colconst = h[0] == 0;
+  if (h[1] != 0 && mx_pack_colconst_settles(val, st)) {
+    st->ndistinct = 2;
+    return 0;
+  }
+  u64 *keys, *sorted;
+  if (mx_scratch_alloc(D, W, &keys, n, "pack: value patterns") || mx_scratch_alloc(D, W, &sorted, n, "pack: sorted patterns")) return 1;
   if (n > 0) {
     mx_pack_bits<<<pk_blocks(n), MX_PACK_THREADS, 0, s>>>(n, D->cold_val, keys);
     MX_LAUNCH_CHECK("pack: value patterns");
@@ -128,18 +147,13 @@ static int value_stats(mx_device *D, mx_scratch &W, cudaStream_t s, mx_cold_pack
           return cub::DeviceRadixSort::SortKeys(t, b, keys, sorted, n, 0, 64, s);
         }) ||
         mx_cub_run(D, W, "pack: distinct values", [&](void *t, size_t &b) {
-          return cub::DeviceSelect::Unique(t, b, sorted, keys, counts, n, s);
+          return cub::DeviceSelect::Unique(t, b, sorted, keys, counts + 2, n, s);
         }))
       return 1;
-    mx_pack_scatter_cols<<<pk_blocks(n), MX_PACK_THREADS, 0, s>>>(n, D->cold_col, D->cold_val, *colbits);
-    mx_pack_check_cols<<<pk_blocks(n), MX_PACK_THREADS, 0, s>>>(n, D->cold_col, D->cold_val, *colbits, counts + 1);
-    MX_LAUNCH_CHECK("pack: column constants");
   }
-  int h[2];
-  MX_CUDA_TRY(cudaMemcpyAsync(h, counts, sizeof h, cudaMemcpyDeviceToHost, s));
+  MX_CUDA_TRY(cudaMemcpyAsync(h + 2, counts + 2, sizeof(int), cudaMemcpyDeviceToHost, s));
   MX_CUDA_TRY(cudaStreamSynchronize(s));
-  st->ndistinct = h[0] > MX_PACK_DICT_MAX ? MX_PACK_DICT_MAX + 1 : h[0];
-  st->colconst = h[1] == 0;
+  st->ndistinct = h[2] > MX_PACK_DICT_MAX ? MX_PACK_DICT_MAX + 1 : h[2];
   *uniq = keys;
   return 0;
 }
@@ -219,7 +233,7 @@ static int build_pack(mx_device *D, cudaStream_t s) {
   mx_scratch W(s);
   mx_cold_pack_stats st = {D->cold_nnz, D->ncols, 0, 1, 0};
   u64 *uniq = nullptr, *colbits = nullptr;
-  if (value_stats(D, W, s, &st, &uniq, &colbits) || index_stats(D, W, s, &st)) return 1;
+  if (value_stats(D, W, s, P->req.val, &st, &uniq, &colbits) || index_stats(D, W, s, &st)) return 1;
   mx_val_enc ve;
   mx_idx_enc ie;
   if (mx_cold_pack_choose(&P->req, &st, &ve, &ie) != MX_OK)
@@ -276,7 +290,7 @@ int mx_cold_pack_dev_refresh(mx_device *D, cudaStream_t s) {
   mx_scratch W(s);
   mx_cold_pack_stats st = {D->cold_nnz, D->ncols, 0, 1, 0};
   u64 *uniq = nullptr, *colbits = nullptr;
-  if (value_stats(D, W, s, &st, &uniq, &colbits)) { /* the old codes are stale: plain values (cold_val is refreshed) */
+  if (value_stats(D, W, s, P->req.val, &st, &uniq, &colbits)) { /* the old codes are stale: plain values (cold_val is refreshed) */
     P->prev_val_enc = P->val_enc;
     P->fell_back = P->val_enc != MX_VAL_PLAIN;
     free_values(D, P);

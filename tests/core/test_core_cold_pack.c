@@ -353,6 +353,39 @@ static void check_auto_choice(const char *spec, t_values how, mx_val_enc ve, mx_
   t_csr_free(&A);
 }
 
+/* mx_pack_colconst_settles: where it says COLCONST is settled without the count of distinct values,
+ * the AUTO choice is COLCONST for every count >= 2 (dictionaries of 2 .. 65537 values); with the count
+ * 2 it says so exactly when AUTO picks COLCONST; a forced request settles only as itself. */
+static void check_colconst_settles(void) {
+  static const int64_t nnzs[] = {1, 7, 100, 1000, 100000};
+  static const int32_t ncols[] = {1, 5, 60, 1000, 70000};
+  static const int64_t counts[] = {2, 3, 255, 256, 257, 65536, MX_PACK_DICT_MAX + 1};
+  const mx_pack_request autoq = {MX_PACK_AUTO, MX_IDX_PLAIN};
+  int settled = 0, unsettled = 0;
+  for (size_t a = 0; a < sizeof nnzs / sizeof nnzs[0]; a++)
+    for (size_t b = 0; b < sizeof ncols / sizeof ncols[0]; b++)
+      for (int cc = 0; cc <= 1; cc++) {
+        mx_cold_pack_stats st = {nnzs[a], ncols[b], 2, cc, 0};
+        mx_val_enc v;
+        mx_idx_enc ix;
+        const int says = mx_pack_colconst_settles(MX_PACK_AUTO, &st);
+        CHECK(mx_cold_pack_choose(&autoq, &st, &v, &ix) == MX_OK && says == (v == MX_VAL_COLCONST),
+              "settles nnz %lld ncols %d colconst %d: says %d, AUTO with 2 values picks %s", (long long)st.nnz, st.ncols, cc,
+              says, mx_val_enc_name(v));
+        for (size_t k = 0; says && k < sizeof counts / sizeof counts[0]; k++) {
+          st.ndistinct = counts[k];
+          CHECK(mx_cold_pack_choose(&autoq, &st, &v, &ix) == MX_OK && v == MX_VAL_COLCONST,
+                "settles nnz %lld ncols %d: with %lld values AUTO picks %s", (long long)st.nnz, st.ncols, (long long)counts[k],
+                mx_val_enc_name(v));
+        }
+        CHECK(mx_pack_colconst_settles(MX_VAL_COLCONST, &st) == cc, "forced COLCONST settles iff column-constant");
+        CHECK(!mx_pack_colconst_settles(MX_VAL_DICT8, &st) && !mx_pack_colconst_settles(MX_VAL_PLAIN, &st),
+              "a forced dictionary or plain request never settles COLCONST");
+        settled += says, unsettled += cc && !says;
+      }
+  CHECK(settled > 0 && unsettled > 0, "settles: both outcomes covered (%d settled, %d column-constant not)", settled, unsettled);
+}
+
 int main(void) {
   /* m, n, nz, row_pw, col_pw, skip_row, skip_col, dense_rows, dense_cols, dup, seed */
   static const struct {
@@ -415,5 +448,6 @@ int main(void) {
   check_auto_choice("kron:17:4", V_PAGERANK, MX_VAL_DICT16, MX_IDX_PLAIN); /* 2 bytes x 8 per column < 24 */
   check_auto_choice("kron:14:24", V_PAGERANK, MX_VAL_COLCONST, MX_IDX_DELTA16); /* 2 x 48 per column > 24 */
   check_auto_choice("band:20000:5", V_KEEP, MX_VAL_PLAIN, MX_IDX_DELTA8);
+  check_colconst_settles();
   return t_report("test_core_cold_pack");
 }
