@@ -10,7 +10,7 @@
  *   2. one warp per row: row length, diag/upper/band/span counts, the 8-row-group keys
  *      (group << cbits | column) of the original order;
  *   3. histograms of the row and of the column lengths and their maxima (warp-aggregated atomics into
- *      histograms as long as the lengths' bounds, so nothing waits for the maxima);
+ *      histograms as long as the lengths can be without repeated entries, so nothing waits for the maxima);
  *   4. CUB radix sort of the keys, distinct keys counted = sum over groups of distinct columns;
  *   5. rows stably sorted by length, descending (CUB; ties keep the index order, as the core's
  *      counting sort), keys again with the sorted rank's group, sort, count. */
@@ -21,9 +21,9 @@
 namespace {
 
 /* slots of the device counters: row_pass's sums (C_DIAG..C_CELLS), the two distinct-key counts and
- * the longest row and column (integer atomics only: the totals do not depend on the order) */
+ * the longest row and column, the rows and columns longer than their histogram (integer atomics only: the totals do not depend on the order) */
 enum { C_DIAG, C_UPPER, C_BAND_MAX, C_BAND_SUM, C_NONEMPTY, C_SPAN, C_LONG32, C_ADJ, C_CELLS, C_DISTINCT, C_SORTED_DISTINCT,
-       C_ROW_MAX, C_COL_MAX, C_NCOUNTS };
+       C_ROW_MAX, C_COL_MAX, C_ROW_OVER, C_COL_OVER, C_NCOUNTS };
 
 constexpr int kWarpsPerBlock = 8;
 
@@ -124,14 +124,19 @@ __global__ void scatter_lengths(const int *__restrict__ nruns, const int *__rest
   if (i < *nruns) collen[cols[i]] = len[i];
 }
 
-/* hist[len[i]] += 1 for i < n (hist zeroed, at least max(len) + 1 long) and *maxl = max(*maxl, len):
+/* hist[l] += 1 for each length l = len[i] <= bound (hist zeroed, bound + 1 long), *over += 1 for each
+ * longer one (only a CSR with repeated entries has a row longer than ncols), *maxl = max(*maxl, len):
  * the lanes of a warp holding the same length add once (stencil and power-law lengths repeat within a
  * warp, which would serialise plain atomics on a few bins). blockDim is a multiple of 32. */
-__global__ void length_hist(int n, const int *__restrict__ len, int *hist, unsigned long long *maxl) {
+__global__ void length_hist(int n, const int *__restrict__ len, int bound, int *hist, unsigned long long *maxl,
+                            unsigned long long *over) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const int l = i < n ? len[i] : -1; /* -1: past the end */
   const unsigned peers = __match_any_sync(0xffffffffu, l);
-  if (l >= 0 && (int)(threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(hist + l, __popc(peers));
+  if (l >= 0 && (int)(threadIdx.x & 31) == __ffs(peers) - 1) {
+    if (l <= bound) atomicAdd(hist + l, __popc(peers));
+    else atomicAdd(over, (unsigned long long)__popc(peers));
+  }
   const long long top = warp_max(l);
   if ((threadIdx.x & 31) == 0 && top >= 0) atomicMax(maxl, (unsigned long long)top);
 }
@@ -162,8 +167,9 @@ __global__ void count_distinct(int n, const uint64_t *__restrict__ keys, unsigne
 }
 /* Every device array of the feature passes, carved out of one scratch allocation (one allocation and
  * one free per prediction, whatever the pool). The zeroed region [0, zero_bytes) holds counts, both
- * histograms and collen, so that one memset clears it. A histogram is sized by the bound on its
- * longest length (a row has at most ncols entries), so that no pass waits for the maxima. */
+ * histograms and collen, so that one memset clears it. A histogram is sized by the longest length
+ * a CSR without repeated entries can have (ncols for rows, nrows for columns), so that no pass waits
+ * for the maxima; lengths beyond are counted apart (hist_to_host then counts again). */
 struct feature_arrays {
   unsigned long long *counts;                   /* C_NCOUNTS */
   int *row_hist, *col_hist;                     /* ncols + 1, nrows + 1 */
@@ -175,8 +181,8 @@ struct feature_arrays {
   size_t zero_bytes;
 };
 
-/* bits of a row-length sort key: a row has at most ncols <= 2^cbits entries */
-int length_bits(int cbits) { return cbits + 1; }
+/* bits of a row-length sort key: a row has at most nnz entries (more than ncols where entries repeat) */
+int length_bits(int nnz) { return std::max(1, bits_for((uint64_t)nnz)); }
 
 /* bytes of CUB temporary storage the largest pass needs (size queries only: nothing runs) */
 int cub_bytes_needed(int m, int nnz, int cbits, int end_bit, size_t *need) {
@@ -191,7 +197,7 @@ int cub_bytes_needed(int m, int nnz, int cbits, int end_bit, size_t *need) {
   MX_CUDA_TRY(cub::DeviceRadixSort::SortKeys(nullptr, b, k64, nnz, 0, end_bit));
   *need = std::max(*need, b);
   MX_CUDA_TRY(cub::DeviceRadixSort::SortPairsDescending(nullptr, b, (int *)nullptr, (int *)nullptr, (int *)nullptr,
-                                                        (int *)nullptr, m, 0, length_bits(cbits)));
+                                                        (int *)nullptr, m, 0, length_bits(nnz)));
   *need = std::max(*need, b);
   return 0;
 }
@@ -247,7 +253,7 @@ int distinct_keys(mx_device *D, mx_scratch &W, cub::DoubleBuffer<uint64_t> &B, i
 int sorted_order_keys(mx_device *D, mx_scratch &W, int m, int cbits, const feature_arrays &A) {
   iota<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.idx);
   MX_LAUNCH_CHECK("feature iota launch");
-  if (mx_cub_run(D, W, "sort rows by length", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortPairsDescending(t, b, A.rowlen, A.len_sorted, A.idx, A.perm, m, 0, length_bits(cbits), W.stream); })) return 1;
+  if (mx_cub_run(D, W, "sort rows by length", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortPairsDescending(t, b, A.rowlen, A.len_sorted, A.idx, A.perm, m, 0, length_bits(D->cold_nnz), W.stream); })) return 1;
   invert<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.perm, A.rank);
   MX_LAUNCH_CHECK("feature invert launch");
   sorted_keys<<<(m + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, A.rank, cbits, A.k0);
@@ -255,12 +261,27 @@ int sorted_order_keys(mx_device *D, mx_scratch &W, int m, int cbits, const featu
   return 0;
 }
 
-/* hist = d_hist[0..maxl] on the host (empty when there are no items) */
-int hist_to_host(const int *d_hist, int items, int32_t maxl, std::vector<int64_t> &hist) {
+/* hist = the histogram of len[0..items) up to maxl, on the host (empty when there are no items): d_hist
+ * when it holds every length (over = 0), else counted again into a histogram as long as maxl (a
+ * CSR with repeated entries, whose rows can be longer than ncols). */
+int hist_to_host(mx_device *D, mx_scratch &W, const int *len, int items, const int *d_hist, unsigned long long over, int32_t maxl,
+                 std::vector<int64_t> &hist) {
   hist.clear();
   if (items == 0) return 0;
   std::vector<int> h32((size_t)maxl + 1);
-  MX_CUDA_TRY(cudaMemcpy(h32.data(), d_hist, sizeof(int) * h32.size(), cudaMemcpyDeviceToHost));
+  if (over) {
+    int *full;
+    unsigned long long *dummy;
+    if (mx_scratch_alloc(D, W, &full, h32.size(), "alloc feature histogram (repeated entries)") ||
+        mx_scratch_alloc(D, W, &dummy, 2, "alloc feature histogram counters"))
+      return 1;
+    MX_CUDA_TRY(cudaMemsetAsync(full, 0, sizeof(int) * h32.size(), W.stream));
+    length_hist<<<(items + 255) / 256, 256, 0, W.stream>>>(items, len, maxl, full, dummy, dummy + 1);
+    MX_LAUNCH_CHECK("feature length_hist (repeated entries) launch");
+    d_hist = full;
+  }
+  MX_CUDA_TRY(cudaMemcpyAsync(h32.data(), d_hist, sizeof(int) * h32.size(), cudaMemcpyDeviceToHost, W.stream));
+  MX_CUDA_TRY(cudaStreamSynchronize(W.stream));
   hist.assign(h32.begin(), h32.end());
   return 0;
 }
@@ -281,11 +302,11 @@ int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_
   if (m > 0) {
     row_pass<<<(m + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, cbits, A.rowlen, A.k0, A.counts);
     MX_LAUNCH_CHECK("feature row_pass launch");
-    length_hist<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.rowlen, A.row_hist, A.counts + C_ROW_MAX);
+    length_hist<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.rowlen, n, A.row_hist, A.counts + C_ROW_MAX, A.counts + C_ROW_OVER);
     MX_LAUNCH_CHECK("feature row length_hist launch");
   }
   if (n > 0) {
-    length_hist<<<(n + 255) / 256, 256, 0, W.stream>>>(n, A.collen, A.col_hist, A.counts + C_COL_MAX);
+    length_hist<<<(n + 255) / 256, 256, 0, W.stream>>>(n, A.collen, m, A.col_hist, A.counts + C_COL_MAX, A.counts + C_COL_OVER);
     MX_LAUNCH_CHECK("feature column length_hist launch");
   }
   cub::DoubleBuffer<uint64_t> keys(A.k0, A.k1);
@@ -300,7 +321,9 @@ int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_
   mx_trace_step("features: passes run");
   c->row_maxl = (int32_t)h[C_ROW_MAX];
   c->col_maxl = (int32_t)h[C_COL_MAX];
-  if (hist_to_host(A.row_hist, m, c->row_maxl, row_hist) || hist_to_host(A.col_hist, n, c->col_maxl, col_hist)) return 1;
+  if (hist_to_host(D, W, A.rowlen, m, A.row_hist, h[C_ROW_OVER], c->row_maxl, row_hist) ||
+      hist_to_host(D, W, A.collen, n, A.col_hist, h[C_COL_OVER], c->col_maxl, col_hist))
+    return 1;
   c->diag = (int64_t)h[C_DIAG];
   c->upper = (int64_t)h[C_UPPER];
   c->band_max = (int64_t)h[C_BAND_MAX];
