@@ -47,6 +47,23 @@ __device__ __forceinline__ long long warp_max(long long v) {
   return v;
 }
 
+/* f(k, col[k]) for the entries k of [beg, end) that lane holds (k = beg + lane + 32 t): the loads of
+ * kBatch entries are issued before any is used, so that a hub row of a power-law graph (one warp,
+ * 10^5-10^6 entries) keeps kBatch loads in flight instead of one (chunglu 1M 16 2.1: 9.6 ms of
+ * latency-bound features on an H100 before). */
+constexpr int kBatch = 8;
+template <typename F>
+__device__ __forceinline__ void for_row_entries(int beg, int end, int lane, const int *__restrict__ col, F f) {
+  for (int k0 = beg + lane; k0 < end; k0 += 32 * kBatch) {
+    int j[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) j[u] = k0 + 32 * u < end ? col[k0 + 32 * u] : -1; /* -1: past the row */
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u)
+      if (j[u] >= 0) f(k0 + 32 * u, j[u]);
+  }
+}
+
 /* Pass 1 (one warp per row i): the positional counts, row and column lengths, the keys of the
  * original order. Per-warp results are added into the block's shared counters, then the block's
  * into the global ones (integer atomics: the totals do not depend on the order). */
@@ -63,8 +80,7 @@ row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int
     unsigned long long diag = 0, upper = 0, bsum = 0;
     long long bmax = 0, jmin = LLONG_MAX, jmax = -1;
     const uint64_t group = (uint64_t)(i / MX_CHUNK_ROWS) << cbits;
-    for (int k = beg + lane; k < end; k += 32) {
-      const int j = col[k];
+    for_row_entries(beg, end, lane, col, [&](int k, int j) {
       const long long d = j > i ? (long long)j - i : (long long)i - j;
       diag += j == i;
       upper += j > i;
@@ -73,7 +89,7 @@ row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int
       jmin = min(jmin, (long long)j);
       jmax = max(jmax, (long long)j);
       keys[k] = group | (uint64_t)j;
-    }
+    });
     diag = warp_sum(diag);
     upper = warp_sum(upper);
     bsum = warp_sum(bsum);
@@ -114,7 +130,7 @@ sorted_keys(int m, const int *__restrict__ rowptr, const int *__restrict__ col, 
   const int i = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32;
   if (i >= m) return;
   const uint64_t group = (uint64_t)(rank[i] / MX_CHUNK_ROWS) << cbits;
-  for (int k = rowptr[i] + (threadIdx.x & 31); k < rowptr[i + 1]; k += 32) keys[k] = group | (uint64_t)col[k];
+  for_row_entries(rowptr[i], rowptr[i + 1], threadIdx.x & 31, col, [&](int k, int j) { keys[k] = group | (uint64_t)j; });
 }
 
 /* collen[col[i]] = len[i] for the nruns distinct columns */
