@@ -28,12 +28,14 @@
 /* CPU seconds of mx_features_compute per nonzero: tuning/predictor's matxtract-predictor measures
  * 10-25 ns; the upper end, so that the prediction never starts before it can be afforded */
 #define MATXTRACT_FEATURES_NS_PER_NNZ 25.0
-/* the same on the GPU (mx_device_features: a few passes and three radix sorts), plus a fixed part
- * (scratch allocations, copies of the length histograms): H100, features + prediction in PageRank
- * and CG (tuning/results/h100/e2e-2026-11-23/logs): kron:20:16 10.8 ms (31.4M nonzeros), kron:21:16
- * 18.5 ms (63.5M), lap3d:150 12.8 ms (23.5M), rgg:20 6.9 ms (13.8M), lap3d:100 6.5 ms (6.9M) */
-#define MATXTRACT_FEATURES_GPU_NS_PER_NNZ 0.35
-#define MATXTRACT_FEATURES_GPU_FIXED_S    3e-3
+/* the same on the GPU (mx_device_features: a few passes and three radix sorts from one scratch
+ * allocation), plus a fixed part (the allocation, the histograms' copies): measured on an H100 over the
+ * 41 setup-study matrices of 1.8M-90M nonzeros (tuning/results/h100/predict-cost-2026-11-25/: features +
+ * prediction, least squares 1.29 ms + 0.19 ns per nonzero, 0.21-0.26 ns/nnz on the largest, 0.58 on a
+ * power-law graph whose hub rows are one warp each); upper ends, so that the prediction does not start
+ * before it can be afforded */
+#define MATXTRACT_FEATURES_GPU_NS_PER_NNZ 0.30
+#define MATXTRACT_FEATURES_GPU_FIXED_S    1.5e-3
 /* The mean fraction of a MatMult that a prediction saves: the fastest plan the labels measured vs
  * the default plan ((0,0), the cold kernel by the row-length rule, packed where the pack was faster
  * as compress auto does), over the 129 label matrices of >= 1M nonzeros on an H100
