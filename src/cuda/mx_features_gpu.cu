@@ -8,7 +8,8 @@
  *   1. column lengths: the column indices radix-sorted and run-length encoded (CUB; no atomics, which
  *      hub columns of power-law graphs would serialise);
  *   2. one warp per row: row length, diag/upper/band/span counts, the 8-row-group keys
- *      (group << cbits | column) of the original order;
+ *      (group << cbits | column) of the original order; rows longer than kLongRow are listed and
+ *      their entries spread over several blocks each (long_rows_pass);
  *   3. histograms of the row and of the column lengths and their maxima (warp-aggregated atomics into
  *      histograms as long as the lengths can be without repeated entries, so nothing waits for the maxima);
  *   4. CUB radix sort of the keys, distinct keys counted = sum over groups of distinct columns;
@@ -23,7 +24,7 @@ namespace {
 /* slots of the device counters: row_pass's sums (C_DIAG..C_CELLS), the two distinct-key counts and
  * the longest row and column, the rows and columns longer than their histogram (integer atomics only: the totals do not depend on the order) */
 enum { C_DIAG, C_UPPER, C_BAND_MAX, C_BAND_SUM, C_NONEMPTY, C_SPAN, C_LONG32, C_ADJ, C_CELLS, C_DISTINCT, C_SORTED_DISTINCT,
-       C_ROW_MAX, C_COL_MAX, C_ROW_OVER, C_COL_OVER, C_NCOUNTS };
+       C_ROW_MAX, C_COL_MAX, C_ROW_OVER, C_COL_OVER, C_NLONG, C_NCOUNTS };
 
 constexpr int kWarpsPerBlock = 8;
 
@@ -47,29 +48,35 @@ __device__ __forceinline__ long long warp_max(long long v) {
   return v;
 }
 
-/* f(k, col[k]) for the entries k of [beg, end) that lane holds (k = beg + lane + 32 t): the loads of
- * kBatch entries are issued before any is used, so that a hub row of a power-law graph (one warp,
- * 10^5-10^6 entries) keeps kBatch loads in flight instead of one (chunglu 1M 16 2.1: 9.6 ms of
- * latency-bound features on an H100 before). */
+/* f(k, col[k]) for the entries k = beg + t + stride q of [beg, end) (thread t of stride threads on
+ * the row): the loads of kBatch entries are issued before any is used, so that a long row keeps
+ * kBatch loads in flight instead of one (a power-law hub row was latency-bound: chunglu 1M 16 2.1,
+ * 9.6 ms of features on an H100). */
 constexpr int kBatch = 8;
 template <typename F>
-__device__ __forceinline__ void for_row_entries(int beg, int end, int lane, const int *__restrict__ col, F f) {
-  for (int k0 = beg + lane; k0 < end; k0 += 32 * kBatch) {
+__device__ __forceinline__ void for_row_entries(int beg, int end, int t, int stride, const int *__restrict__ col, F f) {
+  for (int k0 = beg + t; k0 < end; k0 += stride * kBatch) {
     int j[kBatch];
 #pragma unroll
-    for (int u = 0; u < kBatch; ++u) j[u] = k0 + 32 * u < end ? col[k0 + 32 * u] : -1; /* -1: past the row */
+    for (int u = 0; u < kBatch; ++u) j[u] = k0 + stride * u < end ? col[k0 + stride * u] : -1; /* -1: past the row */
 #pragma unroll
     for (int u = 0; u < kBatch; ++u)
-      if (j[u] >= 0) f(k0 + 32 * u, j[u]);
+      if (j[u] >= 0) f(k0 + stride * u, j[u]);
   }
 }
+
+/* Rows longer than kLongRow are not a warp's: row_pass and sorted_keys list them (long_rows, counted in
+ * counts[C_NLONG]) and long_rows_pass spreads each over kLongBlocks blocks (a star graph's one row of
+ * n entries would otherwise be one warp's serial loop). There are at most nnz / (kLongRow + 1) of them. */
+constexpr int kLongRow = 32 * kBatch * 16;
+constexpr int kLongBlocks = 16, kLongRowsAtOnce = 64, kLongThreads = 256;
 
 /* Pass 1 (one warp per row i): the positional counts, row and column lengths, the keys of the
  * original order. Per-warp results are added into the block's shared counters, then the block's
  * into the global ones (integer atomics: the totals do not depend on the order). */
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
 row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int cbits, int *rowlen, uint64_t *keys,
-         unsigned long long *counts) {
+         unsigned long long *counts, int *long_rows) {
   __shared__ unsigned long long s[C_NCOUNTS];
   if (threadIdx.x < C_NCOUNTS) s[threadIdx.x] = 0;
   __syncthreads();
@@ -80,7 +87,8 @@ row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int
     unsigned long long diag = 0, upper = 0, bsum = 0;
     long long bmax = 0, jmin = LLONG_MAX, jmax = -1;
     const uint64_t group = (uint64_t)(i / MX_CHUNK_ROWS) << cbits;
-    for_row_entries(beg, end, lane, col, [&](int k, int j) {
+    const bool is_long = end - beg > kLongRow; /* warp-uniform: long_rows_pass takes its entries */
+    if (!is_long) for_row_entries(beg, end, lane, 32, col, [&](int k, int j) {
       const long long d = j > i ? (long long)j - i : (long long)i - j;
       diag += j == i;
       upper += j > i;
@@ -99,6 +107,7 @@ row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int
     if (lane == 0) {
       const int len = end - beg;
       rowlen[i] = len;
+      if (is_long) long_rows[atomicAdd(&counts[C_NLONG], 1ull)] = i;
       atomicAdd(&s[C_DIAG], diag);
       atomicAdd(&s[C_UPPER], upper);
       atomicAdd(&s[C_BAND_SUM], bsum);
@@ -130,7 +139,62 @@ sorted_keys(int m, const int *__restrict__ rowptr, const int *__restrict__ col, 
   const int i = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32;
   if (i >= m) return;
   const uint64_t group = (uint64_t)(rank[i] / MX_CHUNK_ROWS) << cbits;
-  for_row_entries(rowptr[i], rowptr[i + 1], threadIdx.x & 31, col, [&](int k, int j) { keys[k] = group | (uint64_t)j; });
+  if (rowptr[i + 1] - rowptr[i] > kLongRow) return; /* long_rows_pass's */
+  for_row_entries(rowptr[i], rowptr[i + 1], threadIdx.x & 31, 32, col, [&](int k, int j) { keys[k] = group | (uint64_t)j; });
+}
+
+/* The entries of the long rows listed by row_pass, kLongBlocks blocks per row (blockIdx.x), rows
+ * blockIdx.y + gridDim.y q: the keys (group of the original order, or with rank the sorted order's),
+ * and with stats row_pass's per-entry counts and each row's extreme columns (jmax1[r] = max j + 1,
+ * jneg[r] = n - min j; both zeroed before). Warp results go to global atomics (order-free totals). */
+template <bool stats>
+__global__ void __launch_bounds__(kLongThreads)
+long_rows_pass(int n, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ long_rows,
+               const int *__restrict__ rank, int cbits, uint64_t *keys, unsigned long long *counts, int *jmax1, int *jneg) {
+  const int nlong = (int)counts[C_NLONG];
+  const int t = blockIdx.x * kLongThreads + threadIdx.x, stride = gridDim.x * kLongThreads;
+  for (int r = blockIdx.y; r < nlong; r += gridDim.y) {
+    const int i = long_rows[r];
+    const uint64_t group = (uint64_t)((stats ? i : rank[i]) / MX_CHUNK_ROWS) << cbits;
+    unsigned long long diag = 0, upper = 0, bsum = 0;
+    long long bmax = 0, jmin = LLONG_MAX, jmax = -1;
+    for_row_entries(rowptr[i], rowptr[i + 1], t, stride, col, [&](int k, int j) {
+      keys[k] = group | (uint64_t)j;
+      if (!stats) return;
+      const long long d = j > i ? (long long)j - i : (long long)i - j;
+      diag += j == i;
+      upper += j > i;
+      bsum += (unsigned long long)d;
+      bmax = max(bmax, d);
+      jmin = min(jmin, (long long)j);
+      jmax = max(jmax, (long long)j);
+    });
+    if (!stats) continue;
+    diag = warp_sum(diag);
+    upper = warp_sum(upper);
+    bsum = warp_sum(bsum);
+    bmax = warp_max(bmax);
+    jmin = warp_min(jmin);
+    jmax = warp_max(jmax);
+    if ((threadIdx.x & 31) == 0 && jmax >= 0) {
+      atomicAdd(&counts[C_DIAG], diag);
+      atomicAdd(&counts[C_UPPER], upper);
+      atomicAdd(&counts[C_BAND_SUM], bsum);
+      atomicMax(&counts[C_BAND_MAX], (unsigned long long)bmax);
+      atomicMax(&jmax1[r], (int)jmax + 1);
+      atomicMax(&jneg[r], n - (int)jmin);
+    }
+  }
+}
+
+/* the long rows' share of row_pass's row counts: each is non-empty, its span from its extreme columns */
+__global__ void long_rows_spans(int n, const int *__restrict__ jmax1, const int *__restrict__ jneg, unsigned long long *counts) {
+  const int nlong = (int)counts[C_NLONG];
+  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < nlong; r += gridDim.x * blockDim.x) {
+    const long long jmax = jmax1[r] - 1, jmin = n - jneg[r];
+    atomicAdd(&counts[C_NONEMPTY], 1ull);
+    atomicAdd(&counts[C_SPAN], (unsigned long long)(jmax - jmin + 1));
+  }
 }
 
 /* collen[col[i]] = len[i] for the nruns distinct columns */
@@ -183,14 +247,16 @@ __global__ void count_distinct(int n, const uint64_t *__restrict__ keys, unsigne
 }
 /* Every device array of the feature passes, carved out of one scratch allocation (one allocation and
  * one free per prediction, whatever the pool). The zeroed region [0, zero_bytes) holds counts, both
- * histograms and collen, so that one memset clears it. A histogram is sized by the longest length
+ * histograms, collen and the long rows' extreme columns, so that one memset clears it. A histogram is sized by the longest length
  * a CSR without repeated entries can have (ncols for rows, nrows for columns), so that no pass waits
  * for the maxima; lengths beyond are counted apart (hist_to_host then counts again). */
 struct feature_arrays {
   unsigned long long *counts;                   /* C_NCOUNTS */
   int *row_hist, *col_hist;                     /* ncols + 1, nrows + 1 */
   int *collen;                                  /* ncols */
+  int *jmax1, *jneg;                            /* nlong_max each: the long rows' extreme columns */
   int *nruns;                                   /* 1: distinct columns */
+  int *long_rows;                               /* nlong_max: the rows longer than kLongRow */
   int *rowlen, *idx, *perm, *rank, *len_sorted; /* nrows each */
   int *uniq, *runlen;                           /* ncols each: the columns' run-length code */
   uint64_t *k0, *k1;                            /* nnz each: the 8-row-group keys, the sort's other buffer */
@@ -224,16 +290,18 @@ size_t carve(size_t off, size_t bytes) { return (off + bytes + 255) / 256 * 256;
 /* A's arrays and W's CUB storage (W.cub: mx_cub_run then takes nothing more) in one allocation */
 int feature_arrays_alloc(mx_device *D, mx_scratch &W, int m, int n, int nnz, int cbits, int end_bit, feature_arrays *A) {
   const size_t M = (size_t)std::max(m, 1), N = (size_t)std::max(n, 1), Z = (size_t)std::max(nnz, 1), I = sizeof(int);
-  const size_t bytes[] = {sizeof(unsigned long long) * C_NCOUNTS, I * ((size_t)n + 1), I * ((size_t)m + 1), I * N, /* zeroed */
-                          I, I * M, I * M, I * M, I * M, I * M, I * N, I * N, sizeof(uint64_t) * Z, sizeof(uint64_t) * Z, 0};
-  enum { NARRAYS = sizeof bytes / sizeof bytes[0], NZEROED = 4 };
+  const size_t L = (size_t)nnz / (kLongRow + 1) + 1; /* rows longer than kLongRow, at most */
+  const size_t bytes[] = {sizeof(unsigned long long) * C_NCOUNTS, I * ((size_t)n + 1), I * ((size_t)m + 1), I * N, I * L, I * L, /* zeroed */
+                          I, I * L, I * M, I * M, I * M, I * M, I * M, I * N, I * N, sizeof(uint64_t) * Z, sizeof(uint64_t) * Z, 0};
+  enum { NARRAYS = sizeof bytes / sizeof bytes[0], NZEROED = 6 };
   size_t off[NARRAYS + 1] = {0}, cub_bytes;
   if (cub_bytes_needed(m, nnz, cbits, end_bit, &cub_bytes)) return 1;
   for (int k = 0; k < NARRAYS; ++k) off[k + 1] = carve(off[k], k == NARRAYS - 1 ? cub_bytes : bytes[k]);
   char *base;
   if (mx_scratch_alloc(D, W, &base, off[NARRAYS], "alloc feature scratch")) return 1;
   void **at[NARRAYS] = {(void **)&A->counts, (void **)&A->row_hist, (void **)&A->col_hist, (void **)&A->collen,
-                        (void **)&A->nruns,  (void **)&A->rowlen,   (void **)&A->idx,      (void **)&A->perm,
+                        (void **)&A->jmax1,  (void **)&A->jneg,     (void **)&A->nruns,    (void **)&A->long_rows,
+                        (void **)&A->rowlen, (void **)&A->idx,      (void **)&A->perm,
                         (void **)&A->rank,   (void **)&A->len_sorted, (void **)&A->uniq,   (void **)&A->runlen,
                         (void **)&A->k0,     (void **)&A->k1,       &W.cub};
   for (int k = 0; k < NARRAYS; ++k) *at[k] = base + off[k];
@@ -274,6 +342,8 @@ int sorted_order_keys(mx_device *D, mx_scratch &W, int m, int cbits, const featu
   MX_LAUNCH_CHECK("feature invert launch");
   sorted_keys<<<(m + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, A.rank, cbits, A.k0);
   MX_LAUNCH_CHECK("feature sorted_keys launch");
+  long_rows_pass<false><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(D->ncols, D->cold_rowptr, D->cold_col, A.long_rows, A.rank, cbits, A.k0, A.counts, nullptr, nullptr);
+  MX_LAUNCH_CHECK("feature long_rows_pass (sorted keys) launch");
   return 0;
 }
 
@@ -316,8 +386,12 @@ int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_
   mx_trace_step("features: scratch");
   if (column_lengths(D, W, D->cold_col, nnz, n, cbits, A)) return 1;
   if (m > 0) {
-    row_pass<<<(m + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, cbits, A.rowlen, A.k0, A.counts);
+    row_pass<<<(m + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, cbits, A.rowlen, A.k0, A.counts, A.long_rows);
     MX_LAUNCH_CHECK("feature row_pass launch");
+    long_rows_pass<true><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(n, D->cold_rowptr, D->cold_col, A.long_rows, nullptr, cbits, A.k0, A.counts, A.jmax1, A.jneg);
+    MX_LAUNCH_CHECK("feature long_rows_pass launch");
+    long_rows_spans<<<4, 256, 0, W.stream>>>(n, A.jmax1, A.jneg, A.counts);
+    MX_LAUNCH_CHECK("feature long_rows_spans launch");
     length_hist<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.rowlen, n, A.row_hist, A.counts + C_ROW_MAX, A.counts + C_ROW_OVER);
     MX_LAUNCH_CHECK("feature row length_hist launch");
   }
