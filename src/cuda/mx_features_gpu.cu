@@ -385,6 +385,7 @@ int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_
   MX_CUDA_TRY(cudaMemsetAsync(A.counts, 0, A.zero_bytes, W.stream));
   mx_trace_step("features: scratch");
   if (column_lengths(D, W, D->cold_col, nnz, n, cbits, A)) return 1;
+  mx_trace_step("features: column lengths (sort)");
   if (m > 0) {
     row_pass<<<(m + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, cbits, A.rowlen, A.k0, A.counts, A.long_rows);
     MX_LAUNCH_CHECK("feature row_pass launch");
@@ -392,6 +393,7 @@ int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_
     MX_LAUNCH_CHECK("feature long_rows_pass launch");
     long_rows_spans<<<4, 256, 0, W.stream>>>(n, A.jmax1, A.jneg, A.counts);
     MX_LAUNCH_CHECK("feature long_rows_spans launch");
+    mx_trace_step("features: row pass, long rows");
     length_hist<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.rowlen, n, A.row_hist, A.counts + C_ROW_MAX, A.counts + C_ROW_OVER);
     MX_LAUNCH_CHECK("feature row length_hist launch");
   }
@@ -400,15 +402,18 @@ int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_
     MX_LAUNCH_CHECK("feature column length_hist launch");
   }
   cub::DoubleBuffer<uint64_t> keys(A.k0, A.k1);
+  mx_trace_step("features: length histograms");
   if (distinct_keys(D, W, keys, nnz, end_bit, A.counts + C_DISTINCT)) return 1;
+  mx_trace_step("features: 8-row groups (sort)");
   if (m > 0 && sorted_order_keys(D, W, m, cbits, A)) return 1;
+  mx_trace_step("features: rows sorted by length, keys");
   keys = cub::DoubleBuffer<uint64_t>(A.k0, A.k1);
   if (distinct_keys(D, W, keys, nnz, end_bit, A.counts + C_SORTED_DISTINCT)) return 1;
-  mx_trace_step("features: passes queued");
+  mx_trace_step("features: sorted groups (sort)");
   unsigned long long h[C_NCOUNTS];
   MX_CUDA_TRY(cudaMemcpyAsync(h, A.counts, sizeof h, cudaMemcpyDeviceToHost, W.stream));
   MX_CUDA_TRY(cudaStreamSynchronize(W.stream));
-  mx_trace_step("features: passes run");
+  mx_trace_step("features: counts read");
   c->row_maxl = (int32_t)h[C_ROW_MAX];
   c->col_maxl = (int32_t)h[C_COL_MAX];
   if (hist_to_host(D, W, A.rowlen, m, A.row_hist, h[C_ROW_OVER], c->row_maxl, row_hist) ||
