@@ -21,8 +21,9 @@
 
 namespace {
 
-/* slots of the device counters: row_pass's sums (C_DIAG..C_CELLS), the two distinct-key counts and
- * the longest row and column, the rows and columns longer than their histogram (integer atomics only: the totals do not depend on the order) */
+/* slots of the device counters: row_pass's sums (C_DIAG..C_CELLS), the two distinct-key counts, the
+ * longest row and column, the rows and columns longer than their histogram, the long rows listed
+ * (integer atomics only: the totals do not depend on the order) */
 enum { C_DIAG, C_UPPER, C_BAND_MAX, C_BAND_SUM, C_NONEMPTY, C_SPAN, C_LONG32, C_ADJ, C_CELLS, C_DISTINCT, C_SORTED_DISTINCT,
        C_ROW_MAX, C_COL_MAX, C_ROW_OVER, C_COL_OVER, C_NLONG, C_NCOUNTS };
 
@@ -71,8 +72,8 @@ __device__ __forceinline__ void for_row_entries(int beg, int end, int t, int str
 constexpr int kLongRow = 32 * kBatch * 16;
 constexpr int kLongBlocks = 16, kLongRowsAtOnce = 64, kLongThreads = 256;
 
-/* Pass 1 (one warp per row i): the positional counts, row and column lengths, the keys of the
- * original order. Per-warp results are added into the block's shared counters, then the block's
+/* Pass 2 (one warp per row i): the positional counts, row lengths, the keys of the original order;
+ * a row longer than kLongRow is only listed (long_rows_pass takes its entries). Per-warp results are added into the block's shared counters, then the block's
  * into the global ones (integer atomics: the totals do not depend on the order). */
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
 row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int cbits, int *rowlen, uint64_t *keys,
@@ -132,7 +133,8 @@ row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int
   }
 }
 
-/* keys of the sorted order: row i sits at rank[i], its group is rank[i] / 8 (one warp per row) */
+/* keys of the sorted order: row i sits at rank[i], its group is rank[i] / 8 (one warp per row; the
+ * long rows' are long_rows_pass's) */
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
 sorted_keys(int m, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ rank, int cbits,
             uint64_t *keys) {
@@ -245,11 +247,13 @@ __global__ void count_distinct(int n, const uint64_t *__restrict__ keys, unsigne
   __syncthreads();
   if (threadIdx.x == 0 && s) atomicAdd(slot, s);
 }
+
 /* Every device array of the feature passes, carved out of one scratch allocation (one allocation and
  * one free per prediction, whatever the pool). The zeroed region [0, zero_bytes) holds counts, both
- * histograms, collen and the long rows' extreme columns, so that one memset clears it. A histogram is sized by the longest length
- * a CSR without repeated entries can have (ncols for rows, nrows for columns), so that no pass waits
- * for the maxima; lengths beyond are counted apart (hist_to_host then counts again). */
+ * histograms, collen and the long rows' extreme columns, so that one memset clears it. A histogram
+ * is sized by the longest length a CSR without repeated entries can have (ncols for rows, nrows for
+ * columns), so that no pass waits for the maxima; lengths beyond are counted apart (hist_to_host then
+ * counts again). */
 struct feature_arrays {
   unsigned long long *counts;                   /* C_NCOUNTS */
   int *row_hist, *col_hist;                     /* ncols + 1, nrows + 1 */
