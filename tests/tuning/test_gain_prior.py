@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """test_gain_prior.py PREDICTOR_DIR - tuning/predictor/gain_prior.py on known labels: the rule's default
 kernel, the gain per matrix (a hot plan faster, the default the best, the default not measured), the
-nonzero cut and the summary. Exits 1 if a result is wrong."""
+nonzero cut and the summary; the default plan vs cuSPARSE ALG2, plain and packed, and its summary.
+Exits 1 if a result is wrong."""
 import sys
 
 sys.path.insert(0, sys.argv[1])
@@ -13,8 +14,21 @@ def ev(tc, tr, cold, t):
     return {"ok": 1, "tc": tc, "tr": tr, "cold": cold, "t_us": t}
 
 
-def label(nnz, row_max, row_cv, evals):
-    return {"matrix": {"nnz": nnz}, "features": {"row_max": row_max, "row_cv": row_cv}, "evals": evals}
+def label(nnz, row_max, row_cv, evals, name="m"):
+    return {"name": name, "matrix": {"nnz": nnz}, "features": {"row_max": row_max, "row_cv": row_cv}, "evals": evals}
+
+
+def packed_ev(cold, t, t_plain):
+    e = ev(0, 0, cold, t)
+    e["t_plain_us"] = t_plain
+    return e
+
+
+# the default (segment) is 103 us plain, 90 us once packed; ALG2 100 us; a hot plan ALG2 would not count
+PACKED = label(2000000, 7, 0.1, [packed_ev("segment", 90.0, 103.0), ev(0, 0, "cusparse", 100.0), ev(1, 1, "cusparse", 50.0)], "packed")
+# the default (merge) is 101 us and was not packed (no t_plain_us); ALG2 100 us
+PLAIN = label(3000000, 5000, 3.0, [ev(0, 0, "merge", 101.0), ev(0, 0, "cusparse", 100.0)], "plain")
+NO_ALG2 = label(1000, 7, 0.1, [ev(0, 0, "segment", 10.0)], "no alg2")
 
 
 STENCIL = label(2000000, 7, 0.1, [ev(0, 0, "segment", 100.0), ev(0, 0, "merge", 120.0), ev(1, 1, "segment", 80.0)])
@@ -34,6 +48,16 @@ def main():
     expect(n == 2, "summary: the small matrix and the one without a default left out (n %d)" % n)
     expect(abs(mean - 0.1) < 1e-12 and abs(mx - 0.2) < 1e-12 and med == mx, "summary: mean 0.1, median (upper) and max 0.2")
     expect(gain_prior.summary([], 1)[0] == 0, "summary of nothing: n 0")
+    expect(abs(gain_prior.vs_alg2(PACKED, False) - 1.03) < 1e-12, "default plain 103 us vs ALG2 100 us: 1.03")
+    expect(abs(gain_prior.vs_alg2(PACKED, True) - 0.9) < 1e-12, "default packed 90 us vs ALG2 100 us: 0.9 (a hot ALG2 plan not counted)")
+    expect(abs(gain_prior.vs_alg2(PLAIN, False) - 1.01) < 1e-12 and abs(gain_prior.vs_alg2(PLAIN, True) - 1.01) < 1e-12,
+           "no pack timed: plain and packed both 1.01")
+    expect(gain_prior.vs_alg2(NO_ALG2, True) is None, "ALG2 not measured: no ratio")
+    n, above, worst, name = gain_prior.alg2_summary([PACKED, PLAIN, NO_ALG2], False)
+    expect((n, above, name) == (2, 1, "packed") and abs(worst - 1.03) < 1e-12, "plain: 2 matrices, 1 more than 2%% slower, worst 1.03 packed (%s)" % ((n, above, worst, name),))
+    n, above, worst, name = gain_prior.alg2_summary([PACKED, PLAIN, NO_ALG2], True)
+    expect((n, above, name) == (2, 0, "plain") and abs(worst - 1.01) < 1e-12, "packed: none more than 2%% slower, worst 1.01 plain (%s)" % ((n, above, worst, name),))
+    expect(gain_prior.alg2_summary([], True) == (0, 0, 0.0, ""), "ALG2 summary of nothing")
     finish()
 
 

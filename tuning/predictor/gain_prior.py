@@ -4,6 +4,10 @@ saves, from a label run: per matrix of >= N nonzeros (default 1M), 1 - t(fastest
 t(the default plan), the default being crux (0,0) with the cold kernel of the row-length rule
 (src/cuda/mx_device.cu: merge when the longest row has more than MX_SEG_NNZ = 2048 nonzeros or the
 row-length coefficient of variation exceeds 2.0, else segment). Prints n, mean, median, p75, p90, max.
+Also issue 11's check of the default plan against cuSPARSE CSR ALG2 (the "cusparse" cold kernel) at
+(0,0) on every label: the default's time over ALG2's, as the default runs first (plain) and once the
+pack has paid (the faster of packed and plain, which the pack guard keeps); how many are more than 2%
+slower, and the worst.
 The mean is MATXTRACT_PREDICT_GAIN in src/petsc/matxtract_plan.c (upgrade auto predicts once the
 MatMult time spent, saving that fraction, would pay for the prediction)."""
 import argparse
@@ -30,6 +34,27 @@ def gain(label):
     return 1.0 - min(e["t_us"] for e in ok) / min(default)
 
 
+def vs_alg2(label, packed):
+    """t(default plan) / t(cuSPARSE ALG2) at (0,0) for one label record: the default plain (its
+    t_plain_us where the runner timed a pack too) or, packed, as the guard keeps it (t_us); None when
+    either plan was not measured"""
+    ok = [e for e in label["evals"] if e.get("ok") and e["tc"] == 0 and e["tr"] == 0]
+    kernel = rule_kernel(label["features"])
+    default = [e["t_us"] if packed else e.get("t_plain_us") or e["t_us"] for e in ok if e["cold"] == kernel]
+    alg2 = [e["t_us"] for e in ok if e["cold"] == "cusparse"]
+    if not default or not alg2:
+        return None
+    return min(default) / min(alg2)
+
+
+def alg2_summary(labels, packed, slower=1.02):
+    """(n, how many above slower, worst ratio, its name) of vs_alg2 over the labels"""
+    got = sorted((x, r["name"]) for r in labels for x in [vs_alg2(r, packed)] if x is not None)
+    if not got:
+        return (0, 0, 0.0, "")
+    return (len(got), sum(1 for x, _ in got if x > slower), got[-1][0], got[-1][1])
+
+
 def summary(labels, min_nnz):
     """(n, mean, median, p75, p90, max) of the gains of the labels of >= min_nnz nonzeros"""
     gains = sorted(g for g in (gain(r) for r in labels if r["matrix"]["nnz"] >= min_nnz) if g is not None)
@@ -50,9 +75,14 @@ def main():
     ap.add_argument("labels")
     ap.add_argument("--min-nnz", type=int, default=1000000)
     a = ap.parse_args()
-    n, mean, med, p75, p90, mx = summary(read_labels(a.labels), a.min_nnz)
+    labels = read_labels(a.labels)
+    n, mean, med, p75, p90, mx = summary(labels, a.min_nnz)
     print("matrices %d (>= %d nonzeros): gain of the fastest plan over the default: mean %.3f median %.3f p75 %.3f p90 %.3f max %.3f"
           % (n, a.min_nnz, mean, med, p75, p90, mx))
+    for packed in (False, True):
+        n, above, worst, name = alg2_summary(labels, packed)
+        print("default plan %s vs cuSPARSE ALG2 at (0,0), all %d matrices: %d more than 2%% slower, worst %.3f (%s)"
+              % ("packed as the guard keeps it" if packed else "plain (before the pack)", n, above, worst, name))
 
 
 if __name__ == "__main__":
