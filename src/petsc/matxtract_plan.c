@@ -31,9 +31,9 @@
 /* the same on the GPU (mx_device_features: a few passes and three radix sorts from one scratch
  * allocation), plus a fixed part (the allocation, the histograms' copies): measured on an H100 over the
  * 41 setup-study matrices of 1.8M-90M nonzeros (tuning/results/h100/predict-cost-2026-11-25/: features +
- * prediction, least squares 1.29 ms + 0.19 ns per nonzero, 0.21-0.26 ns/nnz on the largest, 0.58 on a
- * power-law graph whose hub rows are one warp each); upper ends, so that the prediction does not start
- * before it can be afforded */
+ * prediction, least squares 1.3 ms + 0.2 ns per nonzero, 0.21-0.26 ns/nnz on the largest, 0.6 on a
+ * power-law graph whose length histograms of 10^5+ bins are copied back); upper ends, so that the
+ * prediction does not start before it can be afforded */
 #define MATXTRACT_FEATURES_GPU_NS_PER_NNZ 0.30
 #define MATXTRACT_FEATURES_GPU_FIXED_S    1.5e-3
 /* The mean fraction of a MatMult that a prediction saves: the fastest plan the labels measured vs

@@ -24,24 +24,25 @@ def rule_kernel(features):
     return "merge" if features["row_max"] > SEG_NNZ or features["row_cv"] > AUTO_CV else "segment"
 
 
+def origin_evals(label, cold):
+    """the measured evaluations of one label record at crux (0,0) with cold kernel cold"""
+    return [e for e in label["evals"] if e.get("ok") and e["tc"] == 0 and e["tr"] == 0 and e["cold"] == cold]
+
+
 def gain(label):
     """1 - best / default for one label record, or None when its default plan was not measured"""
-    ok = [e for e in label["evals"] if e.get("ok")]
-    kernel = rule_kernel(label["features"])
-    default = [e["t_us"] for e in ok if e["tc"] == 0 and e["tr"] == 0 and e["cold"] == kernel]
+    default = [e["t_us"] for e in origin_evals(label, rule_kernel(label["features"]))]
     if not default:
         return None
-    return 1.0 - min(e["t_us"] for e in ok) / min(default)
+    return 1.0 - min(e["t_us"] for e in label["evals"] if e.get("ok")) / min(default)
 
 
 def vs_alg2(label, packed):
     """t(default plan) / t(cuSPARSE ALG2) at (0,0) for one label record: the default plain (its
     t_plain_us where the runner timed a pack too) or, packed, as the guard keeps it (t_us); None when
     either plan was not measured"""
-    ok = [e for e in label["evals"] if e.get("ok") and e["tc"] == 0 and e["tr"] == 0]
-    kernel = rule_kernel(label["features"])
-    default = [e["t_us"] if packed else e.get("t_plain_us") or e["t_us"] for e in ok if e["cold"] == kernel]
-    alg2 = [e["t_us"] for e in ok if e["cold"] == "cusparse"]
+    default = [e["t_us"] if packed else e.get("t_plain_us") or e["t_us"] for e in origin_evals(label, rule_kernel(label["features"]))]
+    alg2 = [e["t_us"] for e in origin_evals(label, "cusparse")]
     if not default or not alg2:
         return None
     return min(default) / min(alg2)
