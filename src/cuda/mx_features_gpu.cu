@@ -11,10 +11,15 @@
  *      (group << cbits | column) of the original order; rows longer than kLongRow are listed and
  *      their entries spread over several blocks each (long_rows_pass);
  *   3. histograms of the row and of the column lengths and their maxima (warp-aggregated atomics into
- *      histograms as long as the lengths can be without repeated entries, so nothing waits for the maxima);
+ *      histograms as long as the lengths can be without repeated entries, so nothing waits for the maxima),
+ *      their non-zero bins listed as (length, count) pairs: what the host reads back is a few thousand
+ *      pairs, not the 10^5+ bins of a power-law graph's histograms;
  *   4. CUB radix sort of the keys, distinct keys counted = sum over groups of distinct columns;
  *   5. rows stably sorted by length, descending (CUB; ties keep the index order, as the core's
- *      counting sort), keys again with the sorted rank's group, sort, count. */
+ *      counting sort; as many key bits as the longest row needs: the host reads the counters once
+ *      before this pass), keys again with the sorted rank's group, sort, count. */
+#include <cmath>
+#include <cstring>
 #include <cub/cub.cuh>
 #include "../core/mx_features.h"
 #include "mx_scratch.cuh"
@@ -22,10 +27,10 @@
 namespace {
 
 /* slots of the device counters: row_pass's sums (C_DIAG..C_CELLS), the two distinct-key counts, the
- * longest row and column, the rows and columns longer than their histogram, the long rows listed
- * (integer atomics only: the totals do not depend on the order) */
+ * longest row and column, the rows and columns longer than their histogram, the long rows listed,
+ * the histograms' non-zero bins listed (integer atomics only: the totals do not depend on the order) */
 enum { C_DIAG, C_UPPER, C_BAND_MAX, C_BAND_SUM, C_NONEMPTY, C_SPAN, C_LONG32, C_ADJ, C_CELLS, C_DISTINCT, C_SORTED_DISTINCT,
-       C_ROW_MAX, C_COL_MAX, C_ROW_OVER, C_COL_OVER, C_NLONG, C_NCOUNTS };
+       C_ROW_MAX, C_COL_MAX, C_ROW_OVER, C_COL_OVER, C_NLONG, C_NPAIRS, C_NCOUNTS };
 
 constexpr int kWarpsPerBlock = 8;
 
@@ -72,9 +77,34 @@ __device__ __forceinline__ void for_row_entries(int beg, int end, int t, int str
 constexpr int kLongRow = 32 * kBatch * 16;
 constexpr int kLongBlocks = 16, kLongRowsAtOnce = 64, kLongThreads = 256;
 
+/* row_pass's per-entry counts of one row i over the entries a thread sees, then reduced over its warp:
+ * diagonal and upper entries, the sum and maximum of |i - j|, the extreme columns (jmax = -1: none) */
+struct entry_stats {
+  unsigned long long diag = 0, upper = 0, bsum = 0;
+  long long bmax = 0, jmin = LLONG_MAX, jmax = -1;
+  __device__ __forceinline__ void add(int i, int j) {
+    const long long d = j > i ? (long long)j - i : (long long)i - j;
+    diag += j == i;
+    upper += j > i;
+    bsum += (unsigned long long)d;
+    bmax = max(bmax, d);
+    jmin = min(jmin, (long long)j);
+    jmax = max(jmax, (long long)j);
+  }
+  __device__ __forceinline__ void warp_reduce() {
+    diag = warp_sum(diag);
+    upper = warp_sum(upper);
+    bsum = warp_sum(bsum);
+    bmax = warp_max(bmax);
+    jmin = warp_min(jmin);
+    jmax = warp_max(jmax);
+  }
+};
+
 /* Pass 2 (one warp per row i): the positional counts, row lengths, the keys of the original order;
- * a row longer than kLongRow is only listed (long_rows_pass takes its entries). Per-warp results are added into the block's shared counters, then the block's
- * into the global ones (integer atomics: the totals do not depend on the order). */
+ * a row longer than kLongRow is only listed (long_rows_pass takes its entries). Per-warp results are
+ * added into the block's shared counters, then the block's into the global ones (integer atomics: the
+ * totals do not depend on the order). */
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
 row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int cbits, int *rowlen, uint64_t *keys,
          unsigned long long *counts, int *long_rows) {
@@ -85,35 +115,23 @@ row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int
   const int i = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32;
   if (i < m) {
     const int beg = rowptr[i], end = rowptr[i + 1];
-    unsigned long long diag = 0, upper = 0, bsum = 0;
-    long long bmax = 0, jmin = LLONG_MAX, jmax = -1;
+    entry_stats e;
     const uint64_t group = (uint64_t)(i / MX_CHUNK_ROWS) << cbits;
     const bool is_long = end - beg > kLongRow; /* warp-uniform: long_rows_pass takes its entries */
     if (!is_long) for_row_entries(beg, end, lane, 32, col, [&](int k, int j) {
-      const long long d = j > i ? (long long)j - i : (long long)i - j;
-      diag += j == i;
-      upper += j > i;
-      bsum += (unsigned long long)d;
-      bmax = max(bmax, d);
-      jmin = min(jmin, (long long)j);
-      jmax = max(jmax, (long long)j);
+      e.add(i, j);
       keys[k] = group | (uint64_t)j;
     });
-    diag = warp_sum(diag);
-    upper = warp_sum(upper);
-    bsum = warp_sum(bsum);
-    bmax = warp_max(bmax);
-    jmin = warp_min(jmin);
-    jmax = warp_max(jmax);
+    e.warp_reduce();
     if (lane == 0) {
       const int len = end - beg;
       rowlen[i] = len;
       if (is_long) long_rows[atomicAdd(&counts[C_NLONG], 1ull)] = i;
-      atomicAdd(&s[C_DIAG], diag);
-      atomicAdd(&s[C_UPPER], upper);
-      atomicAdd(&s[C_BAND_SUM], bsum);
-      atomicMax(&s[C_BAND_MAX], (unsigned long long)bmax);
-      if (jmax >= 0) atomicAdd(&s[C_NONEMPTY], 1ull), atomicAdd(&s[C_SPAN], (unsigned long long)(jmax - jmin + 1));
+      atomicAdd(&s[C_DIAG], e.diag);
+      atomicAdd(&s[C_UPPER], e.upper);
+      atomicAdd(&s[C_BAND_SUM], e.bsum);
+      atomicMax(&s[C_BAND_MAX], (unsigned long long)e.bmax);
+      if (e.jmax >= 0) atomicAdd(&s[C_NONEMPTY], 1ull), atomicAdd(&s[C_SPAN], (unsigned long long)(e.jmax - e.jmin + 1));
       if (len > 32) atomicAdd(&s[C_LONG32], (unsigned long long)len);
       if (i + 1 < m) {
         const int next = rowptr[i + 2] - end;
@@ -158,33 +176,20 @@ long_rows_pass(int n, const int *__restrict__ rowptr, const int *__restrict__ co
   for (int r = blockIdx.y; r < nlong; r += gridDim.y) {
     const int i = long_rows[r];
     const uint64_t group = (uint64_t)((stats ? i : rank[i]) / MX_CHUNK_ROWS) << cbits;
-    unsigned long long diag = 0, upper = 0, bsum = 0;
-    long long bmax = 0, jmin = LLONG_MAX, jmax = -1;
+    entry_stats e;
     for_row_entries(rowptr[i], rowptr[i + 1], t, stride, col, [&](int k, int j) {
       keys[k] = group | (uint64_t)j;
-      if (!stats) return;
-      const long long d = j > i ? (long long)j - i : (long long)i - j;
-      diag += j == i;
-      upper += j > i;
-      bsum += (unsigned long long)d;
-      bmax = max(bmax, d);
-      jmin = min(jmin, (long long)j);
-      jmax = max(jmax, (long long)j);
+      if (stats) e.add(i, j);
     });
     if (!stats) continue;
-    diag = warp_sum(diag);
-    upper = warp_sum(upper);
-    bsum = warp_sum(bsum);
-    bmax = warp_max(bmax);
-    jmin = warp_min(jmin);
-    jmax = warp_max(jmax);
-    if ((threadIdx.x & 31) == 0 && jmax >= 0) {
-      atomicAdd(&counts[C_DIAG], diag);
-      atomicAdd(&counts[C_UPPER], upper);
-      atomicAdd(&counts[C_BAND_SUM], bsum);
-      atomicMax(&counts[C_BAND_MAX], (unsigned long long)bmax);
-      atomicMax(&jmax1[r], (int)jmax + 1);
-      atomicMax(&jneg[r], n - (int)jmin);
+    e.warp_reduce();
+    if ((threadIdx.x & 31) == 0 && e.jmax >= 0) {
+      atomicAdd(&counts[C_DIAG], e.diag);
+      atomicAdd(&counts[C_UPPER], e.upper);
+      atomicAdd(&counts[C_BAND_SUM], e.bsum);
+      atomicMax(&counts[C_BAND_MAX], (unsigned long long)e.bmax);
+      atomicMax(&jmax1[r], (int)e.jmax + 1);
+      atomicMax(&jneg[r], n - (int)e.jmin);
     }
   }
 }
@@ -223,6 +228,24 @@ __global__ void length_hist(int n, const int *__restrict__ len, int bound, int *
   if ((threadIdx.x & 31) == 0 && top >= 0) atomicMax(maxl, (unsigned long long)top);
 }
 
+/* The non-zero bins l <= min(bound, *maxl) of hist appended to pairs as (l, count), or (~l, count) with
+ * col (the column histogram): the host tells the two apart by the sign. At most cap pairs are
+ * written (*npairs may count beyond: the caller checks; see pair_capacity). */
+__global__ void hist_pairs(const int *__restrict__ hist, int bound, const unsigned long long *maxl, bool col, int2 *pairs,
+                           unsigned long long *npairs, unsigned long long cap) {
+  const long long top = min((long long)bound, (long long)*maxl);
+  for (long long l0 = (long long)blockIdx.x * blockDim.x; l0 <= top; l0 += (long long)gridDim.x * blockDim.x) {
+    const long long l = l0 + threadIdx.x;
+    const int c = l <= top ? hist[l] : 0;
+    const unsigned ne = __ballot_sync(0xffffffffu, c != 0), lane = threadIdx.x & 31;
+    unsigned long long first = 0;
+    if (lane == 0 && ne) first = atomicAdd(npairs, (unsigned long long)__popc(ne));
+    first = __shfl_sync(0xffffffffu, first, 0);
+    const unsigned long long slot = first + __popc(ne & ((1u << lane) - 1u));
+    if (c != 0 && slot < cap) pairs[slot] = make_int2(col ? ~(int)l : (int)l, c);
+  }
+}
+
 /* idx[i] = i */
 __global__ void iota(int m, int *idx) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -249,13 +272,16 @@ __global__ void count_distinct(int n, const uint64_t *__restrict__ keys, unsigne
 }
 
 /* Every device array of the feature passes, carved out of one scratch allocation (one allocation and
- * one free per prediction, whatever the pool). The zeroed region [0, zero_bytes) holds counts, both
- * histograms, collen and the long rows' extreme columns, so that one memset clears it. A histogram
- * is sized by the longest length a CSR without repeated entries can have (ncols for rows, nrows for
- * columns), so that no pass waits for the maxima; lengths beyond are counted apart (hist_to_host then
- * counts again). */
+ * one free per prediction, whatever the pool). The zeroed region [0, zero_bytes) holds counts, the
+ * pairs, both histograms, collen and the long rows' extreme columns, so that one memset clears it;
+ * counts and pairs come first, so that one copy of [counts, pairs + npairs) reads both back. A
+ * histogram is sized by the longest length a CSR without repeated entries can have (ncols for rows,
+ * nrows for columns), so that no pass waits for the maxima; lengths beyond are counted apart
+ * (full_hist_to_host then counts again). */
 struct feature_arrays {
   unsigned long long *counts;                   /* C_NCOUNTS */
+  int2 *pairs;                                  /* pair_cap: the histograms' non-zero bins (hist_pairs) */
+  size_t pairs_off, pair_cap;                   /* pairs - counts in bytes; pairs' capacity */
   int *row_hist, *col_hist;                     /* ncols + 1, nrows + 1 */
   int *collen;                                  /* ncols */
   int *jmax1, *jneg;                            /* nlong_max each: the long rows' extreme columns */
@@ -267,8 +293,13 @@ struct feature_arrays {
   size_t zero_bytes;
 };
 
-/* bits of a row-length sort key: a row has at most nnz entries (more than ncols where entries repeat) */
-int length_bits(int nnz) { return std::max(1, bits_for((uint64_t)nnz)); }
+/* bits of a row-length sort key for rows of at most maxl entries */
+int length_bits(int maxl) { return std::max(1, bits_for((uint64_t)maxl)); }
+
+/* Non-zero bins both histograms can have together: k distinct lengths with rows (or columns) of each
+ * add up to at least 0 + 1 + ... + (k - 1) = k (k - 1) / 2 <= nnz entries, so k <= sqrt(2 nnz) + 1
+ * per histogram. */
+size_t pair_capacity(int nnz) { return 2 * ((size_t)std::sqrt(2.0 * (double)nnz) + 2); }
 
 /* bytes of CUB temporary storage the largest pass needs (size queries only: nothing runs) */
 int cub_bytes_needed(int m, int nnz, int cbits, int end_bit, size_t *need) {
@@ -283,7 +314,7 @@ int cub_bytes_needed(int m, int nnz, int cbits, int end_bit, size_t *need) {
   MX_CUDA_TRY(cub::DeviceRadixSort::SortKeys(nullptr, b, k64, nnz, 0, end_bit));
   *need = std::max(*need, b);
   MX_CUDA_TRY(cub::DeviceRadixSort::SortPairsDescending(nullptr, b, (int *)nullptr, (int *)nullptr, (int *)nullptr,
-                                                        (int *)nullptr, m, 0, length_bits(nnz)));
+                                                        (int *)nullptr, m, 0, length_bits(nnz))); /* a row has at most nnz entries */
   *need = std::max(*need, b);
   return 0;
 }
@@ -295,21 +326,24 @@ size_t carve(size_t off, size_t bytes) { return (off + bytes + 255) / 256 * 256;
 int feature_arrays_alloc(mx_device *D, mx_scratch &W, int m, int n, int nnz, int cbits, int end_bit, feature_arrays *A) {
   const size_t M = (size_t)std::max(m, 1), N = (size_t)std::max(n, 1), Z = (size_t)std::max(nnz, 1), I = sizeof(int);
   const size_t L = (size_t)nnz / (kLongRow + 1) + 1; /* rows longer than kLongRow, at most */
-  const size_t bytes[] = {sizeof(unsigned long long) * C_NCOUNTS, I * ((size_t)n + 1), I * ((size_t)m + 1), I * N, I * L, I * L, /* zeroed */
+  A->pair_cap = pair_capacity(nnz);
+  const size_t bytes[] = {sizeof(unsigned long long) * C_NCOUNTS, sizeof(int2) * A->pair_cap, I * ((size_t)n + 1),
+                          I * ((size_t)m + 1), I * N, I * L, I * L, /* zeroed */
                           I, I * L, I * M, I * M, I * M, I * M, I * M, I * N, I * N, sizeof(uint64_t) * Z, sizeof(uint64_t) * Z, 0};
-  enum { NARRAYS = sizeof bytes / sizeof bytes[0], NZEROED = 6 };
+  enum { NARRAYS = sizeof bytes / sizeof bytes[0], NZEROED = 7 };
   size_t off[NARRAYS + 1] = {0}, cub_bytes;
   if (cub_bytes_needed(m, nnz, cbits, end_bit, &cub_bytes)) return 1;
   for (int k = 0; k < NARRAYS; ++k) off[k + 1] = carve(off[k], k == NARRAYS - 1 ? cub_bytes : bytes[k]);
   char *base;
   if (mx_scratch_alloc(D, W, &base, off[NARRAYS], "alloc feature scratch")) return 1;
-  void **at[NARRAYS] = {(void **)&A->counts, (void **)&A->row_hist, (void **)&A->col_hist, (void **)&A->collen,
+  void **at[NARRAYS] = {(void **)&A->counts, (void **)&A->pairs, (void **)&A->row_hist, (void **)&A->col_hist, (void **)&A->collen,
                         (void **)&A->jmax1,  (void **)&A->jneg,     (void **)&A->nruns,    (void **)&A->long_rows,
                         (void **)&A->rowlen, (void **)&A->idx,      (void **)&A->perm,
                         (void **)&A->rank,   (void **)&A->len_sorted, (void **)&A->uniq,   (void **)&A->runlen,
                         (void **)&A->k0,     (void **)&A->k1,       &W.cub};
   for (int k = 0; k < NARRAYS; ++k) *at[k] = base + off[k];
   A->zero_bytes = off[NZEROED];
+  A->pairs_off = off[1];
   W.cub_bytes = cub_bytes;
   return 0;
 }
@@ -336,12 +370,12 @@ int distinct_keys(mx_device *D, mx_scratch &W, cub::DoubleBuffer<uint64_t> &B, i
   return 0;
 }
 
-/* rows sorted by length, descending, ties by index (a radix sort is stable), rank = its inverse,
- * and k0 = the keys with the rank's group (m > 0) */
-int sorted_order_keys(mx_device *D, mx_scratch &W, int m, int cbits, const feature_arrays &A) {
+/* rows sorted by length (at most row_maxl), descending, ties by index (a radix sort is stable), rank =
+ * its inverse, and k0 = the keys with the rank's group (m > 0) */
+int sorted_order_keys(mx_device *D, mx_scratch &W, int m, int cbits, int row_maxl, const feature_arrays &A) {
   iota<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.idx);
   MX_LAUNCH_CHECK("feature iota launch");
-  if (mx_cub_run(D, W, "sort rows by length", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortPairsDescending(t, b, A.rowlen, A.len_sorted, A.idx, A.perm, m, 0, length_bits(D->cold_nnz), W.stream); })) return 1;
+  if (mx_cub_run(D, W, "sort rows by length", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortPairsDescending(t, b, A.rowlen, A.len_sorted, A.idx, A.perm, m, 0, length_bits(row_maxl), W.stream); })) return 1;
   invert<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.perm, A.rank);
   MX_LAUNCH_CHECK("feature invert launch");
   sorted_keys<<<(m + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, A.rank, cbits, A.k0);
@@ -351,33 +385,66 @@ int sorted_order_keys(mx_device *D, mx_scratch &W, int m, int cbits, const featu
   return 0;
 }
 
-/* hist = the histogram of len[0..items) up to maxl, on the host (empty when there are no items): d_hist
- * when it holds every length (over = 0), else counted again into a histogram as long as maxl (a
- * CSR with repeated entries, whose rows can be longer than ncols). */
-int hist_to_host(mx_device *D, mx_scratch &W, const int *len, int items, const int *d_hist, unsigned long long over, int32_t maxl,
-                 std::vector<int64_t> &hist) {
-  hist.clear();
-  if (items == 0) return 0;
+/* hist = the histogram of len[0..items) up to maxl (maxl + 1 bins), counted again on the device and
+ * copied whole: only for a CSR with repeated entries, whose rows (or columns) can be longer than the
+ * histogram the passes filled. */
+int full_hist_to_host(mx_device *D, mx_scratch &W, const int *len, int items, int32_t maxl, std::vector<int64_t> &hist) {
   std::vector<int> h32((size_t)maxl + 1);
-  if (over) {
-    int *full;
-    unsigned long long *dummy;
-    if (mx_scratch_alloc(D, W, &full, h32.size(), "alloc feature histogram (repeated entries)") ||
-        mx_scratch_alloc(D, W, &dummy, 2, "alloc feature histogram counters"))
-      return 1;
-    MX_CUDA_TRY(cudaMemsetAsync(full, 0, sizeof(int) * h32.size(), W.stream));
-    length_hist<<<(items + 255) / 256, 256, 0, W.stream>>>(items, len, maxl, full, dummy, dummy + 1);
-    MX_LAUNCH_CHECK("feature length_hist (repeated entries) launch");
-    d_hist = full;
-  }
-  MX_CUDA_TRY(cudaMemcpyAsync(h32.data(), d_hist, sizeof(int) * h32.size(), cudaMemcpyDeviceToHost, W.stream));
+  int *full;
+  unsigned long long *dummy;
+  if (mx_scratch_alloc(D, W, &full, h32.size(), "alloc feature histogram (repeated entries)") ||
+      mx_scratch_alloc(D, W, &dummy, 2, "alloc feature histogram counters"))
+    return 1;
+  MX_CUDA_TRY(cudaMemsetAsync(full, 0, sizeof(int) * h32.size(), W.stream));
+  length_hist<<<(items + 255) / 256, 256, 0, W.stream>>>(items, len, maxl, full, dummy, dummy + 1);
+  MX_LAUNCH_CHECK("feature length_hist (repeated entries) launch");
+  MX_CUDA_TRY(cudaMemcpyAsync(h32.data(), full, sizeof(int) * h32.size(), cudaMemcpyDeviceToHost, W.stream));
   MX_CUDA_TRY(cudaStreamSynchronize(W.stream));
   hist.assign(h32.begin(), h32.end());
   return 0;
 }
 
-/* Every pass is queued on one stream without a host wait; the counters (maxima included) are read
- * back once at the end, then the two histograms up to their maxima. */
+/* row_hist, col_hist (maxl + 1 bins each; empty without rows, columns) from the pairs that hist_pairs
+ * listed, or counted again (full_hist_to_host) where lengths went beyond the histogram */
+int hists_to_host(mx_device *D, mx_scratch &W, const feature_arrays &A, const unsigned long long *h, const int2 *pairs,
+                  std::vector<int64_t> &row_hist, std::vector<int64_t> &col_hist) {
+  const int m = D->nrows, n = D->ncols;
+  row_hist.assign(m > 0 ? (size_t)h[C_ROW_MAX] + 1 : 0, 0);
+  col_hist.assign(n > 0 ? (size_t)h[C_COL_MAX] + 1 : 0, 0);
+  for (unsigned long long p = 0; p < h[C_NPAIRS]; ++p) {
+    std::vector<int64_t> &hist = pairs[p].x >= 0 ? row_hist : col_hist;
+    const size_t l = (size_t)(pairs[p].x >= 0 ? pairs[p].x : ~pairs[p].x);
+    if (l >= hist.size()) return mx_fail("mx_device_features: a histogram pair beyond the longest length (%zu)", l);
+    hist[l] = pairs[p].y;
+  }
+  if (m > 0 && h[C_ROW_OVER] && full_hist_to_host(D, W, A.rowlen, m, (int32_t)h[C_ROW_MAX], row_hist)) return 1;
+  if (n > 0 && h[C_COL_OVER] && full_hist_to_host(D, W, A.collen, n, (int32_t)h[C_COL_MAX], col_hist)) return 1;
+  return 0;
+}
+
+/* counts of the passes up to the histograms' pairs into h (the host waits: the row-length sort
+ * needs the longest row) */
+int read_counts(const feature_arrays &A, cudaStream_t s, unsigned long long *h) {
+  MX_CUDA_TRY(cudaMemcpyAsync(h, A.counts, sizeof(unsigned long long) * C_NCOUNTS, cudaMemcpyDeviceToHost, s));
+  MX_CUDA_TRY(cudaStreamSynchronize(s));
+  if (h[C_NPAIRS] > A.pair_cap)
+    return mx_fail("mx_device_features: %llu histogram bins listed, more than the %zu a CSR can have", h[C_NPAIRS], A.pair_cap);
+  return 0;
+}
+
+/* the counts and the pairs, read back in one copy (h: C_NCOUNTS values, pairs: npairs) */
+int read_counts_and_pairs(const feature_arrays &A, cudaStream_t s, size_t npairs, unsigned long long *h, std::vector<int2> &pairs) {
+  std::vector<char> buf(A.pairs_off + sizeof(int2) * npairs);
+  MX_CUDA_TRY(cudaMemcpyAsync(buf.data(), A.counts, buf.size(), cudaMemcpyDeviceToHost, s));
+  MX_CUDA_TRY(cudaStreamSynchronize(s));
+  memcpy(h, buf.data(), sizeof(unsigned long long) * C_NCOUNTS);
+  pairs.resize(npairs);
+  if (npairs) memcpy(pairs.data(), buf.data() + A.pairs_off, sizeof(int2) * npairs);
+  return 0;
+}
+
+/* Every pass is queued on one stream; the host waits twice: for the counters before the rows are
+ * sorted by length (the sort's key bits), and for the counters and the histograms' pairs at the end. */
 int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_hist, std::vector<int64_t> &col_hist) {
   const int m = D->nrows, n = D->ncols, nnz = D->cold_nnz;
   const int cbits = bits_for(n > 0 ? (uint64_t)n - 1 : 0);
@@ -400,29 +467,32 @@ int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_
     mx_trace_step("features: row pass, long rows");
     length_hist<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.rowlen, n, A.row_hist, A.counts + C_ROW_MAX, A.counts + C_ROW_OVER);
     MX_LAUNCH_CHECK("feature row length_hist launch");
+    hist_pairs<<<std::min((n + 256) / 256, 1024), 256, 0, W.stream>>>(A.row_hist, n, A.counts + C_ROW_MAX, false, A.pairs, A.counts + C_NPAIRS, A.pair_cap);
+    MX_LAUNCH_CHECK("feature row hist_pairs launch");
   }
   if (n > 0) {
     length_hist<<<(n + 255) / 256, 256, 0, W.stream>>>(n, A.collen, m, A.col_hist, A.counts + C_COL_MAX, A.counts + C_COL_OVER);
     MX_LAUNCH_CHECK("feature column length_hist launch");
+    hist_pairs<<<std::min((m + 256) / 256, 1024), 256, 0, W.stream>>>(A.col_hist, m, A.counts + C_COL_MAX, true, A.pairs, A.counts + C_NPAIRS, A.pair_cap);
+    MX_LAUNCH_CHECK("feature column hist_pairs launch");
   }
   cub::DoubleBuffer<uint64_t> keys(A.k0, A.k1);
-  mx_trace_step("features: length histograms");
+  mx_trace_step("features: length histograms, pairs");
   if (distinct_keys(D, W, keys, nnz, end_bit, A.counts + C_DISTINCT)) return 1;
   mx_trace_step("features: 8-row groups (sort)");
-  if (m > 0 && sorted_order_keys(D, W, m, cbits, A)) return 1;
+  unsigned long long h[C_NCOUNTS];
+  if (read_counts(A, W.stream, h)) return 1;
+  mx_trace_step("features: counts read");
+  if (m > 0 && sorted_order_keys(D, W, m, cbits, (int)h[C_ROW_MAX], A)) return 1;
   mx_trace_step("features: rows sorted by length, keys");
   keys = cub::DoubleBuffer<uint64_t>(A.k0, A.k1);
   if (distinct_keys(D, W, keys, nnz, end_bit, A.counts + C_SORTED_DISTINCT)) return 1;
   mx_trace_step("features: sorted groups (sort)");
-  unsigned long long h[C_NCOUNTS];
-  MX_CUDA_TRY(cudaMemcpyAsync(h, A.counts, sizeof h, cudaMemcpyDeviceToHost, W.stream));
-  MX_CUDA_TRY(cudaStreamSynchronize(W.stream));
-  mx_trace_step("features: counts read");
+  std::vector<int2> pairs;
+  if (read_counts_and_pairs(A, W.stream, (size_t)h[C_NPAIRS], h, pairs)) return 1;
   c->row_maxl = (int32_t)h[C_ROW_MAX];
   c->col_maxl = (int32_t)h[C_COL_MAX];
-  if (hist_to_host(D, W, A.rowlen, m, A.row_hist, h[C_ROW_OVER], c->row_maxl, row_hist) ||
-      hist_to_host(D, W, A.collen, n, A.col_hist, h[C_COL_OVER], c->col_maxl, col_hist))
-    return 1;
+  if (hists_to_host(D, W, A, h, pairs.data(), row_hist, col_hist)) return 1;
   c->diag = (int64_t)h[C_DIAG];
   c->upper = (int64_t)h[C_UPPER];
   c->band_max = (int64_t)h[C_BAND_MAX];
@@ -434,7 +504,7 @@ int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_
   c->ell8_cells = (int64_t)h[C_CELLS];
   c->chunk8_distinct = (int64_t)h[C_DISTINCT];
   c->chunk8_sorted_distinct = (int64_t)h[C_SORTED_DISTINCT];
-  mx_trace_step("features: histograms read");
+  mx_trace_step("features: counts, histograms read");
   return 0;
 }
 
