@@ -4,20 +4,22 @@
  * histograms are copied back and the features are finished by the core's mx_features_from_counts:
  * the result equals mx_features_compute on the same CSR bit for bit (tests/cuda/test_cuda_features).
  *
- * Passes, all queued on one stream from one scratch allocation; the host waits once, at the end:
+ * Passes, all queued on one stream from one scratch allocation; the host waits twice:
  *   1. column lengths: the column indices radix-sorted and run-length encoded (CUB; no atomics, which
  *      hub columns of power-law graphs would serialise);
- *   2. one warp per row: row length, diag/upper/band/span counts, the 8-row-group keys
- *      (group << cbits | column) of the original order; rows longer than kLongRow are listed and
- *      their entries spread over several blocks each (long_rows_pass);
+ *   2. one warp per row: row length, diag/upper/band/span counts; rows longer than kLongRow are
+ *      listed and their entries spread over several blocks each (long_rows_pass);
  *   3. histograms of the row and of the column lengths and their maxima (warp-aggregated atomics into
  *      histograms as long as the lengths can be without repeated entries, so nothing waits for the maxima),
  *      their non-zero bins listed as (length, count) pairs: what the host reads back is a few thousand
  *      pairs, not the 10^5+ bins of a power-law graph's histograms;
- *   4. CUB radix sort of the keys, distinct keys counted = sum over groups of distinct columns;
- *   5. rows stably sorted by length, descending (CUB; ties keep the index order, as the core's
- *      counting sort; as many key bits as the longest row needs: the host reads the counters once
- *      before this pass), keys again with the sorted rank's group, sort, count. */
+ *   4. the distinct columns of each 8-row group, one warp per group: its columns inserted into a hash
+ *      table (shared memory for a small group, a global one of twice its entries otherwise); the
+ *      inserts that found their column absent are the distinct columns whatever the order of the
+ *      inserts, so no sort of the entries is needed;
+ *   5. the host reads the counters (the longest row); rows stably sorted by length, descending (CUB;
+ *      ties keep the index order, as the core's counting sort; the longest row's bits), then pass 4
+ *      on the groups of the sorted order; the host reads the counters and the pairs. */
 #include <cmath>
 #include <cstring>
 #include <cub/cub.cuh>
@@ -30,7 +32,8 @@ namespace {
  * longest row and column, the rows and columns longer than their histogram, the long rows listed,
  * the histograms' non-zero bins listed (integer atomics only: the totals do not depend on the order) */
 enum { C_DIAG, C_UPPER, C_BAND_MAX, C_BAND_SUM, C_NONEMPTY, C_SPAN, C_LONG32, C_ADJ, C_CELLS, C_DISTINCT, C_SORTED_DISTINCT,
-       C_ROW_MAX, C_COL_MAX, C_ROW_OVER, C_COL_OVER, C_NLONG, C_NPAIRS, C_NCOUNTS };
+       C_ROW_MAX, C_COL_MAX, C_ROW_OVER, C_COL_OVER, C_NLONG, C_NPAIRS, C_TABLES, C_SORTED_TABLES, C_NCOUNTS };
+/* C_TABLES, C_SORTED_TABLES: ints of the global hash tables taken by the big groups of each order */
 
 constexpr int kWarpsPerBlock = 8;
 
@@ -54,7 +57,7 @@ __device__ __forceinline__ long long warp_max(long long v) {
   return v;
 }
 
-/* f(k, col[k]) for the entries k = beg + t + stride q of [beg, end) (thread t of stride threads on
+/* f(col[k]) for the entries k = beg + t + stride q of [beg, end) (thread t of stride threads on
  * the row): the loads of kBatch entries are issued before any is used, so that a long row keeps
  * kBatch loads in flight instead of one (a power-law hub row was latency-bound: chunglu 1M 16 2.1,
  * 9.6 ms of features on an H100). */
@@ -67,11 +70,46 @@ __device__ __forceinline__ void for_row_entries(int beg, int end, int t, int str
     for (int u = 0; u < kBatch; ++u) j[u] = k0 + stride * u < end ? col[k0 + stride * u] : -1; /* -1: past the row */
 #pragma unroll
     for (int u = 0; u < kBatch; ++u)
-      if (j[u] >= 0) f(k0 + stride * u, j[u]);
+      if (j[u] >= 0) f(j[u]);
   }
 }
 
-/* Rows longer than kLongRow are not a warp's: row_pass and sorted_keys list them (long_rows, counted in
+/* slot of column j in a table of size slots: the multiplicative hash's high bits, mapped onto
+ * [0, size) by a multiply (no division) */
+__device__ __forceinline__ unsigned hash_slot(int j, unsigned size) { return __umulhi((unsigned)j * 2654435761u, size); }
+
+/* Inserts the columns col[k], k = beg + t + stride q of [beg, end) (thread t of stride threads on the
+ * row), into the open-addressing table tab[0..size) (-1 = empty; linear probing; size > the distinct
+ * columns inserted, so that a probe always ends) and calls f(j) on each; returns how many this thread
+ * inserted (found the column absent). Whatever the order of the threads' CAS, each distinct column is
+ * inserted exactly once. The loads and first probes of kBatch entries are in flight together. */
+template <typename F>
+__device__ __forceinline__ unsigned insert_entries(int beg, int end, int t, int stride, const int *__restrict__ col, int *tab,
+                                                   unsigned size, F f) {
+  unsigned inserted = 0;
+  for (int k0 = beg + t; k0 < end; k0 += stride * kBatch) {
+    int j[kBatch], old[kBatch];
+    unsigned h[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) j[u] = k0 + stride * u < end ? col[k0 + stride * u] : -1; /* -1: past the row */
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u)
+      if (j[u] >= 0) h[u] = hash_slot(j[u], size), old[u] = atomicCAS(tab + h[u], -1, j[u]);
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u)
+      if (j[u] >= 0) {
+        while (old[u] != -1 && old[u] != j[u]) {
+          h[u] = h[u] + 1 == size ? 0 : h[u] + 1;
+          old[u] = atomicCAS(tab + h[u], -1, j[u]);
+        }
+        inserted += old[u] == -1;
+        f(j[u]);
+      }
+  }
+  return inserted;
+}
+
+/* Rows longer than kLongRow are not a warp's: row_pass lists them (long_rows, counted in
  * counts[C_NLONG]) and long_rows_pass spreads each over kLongBlocks blocks (a star graph's one row of
  * n entries would otherwise be one warp's serial loop). There are at most nnz / (kLongRow + 1) of them. */
 constexpr int kLongRow = 32 * kBatch * 16;
@@ -101,13 +139,13 @@ struct entry_stats {
   }
 };
 
-/* Pass 2 (one warp per row i): the positional counts, row lengths, the keys of the original order;
- * a row longer than kLongRow is only listed (long_rows_pass takes its entries). Per-warp results are
- * added into the block's shared counters, then the block's into the global ones (integer atomics: the
- * totals do not depend on the order). */
+/* Pass 2 (one warp per row i): the positional counts and row lengths; a row longer than kLongRow is
+ * only listed (long_rows_pass takes its entries). Per-warp results are added into the block's shared
+ * counters, then the block's into the global ones (integer atomics: the totals do not depend on the
+ * order). */
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
-row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int cbits, int *rowlen, uint64_t *keys,
-         unsigned long long *counts, int *long_rows) {
+row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int *rowlen, unsigned long long *counts,
+         int *long_rows) {
   __shared__ unsigned long long s[C_NCOUNTS];
   if (threadIdx.x < C_NCOUNTS) s[threadIdx.x] = 0;
   __syncthreads();
@@ -116,12 +154,8 @@ row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int
   if (i < m) {
     const int beg = rowptr[i], end = rowptr[i + 1];
     entry_stats e;
-    const uint64_t group = (uint64_t)(i / MX_CHUNK_ROWS) << cbits;
     const bool is_long = end - beg > kLongRow; /* warp-uniform: long_rows_pass takes its entries */
-    if (!is_long) for_row_entries(beg, end, lane, 32, col, [&](int k, int j) {
-      e.add(i, j);
-      keys[k] = group | (uint64_t)j;
-    });
+    if (!is_long) for_row_entries(beg, end, lane, 32, col, [&](int j) { e.add(i, j); });
     e.warp_reduce();
     if (lane == 0) {
       const int len = end - beg;
@@ -151,36 +185,77 @@ row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int
   }
 }
 
-/* keys of the sorted order: row i sits at rank[i], its group is rank[i] / 8 (one warp per row; the
- * long rows' are long_rows_pass's) */
+/* Pass 4: one warp per 8-row group g of an order (rows 8g.. of the original order, or perm[8g..] of the
+ * rows sorted by length): the group's distinct columns counted into counts[slot] by inserting them
+ * into a hash table of twice its entries E, in shared memory when E <= kSmallGroup, else in tables
+ * (ints taken from counts[tab_slot]; its offset and size kept in group_tab_off/size[g] for
+ * long_rows_pass, which inserts the rows longer than kLongRow after this pass). */
+constexpr int kSmallGroup = 256;
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
-sorted_keys(int m, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ rank, int cbits,
-            uint64_t *keys) {
-  const int i = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32;
-  if (i >= m) return;
-  const uint64_t group = (uint64_t)(rank[i] / MX_CHUNK_ROWS) << cbits;
-  if (rowptr[i + 1] - rowptr[i] > kLongRow) return; /* long_rows_pass's */
-  for_row_entries(rowptr[i], rowptr[i + 1], threadIdx.x & 31, 32, col, [&](int k, int j) { keys[k] = group | (uint64_t)j; });
+group_distinct(int m, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ perm, int *tables,
+               unsigned long long *counts, int slot, int tab_slot, unsigned long long *group_tab_off, unsigned *group_tab_size) {
+  __shared__ int small[kWarpsPerBlock][2 * kSmallGroup];
+  __shared__ unsigned long long block_inserted;
+  if (threadIdx.x == 0) block_inserted = 0;
+  __syncthreads();
+  const int lane = threadIdx.x & 31, w = threadIdx.x / 32;
+  const long long g = (long long)blockIdx.x * kWarpsPerBlock + w;
+  unsigned long long inserted = 0;
+  if (g * MX_CHUNK_ROWS < m) { /* warp-uniform */
+    const int first = (int)g * MX_CHUNK_ROWS, rows = min(MX_CHUNK_ROWS, m - first);
+    int beg = 0, len = 0;
+    if (lane < rows) {
+      const int i = perm ? perm[first + lane] : first + lane;
+      beg = rowptr[i];
+      len = rowptr[i + 1] - beg;
+    }
+    const unsigned long long E = warp_sum((unsigned long long)len);
+    const unsigned size = (unsigned)(2 * E); /* E <= nnz < 2^31 */
+    int *tab = small[w];
+    if (E > kSmallGroup) {
+      unsigned long long off = 0;
+      if (lane == 0) {
+        off = atomicAdd(&counts[tab_slot], (unsigned long long)size);
+        group_tab_off[g] = off;
+        group_tab_size[g] = size;
+      }
+      tab = tables + __shfl_sync(0xffffffffu, off, 0);
+    }
+    for (unsigned q = lane; q < size; q += 32) tab[q] = -1;
+    __syncwarp(); /* the cleared table is seen by every lane (memory ordering among the warp's lanes) */
+    for (int t = 0; t < rows; ++t) {
+      const int bt = __shfl_sync(0xffffffffu, beg, t), lt = __shfl_sync(0xffffffffu, len, t);
+      if (lt <= kLongRow) inserted += insert_entries(bt, bt + lt, lane, 32, col, tab, size, [](int) {});
+    }
+  }
+  inserted = warp_sum(inserted);
+  if (lane == 0 && inserted) atomicAdd(&block_inserted, inserted);
+  __syncthreads();
+  if (threadIdx.x == 0 && block_inserted) atomicAdd(&counts[slot], block_inserted);
 }
 
 /* The entries of the long rows listed by row_pass, kLongBlocks blocks per row (blockIdx.x), rows
- * blockIdx.y + gridDim.y q: the keys (group of the original order, or with rank the sorted order's),
- * and with stats row_pass's per-entry counts and each row's extreme columns (jmax1[r] = max j + 1,
- * jneg[r] = n - min j; both zeroed before). Warp results go to global atomics (order-free totals). */
+ * blockIdx.y + gridDim.y q: inserted into their group's global table (group i / 8 of the original
+ * order, or with rank rank[i] / 8 of the sorted order; group_distinct made it), the inserts added into
+ * counts[slot]; with stats also row_pass's per-entry counts and each row's extreme columns (jmax1[r] =
+ * max j + 1, jneg[r] = n - min j; both zeroed before). Warp results go to global atomics (order-free
+ * totals). */
 template <bool stats>
 __global__ void __launch_bounds__(kLongThreads)
 long_rows_pass(int n, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ long_rows,
-               const int *__restrict__ rank, int cbits, uint64_t *keys, unsigned long long *counts, int *jmax1, int *jneg) {
+               const int *__restrict__ rank, int *tables, const unsigned long long *__restrict__ group_tab_off,
+               const unsigned *__restrict__ group_tab_size, unsigned long long *counts, int slot, int *jmax1, int *jneg) {
   const int nlong = (int)counts[C_NLONG];
   const int t = blockIdx.x * kLongThreads + threadIdx.x, stride = gridDim.x * kLongThreads;
   for (int r = blockIdx.y; r < nlong; r += gridDim.y) {
     const int i = long_rows[r];
-    const uint64_t group = (uint64_t)((stats ? i : rank[i]) / MX_CHUNK_ROWS) << cbits;
+    const int g = (stats ? i : rank[i]) / MX_CHUNK_ROWS;
     entry_stats e;
-    for_row_entries(rowptr[i], rowptr[i + 1], t, stride, col, [&](int k, int j) {
-      keys[k] = group | (uint64_t)j;
+    unsigned long long inserted = insert_entries(rowptr[i], rowptr[i + 1], t, stride, col, tables + group_tab_off[g], group_tab_size[g], [&](int j) {
       if (stats) e.add(i, j);
     });
+    inserted = warp_sum(inserted);
+    if ((threadIdx.x & 31) == 0 && inserted) atomicAdd(&counts[slot], inserted);
     if (!stats) continue;
     e.warp_reduce();
     if ((threadIdx.x & 31) == 0 && e.jmax >= 0) {
@@ -258,19 +333,6 @@ __global__ void invert(int m, const int *__restrict__ perm, int *rank) {
   if (t < m) rank[perm[t]] = t;
 }
 
-/* *slot += #{k : k = 0 or keys[k] != keys[k-1]} over sorted keys */
-__global__ void count_distinct(int n, const uint64_t *__restrict__ keys, unsigned long long *slot) {
-  __shared__ unsigned long long s;
-  if (threadIdx.x == 0) s = 0;
-  __syncthreads();
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  const bool head = k < n && (k == 0 || keys[k] != keys[k - 1]);
-  const unsigned long long w = __popc(__ballot_sync(0xffffffffu, head));
-  if ((threadIdx.x & 31) == 0 && w) atomicAdd(&s, w);
-  __syncthreads();
-  if (threadIdx.x == 0 && s) atomicAdd(slot, s);
-}
-
 /* Every device array of the feature passes, carved out of one scratch allocation (one allocation and
  * one free per prediction, whatever the pool). The zeroed region [0, zero_bytes) holds counts, the
  * pairs, both histograms, collen and the long rows' extreme columns, so that one memset clears it;
@@ -282,6 +344,7 @@ struct feature_arrays {
   unsigned long long *counts;                   /* C_NCOUNTS */
   int2 *pairs;                                  /* pair_cap: the histograms' non-zero bins (hist_pairs) */
   size_t pairs_off, pair_cap;                   /* pairs - counts in bytes; pairs' capacity */
+  size_t table_cap;                             /* ints of tables */
   int *row_hist, *col_hist;                     /* ncols + 1, nrows + 1 */
   int *collen;                                  /* ncols */
   int *jmax1, *jneg;                            /* nlong_max each: the long rows' extreme columns */
@@ -289,7 +352,10 @@ struct feature_arrays {
   int *long_rows;                               /* nlong_max: the rows longer than kLongRow */
   int *rowlen, *idx, *perm, *rank, *len_sorted; /* nrows each */
   int *uniq, *runlen;                           /* ncols each: the columns' run-length code */
-  uint64_t *k0, *k1;                            /* nnz each: the 8-row-group keys, the sort's other buffer */
+  unsigned long long *group_tab_off;            /* ngroups each: a big group's hash table in tables, */
+  unsigned *group_tab_size;                     /* its size */
+  int *tables;                                  /* 2 nnz: the big groups' hash tables (2 E <= 2 nnz ints per
+                                                   order); before them, the column sort's two buffers */
   size_t zero_bytes;
 };
 
@@ -302,16 +368,13 @@ int length_bits(int maxl) { return std::max(1, bits_for((uint64_t)maxl)); }
 size_t pair_capacity(int nnz) { return 2 * ((size_t)std::sqrt(2.0 * (double)nnz) + 2); }
 
 /* bytes of CUB temporary storage the largest pass needs (size queries only: nothing runs) */
-int cub_bytes_needed(int m, int nnz, int cbits, int end_bit, size_t *need) {
+int cub_bytes_needed(int m, int nnz, int cbits, size_t *need) {
   size_t b = 0;
   *need = 0;
   cub::DoubleBuffer<int> k32(nullptr, nullptr);
-  cub::DoubleBuffer<uint64_t> k64(nullptr, nullptr);
   MX_CUDA_TRY(cub::DeviceRadixSort::SortKeys(nullptr, b, k32, nnz, 0, std::max(1, cbits)));
   *need = std::max(*need, b);
   MX_CUDA_TRY(cub::DeviceRunLengthEncode::Encode(nullptr, b, (int *)nullptr, (int *)nullptr, (int *)nullptr, (int *)nullptr, nnz));
-  *need = std::max(*need, b);
-  MX_CUDA_TRY(cub::DeviceRadixSort::SortKeys(nullptr, b, k64, nnz, 0, end_bit));
   *need = std::max(*need, b);
   MX_CUDA_TRY(cub::DeviceRadixSort::SortPairsDescending(nullptr, b, (int *)nullptr, (int *)nullptr, (int *)nullptr,
                                                         (int *)nullptr, m, 0, length_bits(nnz))); /* a row has at most nnz entries */
@@ -323,16 +386,19 @@ int cub_bytes_needed(int m, int nnz, int cbits, int end_bit, size_t *need) {
 size_t carve(size_t off, size_t bytes) { return (off + bytes + 255) / 256 * 256; }
 
 /* A's arrays and W's CUB storage (W.cub: mx_cub_run then takes nothing more) in one allocation */
-int feature_arrays_alloc(mx_device *D, mx_scratch &W, int m, int n, int nnz, int cbits, int end_bit, feature_arrays *A) {
+int feature_arrays_alloc(mx_device *D, mx_scratch &W, int m, int n, int nnz, int cbits, feature_arrays *A) {
   const size_t M = (size_t)std::max(m, 1), N = (size_t)std::max(n, 1), Z = (size_t)std::max(nnz, 1), I = sizeof(int);
+  const size_t G = (M + MX_CHUNK_ROWS - 1) / MX_CHUNK_ROWS;
   const size_t L = (size_t)nnz / (kLongRow + 1) + 1; /* rows longer than kLongRow, at most */
   A->pair_cap = pair_capacity(nnz);
+  A->table_cap = 2 * Z;
   const size_t bytes[] = {sizeof(unsigned long long) * C_NCOUNTS, sizeof(int2) * A->pair_cap, I * ((size_t)n + 1),
                           I * ((size_t)m + 1), I * N, I * L, I * L, /* zeroed */
-                          I, I * L, I * M, I * M, I * M, I * M, I * M, I * N, I * N, sizeof(uint64_t) * Z, sizeof(uint64_t) * Z, 0};
+                          I, I * L, I * M, I * M, I * M, I * M, I * M, I * N, I * N, sizeof(unsigned long long) * G, sizeof(unsigned) * G,
+                          I * 2 * Z, 0};
   enum { NARRAYS = sizeof bytes / sizeof bytes[0], NZEROED = 7 };
   size_t off[NARRAYS + 1] = {0}, cub_bytes;
-  if (cub_bytes_needed(m, nnz, cbits, end_bit, &cub_bytes)) return 1;
+  if (cub_bytes_needed(m, nnz, cbits, &cub_bytes)) return 1;
   for (int k = 0; k < NARRAYS; ++k) off[k + 1] = carve(off[k], k == NARRAYS - 1 ? cub_bytes : bytes[k]);
   char *base;
   if (mx_scratch_alloc(D, W, &base, off[NARRAYS], "alloc feature scratch")) return 1;
@@ -340,7 +406,7 @@ int feature_arrays_alloc(mx_device *D, mx_scratch &W, int m, int n, int nnz, int
                         (void **)&A->jmax1,  (void **)&A->jneg,     (void **)&A->nruns,    (void **)&A->long_rows,
                         (void **)&A->rowlen, (void **)&A->idx,      (void **)&A->perm,
                         (void **)&A->rank,   (void **)&A->len_sorted, (void **)&A->uniq,   (void **)&A->runlen,
-                        (void **)&A->k0,     (void **)&A->k1,       &W.cub};
+                        (void **)&A->group_tab_off, (void **)&A->group_tab_size, (void **)&A->tables, &W.cub};
   for (int k = 0; k < NARRAYS; ++k) *at[k] = base + off[k];
   A->zero_bytes = off[NZEROED];
   A->pairs_off = off[1];
@@ -348,12 +414,12 @@ int feature_arrays_alloc(mx_device *D, mx_scratch &W, int m, int n, int nnz, int
   return 0;
 }
 
-/* collen = the lengths of the columns of col[0..nnz), which are sorted through k0/k1 as int buffers
- * (free until pass 1 writes its keys), run-length encoded and scattered */
+/* collen = the lengths of the columns of col[0..nnz), which are sorted through the two halves of
+ * tables (free until pass 4), run-length encoded and scattered */
 int column_lengths(mx_device *D, mx_scratch &W, const int *col, int nnz, int n, int cbits, const feature_arrays &A) {
   if (nnz == 0) return 0;
-  MX_CUDA_TRY(cudaMemcpyAsync(A.k0, col, sizeof(int) * (size_t)nnz, cudaMemcpyDeviceToDevice, W.stream));
-  cub::DoubleBuffer<int> keys((int *)A.k0, (int *)A.k1);
+  MX_CUDA_TRY(cudaMemcpyAsync(A.tables, col, sizeof(int) * (size_t)nnz, cudaMemcpyDeviceToDevice, W.stream));
+  cub::DoubleBuffer<int> keys(A.tables, A.tables + nnz);
   if (mx_cub_run(D, W, "sort columns", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortKeys(t, b, keys, nnz, 0, std::max(1, cbits), W.stream); })) return 1;
   if (mx_cub_run(D, W, "count columns", [&](void *t, size_t &b) { return cub::DeviceRunLengthEncode::Encode(t, b, keys.Current(), A.uniq, A.runlen, A.nruns, nnz, W.stream); })) return 1;
   scatter_lengths<<<(n + 255) / 256, 256, 0, W.stream>>>(A.nruns, A.uniq, A.runlen, A.collen);
@@ -361,27 +427,31 @@ int column_lengths(mx_device *D, mx_scratch &W, const int *col, int nnz, int n, 
   return 0;
 }
 
-/* sorts keys[0..nnz) (the double buffer B) and adds their distinct count into *slot */
-int distinct_keys(mx_device *D, mx_scratch &W, cub::DoubleBuffer<uint64_t> &B, int nnz, int end_bit, unsigned long long *slot) {
-  if (nnz == 0) return 0;
-  if (mx_cub_run(D, W, "sort feature keys", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortKeys(t, b, B, nnz, 0, end_bit, W.stream); })) return 1;
-  count_distinct<<<(nnz + 255) / 256, 256, 0, W.stream>>>(nnz, B.Current(), slot);
-  MX_LAUNCH_CHECK("count_distinct launch");
+/* Pass 4 on the 8-row groups of the original order (perm NULL, rank unused) or of the rows sorted by
+ * length (perm, its inverse rank): the distinct columns into counts[slot], the global tables' ints
+ * counted in counts[tab_slot] (m > 0) */
+int group_distinct_counts(mx_device *D, mx_scratch &W, const feature_arrays &A, const int *perm, const int *rank, int slot, int tab_slot) {
+  const int m = D->nrows, ngroups = (m + MX_CHUNK_ROWS - 1) / MX_CHUNK_ROWS;
+  group_distinct<<<(ngroups + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, perm, A.tables, A.counts, slot, tab_slot, A.group_tab_off, A.group_tab_size);
+  MX_LAUNCH_CHECK("feature group_distinct launch");
+  if (perm) long_rows_pass<false><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(D->ncols, D->cold_rowptr, D->cold_col, A.long_rows, rank, A.tables, A.group_tab_off, A.group_tab_size, A.counts, slot, nullptr, nullptr);
+  else long_rows_pass<true><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(D->ncols, D->cold_rowptr, D->cold_col, A.long_rows, nullptr, A.tables, A.group_tab_off, A.group_tab_size, A.counts, slot, A.jmax1, A.jneg);
+  MX_LAUNCH_CHECK("feature long_rows_pass launch");
+  if (!perm) {
+    long_rows_spans<<<4, 256, 0, W.stream>>>(D->ncols, A.jmax1, A.jneg, A.counts);
+    MX_LAUNCH_CHECK("feature long_rows_spans launch");
+  }
   return 0;
 }
 
-/* rows sorted by length (at most row_maxl), descending, ties by index (a radix sort is stable), rank =
- * its inverse, and k0 = the keys with the rank's group (m > 0) */
-int sorted_order_keys(mx_device *D, mx_scratch &W, int m, int cbits, int row_maxl, const feature_arrays &A) {
+/* rows sorted by length (at most row_maxl), descending, ties by index (a radix sort is stable): perm,
+ * and rank = its inverse (m > 0) */
+int sort_rows_by_length(mx_device *D, mx_scratch &W, int m, int row_maxl, const feature_arrays &A) {
   iota<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.idx);
   MX_LAUNCH_CHECK("feature iota launch");
   if (mx_cub_run(D, W, "sort rows by length", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortPairsDescending(t, b, A.rowlen, A.len_sorted, A.idx, A.perm, m, 0, length_bits(row_maxl), W.stream); })) return 1;
   invert<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.perm, A.rank);
   MX_LAUNCH_CHECK("feature invert launch");
-  sorted_keys<<<(m + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, A.rank, cbits, A.k0);
-  MX_LAUNCH_CHECK("feature sorted_keys launch");
-  long_rows_pass<false><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(D->ncols, D->cold_rowptr, D->cold_col, A.long_rows, A.rank, cbits, A.k0, A.counts, nullptr, nullptr);
-  MX_LAUNCH_CHECK("feature long_rows_pass (sorted keys) launch");
   return 0;
 }
 
@@ -429,6 +499,8 @@ int read_counts(const feature_arrays &A, cudaStream_t s, unsigned long long *h) 
   MX_CUDA_TRY(cudaStreamSynchronize(s));
   if (h[C_NPAIRS] > A.pair_cap)
     return mx_fail("mx_device_features: %llu histogram bins listed, more than the %zu a CSR can have", h[C_NPAIRS], A.pair_cap);
+  if (h[C_TABLES] > A.table_cap)
+    return mx_fail("mx_device_features: %llu ints of hash tables taken, more than the %zu of twice the entries", h[C_TABLES], A.table_cap);
   return 0;
 }
 
@@ -438,6 +510,8 @@ int read_counts_and_pairs(const feature_arrays &A, cudaStream_t s, size_t npairs
   MX_CUDA_TRY(cudaMemcpyAsync(buf.data(), A.counts, buf.size(), cudaMemcpyDeviceToHost, s));
   MX_CUDA_TRY(cudaStreamSynchronize(s));
   memcpy(h, buf.data(), sizeof(unsigned long long) * C_NCOUNTS);
+  if (h[C_SORTED_TABLES] > A.table_cap)
+    return mx_fail("mx_device_features: %llu ints of hash tables taken, more than the %zu of twice the entries", h[C_SORTED_TABLES], A.table_cap);
   pairs.resize(npairs);
   if (npairs) memcpy(pairs.data(), buf.data() + A.pairs_off, sizeof(int2) * npairs);
   return 0;
@@ -448,23 +522,17 @@ int read_counts_and_pairs(const feature_arrays &A, cudaStream_t s, size_t npairs
 int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_hist, std::vector<int64_t> &col_hist) {
   const int m = D->nrows, n = D->ncols, nnz = D->cold_nnz;
   const int cbits = bits_for(n > 0 ? (uint64_t)n - 1 : 0);
-  const int gbits = bits_for(m > 0 ? (uint64_t)(m - 1) / MX_CHUNK_ROWS : 0);
-  const int end_bit = std::max(1, cbits + gbits);
   mx_scratch W;
   feature_arrays A;
-  if (feature_arrays_alloc(D, W, m, n, nnz, cbits, end_bit, &A)) return 1;
+  if (feature_arrays_alloc(D, W, m, n, nnz, cbits, &A)) return 1;
   MX_CUDA_TRY(cudaMemsetAsync(A.counts, 0, A.zero_bytes, W.stream));
   mx_trace_step("features: scratch");
   if (column_lengths(D, W, D->cold_col, nnz, n, cbits, A)) return 1;
   mx_trace_step("features: column lengths (sort)");
   if (m > 0) {
-    row_pass<<<(m + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, cbits, A.rowlen, A.k0, A.counts, A.long_rows);
+    row_pass<<<(m + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, A.rowlen, A.counts, A.long_rows);
     MX_LAUNCH_CHECK("feature row_pass launch");
-    long_rows_pass<true><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(n, D->cold_rowptr, D->cold_col, A.long_rows, nullptr, cbits, A.k0, A.counts, A.jmax1, A.jneg);
-    MX_LAUNCH_CHECK("feature long_rows_pass launch");
-    long_rows_spans<<<4, 256, 0, W.stream>>>(n, A.jmax1, A.jneg, A.counts);
-    MX_LAUNCH_CHECK("feature long_rows_spans launch");
-    mx_trace_step("features: row pass, long rows");
+    mx_trace_step("features: row pass");
     length_hist<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.rowlen, n, A.row_hist, A.counts + C_ROW_MAX, A.counts + C_ROW_OVER);
     MX_LAUNCH_CHECK("feature row length_hist launch");
     hist_pairs<<<std::min((n + 256) / 256, 1024), 256, 0, W.stream>>>(A.row_hist, n, A.counts + C_ROW_MAX, false, A.pairs, A.counts + C_NPAIRS, A.pair_cap);
@@ -476,18 +544,16 @@ int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_
     hist_pairs<<<std::min((m + 256) / 256, 1024), 256, 0, W.stream>>>(A.col_hist, m, A.counts + C_COL_MAX, true, A.pairs, A.counts + C_NPAIRS, A.pair_cap);
     MX_LAUNCH_CHECK("feature column hist_pairs launch");
   }
-  cub::DoubleBuffer<uint64_t> keys(A.k0, A.k1);
   mx_trace_step("features: length histograms, pairs");
-  if (distinct_keys(D, W, keys, nnz, end_bit, A.counts + C_DISTINCT)) return 1;
-  mx_trace_step("features: 8-row groups (sort)");
+  if (m > 0 && group_distinct_counts(D, W, A, nullptr, nullptr, C_DISTINCT, C_TABLES)) return 1;
+  mx_trace_step("features: 8-row groups, long rows");
   unsigned long long h[C_NCOUNTS];
   if (read_counts(A, W.stream, h)) return 1;
   mx_trace_step("features: counts read");
-  if (m > 0 && sorted_order_keys(D, W, m, cbits, (int)h[C_ROW_MAX], A)) return 1;
-  mx_trace_step("features: rows sorted by length, keys");
-  keys = cub::DoubleBuffer<uint64_t>(A.k0, A.k1);
-  if (distinct_keys(D, W, keys, nnz, end_bit, A.counts + C_SORTED_DISTINCT)) return 1;
-  mx_trace_step("features: sorted groups (sort)");
+  if (m > 0 && sort_rows_by_length(D, W, m, (int)h[C_ROW_MAX], A)) return 1;
+  mx_trace_step("features: rows sorted by length");
+  if (m > 0 && group_distinct_counts(D, W, A, A.perm, A.rank, C_SORTED_DISTINCT, C_SORTED_TABLES)) return 1;
+  mx_trace_step("features: sorted 8-row groups");
   std::vector<int2> pairs;
   if (read_counts_and_pairs(A, W.stream, (size_t)h[C_NPAIRS], h, pairs)) return 1;
   c->row_maxl = (int32_t)h[C_ROW_MAX];
