@@ -13,10 +13,10 @@
  *      histograms as long as the lengths can be without repeated entries, so nothing waits for the maxima),
  *      their non-zero bins listed as (length, count) pairs: what the host reads back is a few thousand
  *      pairs, not the 10^5+ bins of a power-law graph's histograms;
- *   4. the distinct columns of each 8-row group, one warp per group: its columns inserted into a hash
- *      table (shared memory for a small group, a global one of twice its entries otherwise); the
- *      inserts that found their column absent are the distinct columns whatever the order of the
- *      inserts, so no sort of the entries is needed;
+ *   4. the distinct columns of each 8-row group: its columns inserted into a hash table of twice its
+ *      entries (a warp's in shared memory for a small group, a block's for a larger one, in shared
+ *      memory or global); the inserts that found their column absent are the distinct columns
+ *      whatever the order of the inserts, so no sort of the entries is needed;
  *   5. the host reads the counters (the longest row); rows stably sorted by length, descending (CUB;
  *      ties keep the index order, as the core's counting sort; the longest row's bits), then pass 4
  *      on the groups of the sorted order; the host reads the counters and the pairs. */
@@ -32,8 +32,15 @@ namespace {
  * longest row and column, the rows and columns longer than their histogram, the long rows listed,
  * the histograms' non-zero bins listed (integer atomics only: the totals do not depend on the order) */
 enum { C_DIAG, C_UPPER, C_BAND_MAX, C_BAND_SUM, C_NONEMPTY, C_SPAN, C_LONG32, C_ADJ, C_CELLS, C_DISTINCT, C_SORTED_DISTINCT,
-       C_ROW_MAX, C_COL_MAX, C_ROW_OVER, C_COL_OVER, C_NLONG, C_NPAIRS, C_TABLES, C_SORTED_TABLES, C_NCOUNTS };
-/* C_TABLES, C_SORTED_TABLES: ints of the global hash tables taken by the big groups of each order */
+       C_ROW_MAX, C_COL_MAX, C_ROW_OVER, C_COL_OVER, C_NLONG, C_NPAIRS, C_TABLES, C_SORTED_TABLES, C_NBIG, C_SORTED_NBIG,
+       C_NCOUNTS };
+
+/* the slots of one order's 8-row groups (pass 4): distinct columns, ints of global hash tables
+ * taken, groups listed as big */
+struct order_slots {
+  int distinct, tables, nbig;
+};
+constexpr order_slots kOriginalOrder = {C_DISTINCT, C_TABLES, C_NBIG}, kSortedOrder = {C_SORTED_DISTINCT, C_SORTED_TABLES, C_SORTED_NBIG};
 
 constexpr int kWarpsPerBlock = 8;
 
@@ -185,15 +192,26 @@ row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int
   }
 }
 
-/* Pass 4: one warp per 8-row group g of an order (rows 8g.. of the original order, or perm[8g..] of the
- * rows sorted by length): the group's distinct columns counted into counts[slot] by inserting them
- * into a hash table of twice its entries E, in shared memory when E <= kSmallGroup, else in tables
- * (ints taken from counts[tab_slot]; its offset and size kept in group_tab_off/size[g] for
- * long_rows_pass, which inserts the rows longer than kLongRow after this pass). */
-constexpr int kSmallGroup = 256;
+/* Pass 4 counts each 8-row group's distinct columns into counts[S.distinct] by inserting them into a
+ * hash table of twice the group's entries E: by one warp in shared memory when E <= kSmallGroup
+ * (group_distinct), else by one block, a warp per row (big_groups), in shared memory when E <=
+ * kBlockGroup, else in a global table (ints taken from counts[S.tables], its offset and size kept in
+ * group_tab_off/size[g]), whose rows longer than kLongRow long_rows_pass inserts after them. */
+constexpr int kSmallGroup = 256, kBlockGroup = 4096, kBigThreads = 32 * MX_CHUNK_ROWS;
+
+/* the rows of 8-row group g (rows 8g.. of the original order, or perm[8g..] of the rows sorted by
+ * length): how many, and row r of them */
+__device__ __forceinline__ int group_rows(int m, long long g) { return min((long long)MX_CHUNK_ROWS, m - g * MX_CHUNK_ROWS); }
+__device__ __forceinline__ int group_row(const int *__restrict__ perm, long long g, int r) {
+  return perm ? perm[g * MX_CHUNK_ROWS + r] : (int)(g * MX_CHUNK_ROWS + r);
+}
+
+/* One warp per group g: a small group counted here; a big one listed in big (counted in
+ * counts[S.nbig]), given its global table when E > kBlockGroup. Inserts are summed per block, then
+ * added once. */
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
-group_distinct(int m, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ perm, int *tables,
-               unsigned long long *counts, int slot, int tab_slot, unsigned long long *group_tab_off, unsigned *group_tab_size) {
+group_distinct(int m, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ perm,
+               unsigned long long *counts, order_slots S, int *big, unsigned long long *group_tab_off, unsigned *group_tab_size) {
   __shared__ int small[kWarpsPerBlock][2 * kSmallGroup];
   __shared__ unsigned long long block_inserted;
   if (threadIdx.x == 0) block_inserted = 0;
@@ -202,49 +220,83 @@ group_distinct(int m, const int *__restrict__ rowptr, const int *__restrict__ co
   const long long g = (long long)blockIdx.x * kWarpsPerBlock + w;
   unsigned long long inserted = 0;
   if (g * MX_CHUNK_ROWS < m) { /* warp-uniform */
-    const int first = (int)g * MX_CHUNK_ROWS, rows = min(MX_CHUNK_ROWS, m - first);
+    const int rows = group_rows(m, g);
     int beg = 0, len = 0;
     if (lane < rows) {
-      const int i = perm ? perm[first + lane] : first + lane;
+      const int i = group_row(perm, g, lane);
       beg = rowptr[i];
       len = rowptr[i + 1] - beg;
     }
     const unsigned long long E = warp_sum((unsigned long long)len);
     const unsigned size = (unsigned)(2 * E); /* E <= nnz < 2^31 */
-    int *tab = small[w];
-    if (E > kSmallGroup) {
-      unsigned long long off = 0;
-      if (lane == 0) {
-        off = atomicAdd(&counts[tab_slot], (unsigned long long)size);
-        group_tab_off[g] = off;
+    if (E > kSmallGroup && lane == 0) {
+      big[atomicAdd(&counts[S.nbig], 1ull)] = (int)g;
+      if (E > kBlockGroup) {
+        group_tab_off[g] = atomicAdd(&counts[S.tables], (unsigned long long)size);
         group_tab_size[g] = size;
       }
-      tab = tables + __shfl_sync(0xffffffffu, off, 0);
     }
-    for (unsigned q = lane; q < size; q += 32) tab[q] = -1;
-    __syncwarp(); /* the cleared table is seen by every lane (memory ordering among the warp's lanes) */
-    for (int t = 0; t < rows; ++t) {
-      const int bt = __shfl_sync(0xffffffffu, beg, t), lt = __shfl_sync(0xffffffffu, len, t);
-      if (lt <= kLongRow) inserted += insert_entries(bt, bt + lt, lane, 32, col, tab, size, [](int) {});
+    if (E <= kSmallGroup) {
+      int *tab = small[w];
+      for (unsigned q = lane; q < size; q += 32) tab[q] = -1;
+      __syncwarp(); /* the cleared table is seen by every lane */
+      for (int t = 0; t < rows; ++t) {
+        const int bt = __shfl_sync(0xffffffffu, beg, t), lt = __shfl_sync(0xffffffffu, len, t);
+        inserted += insert_entries(bt, bt + lt, lane, 32, col, tab, size, [](int) {});
+      }
     }
   }
   inserted = warp_sum(inserted);
   if (lane == 0 && inserted) atomicAdd(&block_inserted, inserted);
   __syncthreads();
-  if (threadIdx.x == 0 && block_inserted) atomicAdd(&counts[slot], block_inserted);
+  if (threadIdx.x == 0 && block_inserted) atomicAdd(&counts[S.distinct], block_inserted);
+}
+
+/* One block per big group (blockIdx.x + gridDim.x q of the counts[S.nbig] listed), warp r inserting
+ * row r unless it is longer than kLongRow (long_rows_pass's); the table cleared by the block first. */
+__global__ void __launch_bounds__(kBigThreads)
+big_groups(int m, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ perm, const int *__restrict__ big,
+           int *tables, const unsigned long long *__restrict__ group_tab_off, unsigned long long *counts, order_slots S) {
+  __shared__ int block_tab[2 * kBlockGroup];
+  __shared__ unsigned long long block_inserted;
+  if (threadIdx.x == 0) block_inserted = 0;
+  __syncthreads();
+  const int nbig = (int)counts[S.nbig], w = threadIdx.x / 32;
+  unsigned long long inserted = 0;
+  for (int b = blockIdx.x; b < nbig; b += gridDim.x) {
+    const int g = big[b], rows = group_rows(m, g);
+    unsigned long long E = 0;
+    for (int r = 0; r < rows; ++r) {
+      const int i = group_row(perm, g, r);
+      E += (unsigned long long)(rowptr[i + 1] - rowptr[i]);
+    }
+    const unsigned size = (unsigned)(2 * E);
+    int *tab = E > kBlockGroup ? tables + group_tab_off[g] : block_tab;
+    for (unsigned q = threadIdx.x; q < size; q += kBigThreads) tab[q] = -1;
+    __syncthreads(); /* the cleared table is seen by the whole block */
+    if (w < rows) {
+      const int i = group_row(perm, g, w), beg = rowptr[i], len = rowptr[i + 1] - beg;
+      if (len <= kLongRow) inserted += insert_entries(beg, beg + len, threadIdx.x & 31, 32, col, tab, size, [](int) {});
+    }
+    __syncthreads(); /* block_tab is the next group's */
+  }
+  inserted = warp_sum(inserted);
+  if ((threadIdx.x & 31) == 0 && inserted) atomicAdd(&block_inserted, inserted);
+  __syncthreads();
+  if (threadIdx.x == 0 && block_inserted) atomicAdd(&counts[S.distinct], block_inserted);
 }
 
 /* The entries of the long rows listed by row_pass, kLongBlocks blocks per row (blockIdx.x), rows
  * blockIdx.y + gridDim.y q: inserted into their group's global table (group i / 8 of the original
- * order, or with rank rank[i] / 8 of the sorted order; group_distinct made it), the inserts added into
- * counts[slot]; with stats also row_pass's per-entry counts and each row's extreme columns (jmax1[r] =
+ * order, or with rank rank[i] / 8 of the sorted order; big_groups cleared it), the inserts added into
+ * counts[S.distinct]; with stats also row_pass's per-entry counts and each row's extreme columns (jmax1[r] =
  * max j + 1, jneg[r] = n - min j; both zeroed before). Warp results go to global atomics (order-free
  * totals). */
 template <bool stats>
 __global__ void __launch_bounds__(kLongThreads)
 long_rows_pass(int n, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ long_rows,
                const int *__restrict__ rank, int *tables, const unsigned long long *__restrict__ group_tab_off,
-               const unsigned *__restrict__ group_tab_size, unsigned long long *counts, int slot, int *jmax1, int *jneg) {
+               const unsigned *__restrict__ group_tab_size, unsigned long long *counts, order_slots S, int *jmax1, int *jneg) {
   const int nlong = (int)counts[C_NLONG];
   const int t = blockIdx.x * kLongThreads + threadIdx.x, stride = gridDim.x * kLongThreads;
   for (int r = blockIdx.y; r < nlong; r += gridDim.y) {
@@ -255,7 +307,7 @@ long_rows_pass(int n, const int *__restrict__ rowptr, const int *__restrict__ co
       if (stats) e.add(i, j);
     });
     inserted = warp_sum(inserted);
-    if ((threadIdx.x & 31) == 0 && inserted) atomicAdd(&counts[slot], inserted);
+    if ((threadIdx.x & 31) == 0 && inserted) atomicAdd(&counts[S.distinct], inserted);
     if (!stats) continue;
     e.warp_reduce();
     if ((threadIdx.x & 31) == 0 && e.jmax >= 0) {
@@ -353,7 +405,8 @@ struct feature_arrays {
   int *rowlen, *idx, *perm, *rank, *len_sorted; /* nrows each */
   int *uniq, *runlen;                           /* ncols each: the columns' run-length code */
   unsigned long long *group_tab_off;            /* ngroups each: a big group's hash table in tables, */
-  unsigned *group_tab_size;                     /* its size */
+  unsigned *group_tab_size;                     /* its size, */
+  int *big;                                     /* and the big groups' list */
   int *tables;                                  /* 2 nnz: the big groups' hash tables (2 E <= 2 nnz ints per
                                                    order); before them, the column sort's two buffers */
   size_t zero_bytes;
@@ -394,7 +447,7 @@ int feature_arrays_alloc(mx_device *D, mx_scratch &W, int m, int n, int nnz, int
   A->table_cap = 2 * Z;
   const size_t bytes[] = {sizeof(unsigned long long) * C_NCOUNTS, sizeof(int2) * A->pair_cap, I * ((size_t)n + 1),
                           I * ((size_t)m + 1), I * N, I * L, I * L, /* zeroed */
-                          I, I * L, I * M, I * M, I * M, I * M, I * M, I * N, I * N, sizeof(unsigned long long) * G, sizeof(unsigned) * G,
+                          I, I * L, I * M, I * M, I * M, I * M, I * M, I * N, I * N, sizeof(unsigned long long) * G, sizeof(unsigned) * G, I * G,
                           I * 2 * Z, 0};
   enum { NARRAYS = sizeof bytes / sizeof bytes[0], NZEROED = 7 };
   size_t off[NARRAYS + 1] = {0}, cub_bytes;
@@ -406,7 +459,7 @@ int feature_arrays_alloc(mx_device *D, mx_scratch &W, int m, int n, int nnz, int
                         (void **)&A->jmax1,  (void **)&A->jneg,     (void **)&A->nruns,    (void **)&A->long_rows,
                         (void **)&A->rowlen, (void **)&A->idx,      (void **)&A->perm,
                         (void **)&A->rank,   (void **)&A->len_sorted, (void **)&A->uniq,   (void **)&A->runlen,
-                        (void **)&A->group_tab_off, (void **)&A->group_tab_size, (void **)&A->tables, &W.cub};
+                        (void **)&A->group_tab_off, (void **)&A->group_tab_size, (void **)&A->big, (void **)&A->tables, &W.cub};
   for (int k = 0; k < NARRAYS; ++k) *at[k] = base + off[k];
   A->zero_bytes = off[NZEROED];
   A->pairs_off = off[1];
@@ -428,14 +481,16 @@ int column_lengths(mx_device *D, mx_scratch &W, const int *col, int nnz, int n, 
 }
 
 /* Pass 4 on the 8-row groups of the original order (perm NULL, rank unused) or of the rows sorted by
- * length (perm, its inverse rank): the distinct columns into counts[slot], the global tables' ints
- * counted in counts[tab_slot] (m > 0) */
-int group_distinct_counts(mx_device *D, mx_scratch &W, const feature_arrays &A, const int *perm, const int *rank, int slot, int tab_slot) {
+ * length (perm, its inverse rank), into the slots S (m > 0); on the original order also the long rows'
+ * positional counts. */
+int group_distinct_counts(mx_device *D, mx_scratch &W, const feature_arrays &A, const int *perm, const int *rank, order_slots S) {
   const int m = D->nrows, ngroups = (m + MX_CHUNK_ROWS - 1) / MX_CHUNK_ROWS;
-  group_distinct<<<(ngroups + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, perm, A.tables, A.counts, slot, tab_slot, A.group_tab_off, A.group_tab_size);
+  group_distinct<<<(ngroups + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, perm, A.counts, S, A.big, A.group_tab_off, A.group_tab_size);
   MX_LAUNCH_CHECK("feature group_distinct launch");
-  if (perm) long_rows_pass<false><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(D->ncols, D->cold_rowptr, D->cold_col, A.long_rows, rank, A.tables, A.group_tab_off, A.group_tab_size, A.counts, slot, nullptr, nullptr);
-  else long_rows_pass<true><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(D->ncols, D->cold_rowptr, D->cold_col, A.long_rows, nullptr, A.tables, A.group_tab_off, A.group_tab_size, A.counts, slot, A.jmax1, A.jneg);
+  big_groups<<<std::min(ngroups, 2048), kBigThreads, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, perm, A.big, A.tables, A.group_tab_off, A.counts, S);
+  MX_LAUNCH_CHECK("feature big_groups launch");
+  if (perm) long_rows_pass<false><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(D->ncols, D->cold_rowptr, D->cold_col, A.long_rows, rank, A.tables, A.group_tab_off, A.group_tab_size, A.counts, S, nullptr, nullptr);
+  else long_rows_pass<true><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(D->ncols, D->cold_rowptr, D->cold_col, A.long_rows, nullptr, A.tables, A.group_tab_off, A.group_tab_size, A.counts, S, A.jmax1, A.jneg);
   MX_LAUNCH_CHECK("feature long_rows_pass launch");
   if (!perm) {
     long_rows_spans<<<4, 256, 0, W.stream>>>(D->ncols, A.jmax1, A.jneg, A.counts);
@@ -545,14 +600,14 @@ int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_
     MX_LAUNCH_CHECK("feature column hist_pairs launch");
   }
   mx_trace_step("features: length histograms, pairs");
-  if (m > 0 && group_distinct_counts(D, W, A, nullptr, nullptr, C_DISTINCT, C_TABLES)) return 1;
+  if (m > 0 && group_distinct_counts(D, W, A, nullptr, nullptr, kOriginalOrder)) return 1;
   mx_trace_step("features: 8-row groups, long rows");
   unsigned long long h[C_NCOUNTS];
   if (read_counts(A, W.stream, h)) return 1;
   mx_trace_step("features: counts read");
   if (m > 0 && sort_rows_by_length(D, W, m, (int)h[C_ROW_MAX], A)) return 1;
   mx_trace_step("features: rows sorted by length");
-  if (m > 0 && group_distinct_counts(D, W, A, A.perm, A.rank, C_SORTED_DISTINCT, C_SORTED_TABLES)) return 1;
+  if (m > 0 && group_distinct_counts(D, W, A, A.perm, A.rank, kSortedOrder)) return 1;
   mx_trace_step("features: sorted 8-row groups");
   std::vector<int2> pairs;
   if (read_counts_and_pairs(A, W.stream, (size_t)h[C_NPAIRS], h, pairs)) return 1;
