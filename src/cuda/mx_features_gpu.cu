@@ -85,20 +85,21 @@ __device__ __forceinline__ void for_row_entries(int beg, int end, int t, int str
  * [0, size) by a multiply (no division) */
 __device__ __forceinline__ unsigned hash_slot(int j, unsigned size) { return __umulhi((unsigned)j * 2654435761u, size); }
 
-/* Inserts the columns col[k], k = beg + t + stride q of [beg, end) (thread t of stride threads on the
- * row), into the open-addressing table tab[0..size) (-1 = empty; linear probing; size > the distinct
- * columns inserted, so that a probe always ends) and calls f(j) on each; returns how many this thread
- * inserted (found the column absent). Whatever the order of the threads' CAS, each distinct column is
- * inserted exactly once. The loads and first probes of kBatch entries are in flight together. */
-template <typename F>
-__device__ __forceinline__ unsigned insert_entries(int beg, int end, int t, int stride, const int *__restrict__ col, int *tab,
+/* Inserts the columns col[at(e)] of the entries e = t + stride q of [0, nent) (thread t of stride
+ * threads) into the open-addressing table tab[0..size) (-1 = empty; linear probing; size > the
+ * distinct columns inserted, so that a probe always ends) and calls f(j) on each; returns how many
+ * this thread inserted (found the column absent). Whatever the order of the threads' CAS, each
+ * distinct column is inserted exactly once. The loads and first probes of kBatch entries are in
+ * flight together. */
+template <typename At, typename F>
+__device__ __forceinline__ unsigned insert_entries(int nent, int t, int stride, At at, const int *__restrict__ col, int *tab,
                                                    unsigned size, F f) {
   unsigned inserted = 0;
-  for (int k0 = beg + t; k0 < end; k0 += stride * kBatch) {
+  for (int e0 = t; e0 < nent; e0 += stride * kBatch) {
     int j[kBatch], old[kBatch];
     unsigned h[kBatch];
 #pragma unroll
-    for (int u = 0; u < kBatch; ++u) j[u] = k0 + stride * u < end ? col[k0 + stride * u] : -1; /* -1: past the row */
+    for (int u = 0; u < kBatch; ++u) j[u] = e0 + stride * u < nent ? col[at(e0 + stride * u)] : -1; /* -1: past the end */
 #pragma unroll
     for (int u = 0; u < kBatch; ++u)
       if (j[u] >= 0) h[u] = hash_slot(j[u], size), old[u] = atomicCAS(tab + h[u], -1, j[u]);
@@ -194,17 +195,45 @@ row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int
 
 /* Pass 4 counts each 8-row group's distinct columns into counts[S.distinct] by inserting them into a
  * hash table of twice the group's entries E: by one warp in shared memory when E <= kSmallGroup
- * (group_distinct), else by one block, a warp per row (big_groups), in shared memory when E <=
+ * (group_distinct), else by one block (big_groups), in shared memory when E <=
  * kBlockGroup, else in a global table (ints taken from counts[S.tables], its offset and size kept in
  * group_tab_off/size[g]), whose rows longer than kLongRow long_rows_pass inserts after them. */
-constexpr int kSmallGroup = 256, kBlockGroup = 4096, kBigThreads = 32 * MX_CHUNK_ROWS;
+constexpr int kSmallGroup = 256, kBlockGroup = 4096, kBigThreads = 256;
 
-/* the rows of 8-row group g (rows 8g.. of the original order, or perm[8g..] of the rows sorted by
- * length): how many, and row r of them */
-__device__ __forceinline__ int group_rows(int m, long long g) { return min((long long)MX_CHUNK_ROWS, m - g * MX_CHUNK_ROWS); }
-__device__ __forceinline__ int group_row(const int *__restrict__ perm, long long g, int r) {
-  return perm ? perm[g * MX_CHUNK_ROWS + r] : (int)(g * MX_CHUNK_ROWS + r);
-}
+/* The rows of 8-row group g (rows 8g.. of the original order, or perm[8g..] of the rows sorted by
+ * length) with their entries in one sequence: entry e of [0, pre[8]) is col[beg[r] + e - pre[r]] for
+ * the row r with pre[r] <= e < pre[r + 1]; rows longer than kLongRow count no entries here
+ * (long_rows_pass inserts them); all = every entry of the group. Every thread of a warp or block
+ * loads the same few values (broadcast loads), so that the threads take the group's entries together
+ * whatever its rows' lengths. */
+struct group_entries {
+  int beg[MX_CHUNK_ROWS], pre[MX_CHUNK_ROWS + 1];
+  unsigned long long all;
+  __device__ __forceinline__ void load(int m, const int *__restrict__ rowptr, const int *__restrict__ perm, long long g) {
+    const long long first = g * MX_CHUNK_ROWS;
+    pre[0] = 0;
+    all = 0;
+#pragma unroll
+    for (int r = 0; r < MX_CHUNK_ROWS; ++r) {
+      int len = 0;
+      beg[r] = 0;
+      if (first + r < m) {
+        const int i = perm ? perm[first + r] : (int)(first + r);
+        beg[r] = rowptr[i];
+        len = rowptr[i + 1] - beg[r];
+      }
+      all += (unsigned long long)len;
+      pre[r + 1] = pre[r] + (len > kLongRow ? 0 : len);
+    }
+  }
+  __device__ __forceinline__ int at(int e) const { /* registers only: no indexing by a run-time value */
+    int k = 0;
+#pragma unroll
+    for (int r = 0; r < MX_CHUNK_ROWS; ++r)
+      if (e >= pre[r] && e < pre[r + 1]) k = beg[r] + e - pre[r];
+    return k;
+  }
+};
 
 /* One warp per group g: a small group counted here; a big one listed in big (counted in
  * counts[S.nbig]), given its global table when E > kBlockGroup. Inserts are summed per block, then
@@ -220,30 +249,22 @@ group_distinct(int m, const int *__restrict__ rowptr, const int *__restrict__ co
   const long long g = (long long)blockIdx.x * kWarpsPerBlock + w;
   unsigned long long inserted = 0;
   if (g * MX_CHUNK_ROWS < m) { /* warp-uniform */
-    const int rows = group_rows(m, g);
-    int beg = 0, len = 0;
-    if (lane < rows) {
-      const int i = group_row(perm, g, lane);
-      beg = rowptr[i];
-      len = rowptr[i + 1] - beg;
-    }
-    const unsigned long long E = warp_sum((unsigned long long)len);
-    const unsigned size = (unsigned)(2 * E); /* E <= nnz < 2^31 */
-    if (E > kSmallGroup && lane == 0) {
-      big[atomicAdd(&counts[S.nbig], 1ull)] = (int)g;
-      if (E > kBlockGroup) {
-        group_tab_off[g] = atomicAdd(&counts[S.tables], (unsigned long long)size);
-        group_tab_size[g] = size;
+    group_entries G;
+    G.load(m, rowptr, perm, g);
+    const unsigned size = (unsigned)(2 * G.all); /* E <= nnz < 2^31 */
+    if (G.all > kSmallGroup) {
+      if (lane == 0) {
+        big[atomicAdd(&counts[S.nbig], 1ull)] = (int)g;
+        if (G.all > kBlockGroup) {
+          group_tab_off[g] = atomicAdd(&counts[S.tables], (unsigned long long)size);
+          group_tab_size[g] = size;
+        }
       }
-    }
-    if (E <= kSmallGroup) {
+    } else {
       int *tab = small[w];
       for (unsigned q = lane; q < size; q += 32) tab[q] = -1;
       __syncwarp(); /* the cleared table is seen by every lane */
-      for (int t = 0; t < rows; ++t) {
-        const int bt = __shfl_sync(0xffffffffu, beg, t), lt = __shfl_sync(0xffffffffu, len, t);
-        inserted += insert_entries(bt, bt + lt, lane, 32, col, tab, size, [](int) {});
-      }
+      inserted = insert_entries(G.pre[MX_CHUNK_ROWS], lane, 32, [&](int e) { return G.at(e); }, col, tab, size, [](int) {});
     }
   }
   inserted = warp_sum(inserted);
@@ -252,8 +273,8 @@ group_distinct(int m, const int *__restrict__ rowptr, const int *__restrict__ co
   if (threadIdx.x == 0 && block_inserted) atomicAdd(&counts[S.distinct], block_inserted);
 }
 
-/* One block per big group (blockIdx.x + gridDim.x q of the counts[S.nbig] listed), warp r inserting
- * row r unless it is longer than kLongRow (long_rows_pass's); the table cleared by the block first. */
+/* One block per big group (blockIdx.x + gridDim.x q of the counts[S.nbig] listed), its entries but
+ * the long rows' spread over the block's threads; the table cleared by the block first. */
 __global__ void __launch_bounds__(kBigThreads)
 big_groups(int m, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ perm, const int *__restrict__ big,
            int *tables, const unsigned long long *__restrict__ group_tab_off, unsigned long long *counts, order_slots S) {
@@ -261,23 +282,17 @@ big_groups(int m, const int *__restrict__ rowptr, const int *__restrict__ col, c
   __shared__ unsigned long long block_inserted;
   if (threadIdx.x == 0) block_inserted = 0;
   __syncthreads();
-  const int nbig = (int)counts[S.nbig], w = threadIdx.x / 32;
+  const int nbig = (int)counts[S.nbig];
   unsigned long long inserted = 0;
   for (int b = blockIdx.x; b < nbig; b += gridDim.x) {
-    const int g = big[b], rows = group_rows(m, g);
-    unsigned long long E = 0;
-    for (int r = 0; r < rows; ++r) {
-      const int i = group_row(perm, g, r);
-      E += (unsigned long long)(rowptr[i + 1] - rowptr[i]);
-    }
-    const unsigned size = (unsigned)(2 * E);
-    int *tab = E > kBlockGroup ? tables + group_tab_off[g] : block_tab;
+    const int g = big[b];
+    group_entries G;
+    G.load(m, rowptr, perm, g);
+    const unsigned size = (unsigned)(2 * G.all);
+    int *tab = G.all > kBlockGroup ? tables + group_tab_off[g] : block_tab;
     for (unsigned q = threadIdx.x; q < size; q += kBigThreads) tab[q] = -1;
     __syncthreads(); /* the cleared table is seen by the whole block */
-    if (w < rows) {
-      const int i = group_row(perm, g, w), beg = rowptr[i], len = rowptr[i + 1] - beg;
-      if (len <= kLongRow) inserted += insert_entries(beg, beg + len, threadIdx.x & 31, 32, col, tab, size, [](int) {});
-    }
+    inserted += insert_entries(G.pre[MX_CHUNK_ROWS], threadIdx.x, kBigThreads, [&](int e) { return G.at(e); }, col, tab, size, [](int) {});
     __syncthreads(); /* block_tab is the next group's */
   }
   inserted = warp_sum(inserted);
@@ -303,7 +318,8 @@ long_rows_pass(int n, const int *__restrict__ rowptr, const int *__restrict__ co
     const int i = long_rows[r];
     const int g = (stats ? i : rank[i]) / MX_CHUNK_ROWS;
     entry_stats e;
-    unsigned long long inserted = insert_entries(rowptr[i], rowptr[i + 1], t, stride, col, tables + group_tab_off[g], group_tab_size[g], [&](int j) {
+    const int beg = rowptr[i];
+    unsigned long long inserted = insert_entries(rowptr[i + 1] - beg, t, stride, [beg](int q) { return beg + q; }, col, tables + group_tab_off[g], group_tab_size[g], [&](int j) {
       if (stats) e.add(i, j);
     });
     inserted = warp_sum(inserted);
