@@ -1,5 +1,6 @@
 /* mx_features.c - f = sparsity features of A in O(nnz + nrows + ncols): per-length histograms
- * (a counting sort) give every order statistic; one pass over the entries gives the positional ones.
+ * (a counting sort, kept as their non-empty bins) give every order statistic; one pass over the
+ * entries gives the positional ones.
  *
  * Conventions (n = rows or columns, l_i their lengths, mean = nnz/n):
  *   std, skew        population moments (1/n); skew = 0 if std = 0
@@ -73,19 +74,21 @@ int mx_feature_index(const char *name) {
   return -1;
 }
 
-/* Order statistics of one dimension's lengths, all from hist[l] = #{i : l_i = l}, l = 0..maxl. */
+/* Order statistics of one dimension's lengths, all from its bins H (mx_length_bins). Walking the
+ * non-empty bins in the order of the lengths gives the same sums bit for bit as walking every length:
+ * an empty length adds +0.0 (or -0.0) to a sum, which leaves it as it is. */
 typedef struct {
   double mean, std, min, max, pratio, top[NTOP], hot[NHOT], cv, gini, empty, single, p50, p90, p99, skew, ell8;
 } len_stats;
 
 /* mean, std, skew, cv of the lengths. */
-static void moments(const int64_t *hist, int32_t maxl, int32_t n, int32_t nnz, len_stats *s) {
+static void moments(const mx_length_bins *H, int32_t n, int32_t nnz, len_stats *s) {
   s->mean = (double)nnz / n;
   double m2 = 0.0, m3 = 0.0;
-  for (int32_t l = 0; l <= maxl; l++) {
-    const double d = l - s->mean;
-    m2 += hist[l] * d * d;
-    m3 += hist[l] * d * d * d;
+  for (int32_t b = 0; b < H->nbins; b++) {
+    const double d = H->len[b] - s->mean;
+    m2 += H->cnt[b] * d * d;
+    m3 += H->cnt[b] * d * d * d;
   }
   s->std = sqrt(m2 / n);
   s->skew = s->std > 0.0 ? (m3 / n) / (s->std * s->std * s->std) : 0.0;
@@ -93,58 +96,58 @@ static void moments(const int64_t *hist, int32_t maxl, int32_t n, int32_t nnz, l
 }
 
 /* k-th largest / mean for each k in top_k. */
-static void top_ratios(const int64_t *hist, int32_t maxl, len_stats *s) {
-  int64_t seen = 0; /* lengths > l */
+static void top_ratios(const mx_length_bins *H, len_stats *s) {
+  int64_t seen = 0; /* lengths >= len[b] */
   int t = 0;
-  for (int32_t l = maxl; l >= 0 && t < NTOP; l--) {
-    seen += hist[l];
-    while (t < NTOP && top_k[t] <= seen) s->top[t++] = s->mean > 0.0 ? l / s->mean : 0.0;
+  for (int32_t b = H->nbins - 1; b >= 0 && t < NTOP; b--) {
+    seen += H->cnt[b];
+    while (t < NTOP && top_k[t] <= seen) s->top[t++] = s->mean > 0.0 ? H->len[b] / s->mean : 0.0;
   }
   for (; t < NTOP; t++) s->top[t] = 0.0;
 }
 
 /* Gini = 2 sum_i i x_(i) / (n sum x) - (n+1)/n over the ascending order x_(1) <= ... <= x_(n). */
-static double gini(const int64_t *hist, int32_t maxl, int32_t n, int32_t nnz) {
+static double gini(const mx_length_bins *H, int32_t n, int32_t nnz) {
   if (nnz == 0) return 0.0;
   double w = 0.0;
   int64_t before = 0;
-  for (int32_t l = 0; l <= maxl; l++) {
-    const double c = (double)hist[l]; /* ranks before+1 .. before+c */
-    w += (double)l * (c * (double)before + c * (c + 1.0) / 2.0);
-    before += hist[l];
+  for (int32_t b = 0; b < H->nbins; b++) {
+    const double c = (double)H->cnt[b]; /* ranks before+1 .. before+c */
+    w += (double)H->len[b] * (c * (double)before + c * (c + 1.0) / 2.0);
+    before += H->cnt[b];
   }
   return 2.0 * w / ((double)n * nnz) - ((double)n + 1.0) / n;
 }
 
 /* The ceil(P*n/100)-th smallest length (nearest rank, at least the first). */
-static double percentile(const int64_t *hist, int32_t maxl, int32_t n, int p) {
+static double percentile(const mx_length_bins *H, int32_t n, int p) {
   int64_t rank = ((int64_t)p * n + 99) / 100, seen = 0;
   if (rank < 1) rank = 1;
-  for (int32_t l = 0; l <= maxl; l++)
-    if ((seen += hist[l]) >= rank) return l;
-  return maxl;
+  for (int32_t b = 0; b < H->nbins; b++)
+    if ((seen += H->cnt[b]) >= rank) return H->len[b];
+  return H->len[H->nbins - 1];
 }
 
 /* nnz / sum over groups of 8 of the descending order of 8 * (first length of the group). */
-static double ell8_sorted_fill(const int64_t *hist, int32_t maxl, int32_t nnz) {
+static double ell8_sorted_fill(const mx_length_bins *H, int32_t nnz) {
   int64_t pos = 0, cells = 0;
-  for (int32_t l = maxl; l >= 0; l--) { /* positions pos..pos+c-1; group starts are multiples of 8 */
-    const int64_t c = hist[l], starts = (pos + c + 7) / 8 - (pos + 7) / 8;
-    cells += 8 * starts * l;
+  for (int32_t b = H->nbins - 1; b >= 0; b--) { /* positions pos..pos+c-1; group starts are multiples of 8 */
+    const int64_t c = H->cnt[b], starts = (pos + c + 7) / 8 - (pos + 7) / 8;
+    cells += 8 * starts * H->len[b];
     pos += c;
   }
   return cells > 0 ? (double)nnz / cells : 0.0;
 }
 
 /* hot[R/10-1] = (fewest lengths, longest first, with 100*sum >= R*nnz) / n, exact in integers. */
-static void hot_fractions(const int64_t *hist, int32_t maxl, int32_t n, int32_t nnz, len_stats *s) {
-  int64_t cum = 0, items = 0, left = maxl >= 0 ? hist[maxl] : 0;
-  int32_t l = maxl;
+static void hot_fractions(const mx_length_bins *H, int32_t n, int32_t nnz, len_stats *s) {
+  int32_t b = H->nbins - 1;
+  int64_t cum = 0, items = 0, left = H->cnt[b], l = H->len[b];
   for (int r = 0; r < NHOT; r++) {
     const int64_t goal = (int64_t)(r + 1) * 10 * nnz; /* reached when 100*cum >= goal */
     while (100 * cum < goal) {
-      while (left == 0) left = hist[--l]; /* l > 0 here: the lengths sum to nnz >= goal/100 */
-      const int64_t need = (goal - 100 * cum + 100 * (int64_t)l - 1) / (100 * (int64_t)l);
+      if (left == 0) left = H->cnt[--b], l = H->len[b]; /* l > 0 here: the lengths sum to nnz >= goal/100 */
+      const int64_t need = (goal - 100 * cum + 100 * l - 1) / (100 * l);
       const int64_t take = need < left ? need : left;
       cum += take * l;
       items += take;
@@ -154,38 +157,65 @@ static void hot_fractions(const int64_t *hist, int32_t maxl, int32_t n, int32_t 
   }
 }
 
-/* All order statistics of n lengths summing to nnz, from hist[l] = #{i : l_i = l}, l = 0..maxl,
- * hist[maxl] > 0 (when n > 0). */
-static void length_stats(const int64_t *hist, int32_t maxl, int32_t n, int32_t nnz, len_stats *s) {
+/* items of length l in H (0 when none) */
+static int64_t bin_count(const mx_length_bins *H, int32_t l) {
+  for (int32_t b = 0; b < H->nbins && H->len[b] <= l; b++)
+    if (H->len[b] == l) return H->cnt[b];
+  return 0;
+}
+
+/* All order statistics of n lengths summing to nnz, from their bins H (nbins > 0 when n > 0). */
+static void length_stats(const mx_length_bins *H, int32_t n, int32_t nnz, len_stats *s) {
   memset(s, 0, sizeof(*s));
   if (n == 0) return;
-  int32_t minl = 0;
-  while (minl < maxl && hist[minl] == 0) minl++;
-  moments(hist, maxl, n, nnz, s);
+  const int32_t minl = H->len[0], maxl = H->len[H->nbins - 1];
+  moments(H, n, nnz, s);
   s->min = minl;
   s->max = maxl;
   s->pratio = (double)maxl / (minl > 1 ? minl : 1);
-  top_ratios(hist, maxl, s);
-  hot_fractions(hist, maxl, n, nnz, s);
-  s->gini = gini(hist, maxl, n, nnz);
-  s->empty = (double)hist[0] / n;
-  s->single = maxl >= 1 ? (double)hist[1] / n : 0.0;
-  s->p50 = percentile(hist, maxl, n, 50);
-  s->p90 = percentile(hist, maxl, n, 90);
-  s->p99 = percentile(hist, maxl, n, 99);
-  s->ell8 = ell8_sorted_fill(hist, maxl, nnz);
+  top_ratios(H, s);
+  hot_fractions(H, n, nnz, s);
+  s->gini = gini(H, n, nnz);
+  s->empty = (double)bin_count(H, 0) / n;
+  s->single = maxl >= 1 ? (double)bin_count(H, 1) / n : 0.0;
+  s->p50 = percentile(H, n, 50);
+  s->p90 = percentile(H, n, 90);
+  s->p99 = percentile(H, n, 99);
+  s->ell8 = ell8_sorted_fill(H, nnz);
 }
 
-/* hist[l] = #{i : len[i] = l} in a new array of *maxl+1 entries (*maxl = the longest, 0 if n = 0). */
-static mx_status length_hist(const int32_t *len, int32_t n, int64_t **hist, int32_t *maxl) {
-  int32_t m = 0;
+/* The bins of len[0..n) into new arrays *blen, *bcnt (*nbins of them; freed by the caller, also on
+ * error): a counting pass up to the longest length, then its non-empty bins. */
+static mx_status length_bins(const int32_t *len, int32_t n, int32_t **blen, int64_t **bcnt, int32_t *nbins) {
+  int32_t maxl = 0, k = 0;
+  *blen = NULL, *bcnt = NULL, *nbins = 0;
   for (int32_t i = 0; i < n; i++)
-    if (len[i] > m) m = len[i];
-  *hist = calloc((size_t)m + 1, sizeof(int64_t));
-  if (!*hist) return MX_ERR_MEM;
-  for (int32_t i = 0; i < n; i++) (*hist)[len[i]]++;
-  *maxl = m;
-  return MX_OK;
+    if (len[i] > maxl) maxl = len[i];
+  int64_t *hist = calloc((size_t)maxl + 1, sizeof(int64_t));
+  if (!hist) return MX_ERR_MEM;
+  for (int32_t i = 0; i < n; i++) hist[len[i]]++;
+  for (int32_t l = 0; l <= maxl; l++) k += hist[l] > 0;
+  *blen = malloc(((size_t)k + 1) * sizeof(int32_t));
+  *bcnt = malloc(((size_t)k + 1) * sizeof(int64_t));
+  if (*blen && *bcnt)
+    for (int32_t l = 0; l <= maxl; l++)
+      if (hist[l] > 0) (*blen)[*nbins] = l, (*bcnt)[(*nbins)++] = hist[l];
+  free(hist);
+  return *blen && *bcnt ? MX_OK : MX_ERR_MEM;
+}
+
+/* Whether H holds the bins of items lengths adding up to nnz (see mx_length_bins). */
+static int bins_valid(const mx_length_bins *H, int32_t items, int32_t nnz) {
+  if (items == 0) return H->nbins == 0;
+  if (H->nbins <= 0 || !H->len || !H->cnt) return 0;
+  int64_t count = 0, sum = 0;
+  for (int32_t b = 0; b < H->nbins; b++) {
+    if (H->len[b] < 0 || (b > 0 && H->len[b] <= H->len[b - 1]) || H->cnt[b] <= 0 || H->cnt[b] > items - count) return 0;
+    count += H->cnt[b];
+    if (H->len[b] > 0 && H->cnt[b] > (nnz - sum) / H->len[b]) return 0; /* the lengths would add up to more than nnz */
+    sum += H->cnt[b] * H->len[b];
+  }
+  return count == items && sum == nnz;
 }
 
 /* Sum over groups of 8 rows, in the order perm (NULL = 0..m-1), of the group's distinct columns. */
@@ -273,13 +303,12 @@ static void put_stats(const len_stats *s, int stats, int top, int hot, int cv, i
 mx_status mx_features_from_counts(const mx_feature_counts *c, mx_features *f) {
   if (!c || !f) return MX_ERR_ARG;
   memset(f, 0, sizeof(*f));
-  if (c->nrows < 0 || c->ncols < 0 || c->nnz < 0 || (c->nrows > 0 && (!c->row_hist || c->row_maxl < 0)) ||
-      (c->ncols > 0 && (!c->col_hist || c->col_maxl < 0)))
+  if (c->nrows < 0 || c->ncols < 0 || c->nnz < 0 || !bins_valid(&c->rows, c->nrows, c->nnz) || !bins_valid(&c->cols, c->ncols, c->nnz))
     return MX_ERR_ARG;
   const int32_t m = c->nrows, n = c->ncols, nnz = c->nnz;
   len_stats rs, cs;
-  length_stats(c->row_hist, c->row_maxl, m, nnz, &rs);
-  length_stats(c->col_hist, c->col_maxl, n, nnz, &cs);
+  length_stats(&c->rows, m, nnz, &rs);
+  length_stats(&c->cols, n, nnz, &cs);
   f->v[F_NROWS] = m;
   f->v[F_NCOLS] = n;
   f->v[F_NNZ] = nnz;
@@ -303,29 +332,32 @@ mx_status mx_features_compute(const mx_csr *A, mx_features *f) {
   const int32_t m = A->nrows, n = A->ncols, nnz = A->rowptr[m];
   int32_t *rowlen = malloc(((size_t)m + 1) * sizeof(int32_t)), *collen = calloc((size_t)n + 1, sizeof(int32_t));
   int32_t *perm = malloc(((size_t)m + 1) * sizeof(int32_t)), *mark = malloc(((size_t)n + 1) * sizeof(int32_t));
-  int64_t *row_hist = NULL, *col_hist = NULL;
+  int32_t *row_len = NULL, *col_len = NULL;
+  int64_t *row_cnt = NULL, *col_cnt = NULL;
   mx_feature_counts c = {0};
   st = (rowlen && collen && perm && mark) ? MX_OK : MX_ERR_MEM;
   if (st == MX_OK) {
     for (int32_t i = 0; i < m; i++) rowlen[i] = A->rowptr[i + 1] - A->rowptr[i];
     for (int32_t k = 0; k < nnz; k++) collen[A->colidx[k]]++;
-    st = length_hist(rowlen, m, &row_hist, &c.row_maxl);
+    st = length_bins(rowlen, m, &row_len, &row_cnt, &c.rows.nbins);
   }
-  if (st == MX_OK) st = length_hist(collen, n, &col_hist, &c.col_maxl);
+  if (st == MX_OK) st = length_bins(collen, n, &col_len, &col_cnt, &c.cols.nbins);
   if (st == MX_OK) st = mx_sort_desc_by_length(m, rowlen, perm);
   if (st == MX_OK) {
     c.nrows = m;
     c.ncols = n;
     c.nnz = nnz;
-    c.row_hist = row_hist;
-    c.col_hist = col_hist;
+    c.rows.len = row_len, c.rows.cnt = row_cnt;
+    c.cols.len = col_len, c.cols.cnt = col_cnt;
     positional(A, rowlen, &c);
     c.chunk8_distinct = chunk8_distinct(A, NULL, mark);
     c.chunk8_sorted_distinct = chunk8_distinct(A, perm, mark);
     st = mx_features_from_counts(&c, f);
   }
-  free(row_hist);
-  free(col_hist);
+  free(row_len);
+  free(row_cnt);
+  free(col_len);
+  free(col_cnt);
   free(rowlen);
   free(collen);
   free(perm);

@@ -26,10 +26,19 @@ int mx_feature_index(const char *name);
 
 mx_status mx_features_compute(const mx_csr *A, mx_features *f);
 
+/* A length histogram as its non-empty bins: len[b] ascending and distinct, cnt[b] > 0 items of
+ * length len[b], b = 0..nbins-1 (nbins = 0 iff there are no items). A power-law graph's lengths take
+ * a few thousand values up to 10^5 and more: its histogram is walked bin by bin, not length by length. */
+typedef struct {
+  const int32_t *len;
+  const int64_t *cnt;
+  int32_t nbins;
+} mx_length_bins;
+
 /* The exact integer counts every feature is computed from: whoever counts them (this file's CPU
  * pass, the GPU in src/cuda/mx_features_gpu.cu) gets the same features bit for bit.
- *   row_hist[l] = rows of length l, l = 0..row_maxl (row_maxl = the longest row; hist NULL iff nrows = 0);
- *   col_hist likewise for columns;
+ *   rows            the row lengths' bins (their counts sum to nrows, len * cnt to nnz);
+ *   cols            likewise for columns;
  *   diag, upper     entries with j = i, with j > i;
  *   band_max/sum    max and sum of |i - j| over entries;
  *   nonempty_rows   rows with an entry; span_sum: sum over them of (max col - min col + 1);
@@ -39,13 +48,13 @@ mx_status mx_features_compute(const mx_csr *A, mx_features *f);
  *   chunk8_sorted_distinct the same with rows sorted by length, descending, ties by index. */
 typedef struct {
   int32_t nrows, ncols, nnz;
-  const int64_t *row_hist, *col_hist;
-  int32_t row_maxl, col_maxl;
+  mx_length_bins rows, cols;
   int64_t diag, upper, band_max, band_sum, nonempty_rows, span_sum, long32_nnz, adj_sum, ell8_cells;
   int64_t chunk8_distinct, chunk8_sorted_distinct;
 } mx_feature_counts;
 
-/* f from the counts (MX_ERR_ARG on NULL or inconsistent arguments). */
+/* f from the counts (MX_ERR_ARG on NULL or inconsistent arguments: bins not ascending, an empty bin,
+ * counts that do not add up to nrows / ncols, lengths that do not add up to nnz). */
 mx_status mx_features_from_counts(const mx_feature_counts *c, mx_features *f);
 
 #ifdef __cplusplus

@@ -1,14 +1,16 @@
 /* mx_features_gpu.cu - the predictor's feature counts (mx_feature_counts, core/mx_features.h) of a
  * matrix already on the GPU, so that predicting a plan costs a few passes over device memory instead
  * of 10-25 ns per nonzero on the host. Every count is an integer (integer atomics only), the length
- * histograms are copied back and the features are finished by the core's mx_features_from_counts:
- * the result equals mx_features_compute on the same CSR bit for bit (tests/cuda/test_cuda_features).
+ * histograms' non-empty bins are copied back and the features are finished by the core's
+ * mx_features_from_counts: the result equals mx_features_compute on the same CSR bit for bit
+ * (tests/cuda/test_cuda_features).
  *
  * Passes, all queued on one stream from one scratch allocation; the host waits twice:
  *   1. column lengths: the column indices radix-sorted and run-length encoded (CUB; no atomics, which
  *      hub columns of power-law graphs would serialise);
- *   2. one warp per row: row length, diag/upper/band/span counts; rows longer than kLongRow are
- *      listed and their entries spread over several blocks each (long_rows_pass);
+ *   2. one thread per row (a warp per row longer than kWideRow): row length, diag/upper/band/span
+ *      counts; rows longer than kLongRow are listed and their entries spread over several blocks
+ *      each (long_rows_pass);
  *   3. histograms of the row and of the column lengths and their maxima (warp-aggregated atomics into
  *      histograms as long as the lengths can be without repeated entries, so nothing waits for the maxima),
  *      their non-zero bins listed as (length, count) pairs: what the host reads back is a few thousand
@@ -20,6 +22,7 @@
  *   5. the host reads the counters (the longest row); rows stably sorted by length, descending (CUB;
  *      ties keep the index order, as the core's counting sort; the longest row's bits), then pass 4
  *      on the groups of the sorted order; the host reads the counters and the pairs. */
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <cub/cub.cuh>
@@ -147,45 +150,50 @@ struct entry_stats {
   }
 };
 
-/* Pass 2 (one warp per row i): the positional counts and row lengths; a row longer than kLongRow is
- * only listed (long_rows_pass takes its entries). Per-warp results are added into the block's shared
- * counters, then the block's into the global ones (integer atomics: the totals do not depend on the
- * order). */
+/* Pass 2, one thread per row i (blocks of 32 kWarpsPerBlock consecutive rows: a warp's lanes are 32
+ * consecutive rows, 8 of its lanes an 8-row group): the positional counts and row lengths. A thread
+ * takes its row's entries alone when it has at most kWideRow, else its warp takes them together (the
+ * warp's wide rows one after the other); a row longer than kLongRow is only listed (long_rows_pass
+ * takes its entries). Sums over the warp, then the block's shared counters, then one atomic per
+ * counter and block (integer atomics: the totals do not depend on the order). */
+constexpr int kWideRow = 32;
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
 row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int *rowlen, unsigned long long *counts,
          int *long_rows) {
   __shared__ unsigned long long s[C_NCOUNTS];
   if (threadIdx.x < C_NCOUNTS) s[threadIdx.x] = 0;
   __syncthreads();
+  const unsigned full = 0xffffffffu;
   const int lane = threadIdx.x & 31;
-  const int i = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32;
-  if (i < m) {
-    const int beg = rowptr[i], end = rowptr[i + 1];
-    entry_stats e;
-    const bool is_long = end - beg > kLongRow; /* warp-uniform: long_rows_pass takes its entries */
-    if (!is_long) for_row_entries(beg, end, lane, 32, col, [&](int j) { e.add(i, j); });
-    e.warp_reduce();
-    if (lane == 0) {
-      const int len = end - beg;
-      rowlen[i] = len;
-      if (is_long) long_rows[atomicAdd(&counts[C_NLONG], 1ull)] = i;
-      atomicAdd(&s[C_DIAG], e.diag);
-      atomicAdd(&s[C_UPPER], e.upper);
-      atomicAdd(&s[C_BAND_SUM], e.bsum);
-      atomicMax(&s[C_BAND_MAX], (unsigned long long)e.bmax);
-      if (e.jmax >= 0) atomicAdd(&s[C_NONEMPTY], 1ull), atomicAdd(&s[C_SPAN], (unsigned long long)(e.jmax - e.jmin + 1));
-      if (len > 32) atomicAdd(&s[C_LONG32], (unsigned long long)len);
-      if (i + 1 < m) {
-        const int next = rowptr[i + 2] - end;
-        atomicAdd(&s[C_ADJ], (unsigned long long)(len > next ? len - next : next - len));
-      }
-      if (i % MX_CHUNK_ROWS == 0) { /* the group starting at row i: 8 * its longest row */
-        int w = 0;
-        for (int r = i; r < m && r < i + MX_CHUNK_ROWS; ++r) w = max(w, rowptr[r + 1] - rowptr[r]);
-        atomicAdd(&s[C_CELLS], (unsigned long long)MX_CHUNK_ROWS * (unsigned long long)w);
-      }
-    }
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int beg = 0, len = 0; /* rows past m: none, no entries */
+  if (i < m) beg = rowptr[i], len = rowptr[i + 1] - beg;
+  entry_stats e;
+  if (len <= kWideRow) for_row_entries(beg, beg + len, 0, 1, col, [&](int j) { e.add(i, j); });
+  for (unsigned wide = __ballot_sync(full, len > kWideRow && len <= kLongRow); wide; wide &= wide - 1) {
+    const int r = __ffs(wide) - 1, ir = __shfl_sync(full, i, r), br = __shfl_sync(full, beg, r), lr = __shfl_sync(full, len, r);
+    entry_stats ew;
+    for_row_entries(br, br + lr, lane, 32, col, [&](int j) { ew.add(ir, j); });
+    ew.warp_reduce();
+    if (lane == r) e = ew;
   }
+  if (len > kLongRow) long_rows[atomicAdd(&counts[C_NLONG], 1ull)] = i;
+  if (i < m) rowlen[i] = len;
+  int next = __shfl_down_sync(full, len, 1); /* row i + 1's length; lane 31 loads it */
+  if (lane == 31 && i + 1 < m) next = rowptr[i + 2] - rowptr[i + 1];
+  int group_max = len; /* the longest row of i's 8-row group, in the group's 8 lanes */
+  for (int o = 1; o < MX_CHUNK_ROWS; o <<= 1) group_max = max(group_max, __shfl_xor_sync(full, group_max, o));
+  const bool nonempty = e.jmax >= 0;
+  const unsigned long long v[] = {
+      warp_sum(e.diag), warp_sum(e.upper), warp_sum(e.bsum), (unsigned long long)warp_max(e.bmax),
+      warp_sum(nonempty), warp_sum(nonempty ? (unsigned long long)(e.jmax - e.jmin + 1) : 0ull),
+      warp_sum(len > 32 ? (unsigned long long)len : 0ull),
+      warp_sum(i + 1 < m ? (unsigned long long)(len > next ? len - next : next - len) : 0ull),
+      warp_sum(i < m && i % MX_CHUNK_ROWS == 0 ? (unsigned long long)MX_CHUNK_ROWS * (unsigned long long)group_max : 0ull)};
+  const int slot[] = {C_DIAG, C_UPPER, C_BAND_SUM, C_BAND_MAX, C_NONEMPTY, C_SPAN, C_LONG32, C_ADJ, C_CELLS};
+  if (lane == 0)
+    for (int q = 0; q < (int)(sizeof slot / sizeof slot[0]); ++q)
+      if (v[q]) slot[q] == C_BAND_MAX ? atomicMax(&s[C_BAND_MAX], v[q]) : atomicAdd(&s[slot[q]], v[q]);
   __syncthreads();
   if (threadIdx.x < C_NCOUNTS && s[threadIdx.x]) {
     if (threadIdx.x == C_BAND_MAX) atomicMax(counts + C_BAND_MAX, s[C_BAND_MAX]);
@@ -526,10 +534,18 @@ int sort_rows_by_length(mx_device *D, mx_scratch &W, int m, int row_maxl, const 
   return 0;
 }
 
-/* hist = the histogram of len[0..items) up to maxl (maxl + 1 bins), counted again on the device and
- * copied whole: only for a CSR with repeated entries, whose rows (or columns) can be longer than the
+/* One dimension's length histogram as the host keeps it for mx_features_from_counts (mx_length_bins):
+ * the non-empty bins, lengths ascending. */
+struct host_bins {
+  std::vector<int32_t> len;
+  std::vector<int64_t> cnt;
+  mx_length_bins view() const { return {len.empty() ? nullptr : len.data(), cnt.empty() ? nullptr : cnt.data(), (int32_t)len.size()}; }
+};
+
+/* H = the bins of len[0..items), maxl the longest, counted again on the device into a whole histogram
+ * copied back: only for a CSR with repeated entries, whose rows (or columns) can be longer than the
  * histogram the passes filled. */
-int full_hist_to_host(mx_device *D, mx_scratch &W, const int *len, int items, int32_t maxl, std::vector<int64_t> &hist) {
+int full_hist_to_host(mx_device *D, mx_scratch &W, const int *len, int items, int32_t maxl, host_bins &H) {
   std::vector<int> h32((size_t)maxl + 1);
   int *full;
   unsigned long long *dummy;
@@ -541,25 +557,25 @@ int full_hist_to_host(mx_device *D, mx_scratch &W, const int *len, int items, in
   MX_LAUNCH_CHECK("feature length_hist (repeated entries) launch");
   MX_CUDA_TRY(cudaMemcpyAsync(h32.data(), full, sizeof(int) * h32.size(), cudaMemcpyDeviceToHost, W.stream));
   MX_CUDA_TRY(cudaStreamSynchronize(W.stream));
-  hist.assign(h32.begin(), h32.end());
+  H.len.clear();
+  H.cnt.clear();
+  for (int32_t l = 0; l <= maxl; ++l)
+    if (h32[l] > 0) H.len.push_back(l), H.cnt.push_back(h32[l]);
   return 0;
 }
 
-/* row_hist, col_hist (maxl + 1 bins each; empty without rows, columns) from the pairs that hist_pairs
- * listed, or counted again (full_hist_to_host) where lengths went beyond the histogram */
-int hists_to_host(mx_device *D, mx_scratch &W, const feature_arrays &A, const unsigned long long *h, const int2 *pairs,
-                  std::vector<int64_t> &row_hist, std::vector<int64_t> &col_hist) {
-  const int m = D->nrows, n = D->ncols;
-  row_hist.assign(m > 0 ? (size_t)h[C_ROW_MAX] + 1 : 0, 0);
-  col_hist.assign(n > 0 ? (size_t)h[C_COL_MAX] + 1 : 0, 0);
-  for (unsigned long long p = 0; p < h[C_NPAIRS]; ++p) {
-    std::vector<int64_t> &hist = pairs[p].x >= 0 ? row_hist : col_hist;
-    const size_t l = (size_t)(pairs[p].x >= 0 ? pairs[p].x : ~pairs[p].x);
-    if (l >= hist.size()) return mx_fail("mx_device_features: a histogram pair beyond the longest length (%zu)", l);
-    hist[l] = pairs[p].y;
+/* rows, cols: the bins from the pairs that hist_pairs listed (a row pair (l, c), a column pair (~l, c)),
+ * sorted by length, or counted again (full_hist_to_host) where lengths went beyond the histogram */
+int bins_to_host(mx_device *D, mx_scratch &W, const feature_arrays &A, const unsigned long long *h, std::vector<int2> &pairs,
+                 host_bins &rows, host_bins &cols) {
+  std::sort(pairs.begin(), pairs.end(), [](int2 a, int2 b) { return (a.x >= 0 ? a.x : ~a.x) < (b.x >= 0 ? b.x : ~b.x); });
+  for (const int2 &p : pairs) {
+    host_bins &H = p.x >= 0 ? rows : cols;
+    H.len.push_back(p.x >= 0 ? p.x : ~p.x);
+    H.cnt.push_back(p.y);
   }
-  if (m > 0 && h[C_ROW_OVER] && full_hist_to_host(D, W, A.rowlen, m, (int32_t)h[C_ROW_MAX], row_hist)) return 1;
-  if (n > 0 && h[C_COL_OVER] && full_hist_to_host(D, W, A.collen, n, (int32_t)h[C_COL_MAX], col_hist)) return 1;
+  if (D->nrows > 0 && h[C_ROW_OVER] && full_hist_to_host(D, W, A.rowlen, D->nrows, (int32_t)h[C_ROW_MAX], rows)) return 1;
+  if (D->ncols > 0 && h[C_COL_OVER] && full_hist_to_host(D, W, A.collen, D->ncols, (int32_t)h[C_COL_MAX], cols)) return 1;
   return 0;
 }
 
@@ -590,7 +606,7 @@ int read_counts_and_pairs(const feature_arrays &A, cudaStream_t s, size_t npairs
 
 /* Every pass is queued on one stream; the host waits twice: for the counters before the rows are
  * sorted by length (the sort's key bits), and for the counters and the histograms' pairs at the end. */
-int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_hist, std::vector<int64_t> &col_hist) {
+int device_counts(mx_device *D, mx_feature_counts *c, host_bins &rows, host_bins &cols) {
   const int m = D->nrows, n = D->ncols, nnz = D->cold_nnz;
   const int cbits = bits_for(n > 0 ? (uint64_t)n - 1 : 0);
   mx_scratch W;
@@ -601,7 +617,7 @@ int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_
   if (column_lengths(D, W, D->cold_col, nnz, n, cbits, A)) return 1;
   mx_trace_step("features: column lengths (sort)");
   if (m > 0) {
-    row_pass<<<(m + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, A.rowlen, A.counts, A.long_rows);
+    row_pass<<<(m + 32 * kWarpsPerBlock - 1) / (32 * kWarpsPerBlock), 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, A.rowlen, A.counts, A.long_rows);
     MX_LAUNCH_CHECK("feature row_pass launch");
     mx_trace_step("features: row pass");
     length_hist<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.rowlen, n, A.row_hist, A.counts + C_ROW_MAX, A.counts + C_ROW_OVER);
@@ -627,9 +643,7 @@ int device_counts(mx_device *D, mx_feature_counts *c, std::vector<int64_t> &row_
   mx_trace_step("features: sorted 8-row groups");
   std::vector<int2> pairs;
   if (read_counts_and_pairs(A, W.stream, (size_t)h[C_NPAIRS], h, pairs)) return 1;
-  c->row_maxl = (int32_t)h[C_ROW_MAX];
-  c->col_maxl = (int32_t)h[C_COL_MAX];
-  if (hists_to_host(D, W, A, h, pairs.data(), row_hist, col_hist)) return 1;
+  if (bins_to_host(D, W, A, h, pairs, rows, cols)) return 1;
   c->diag = (int64_t)h[C_DIAG];
   c->upper = (int64_t)h[C_UPPER];
   c->band_max = (int64_t)h[C_BAND_MAX];
@@ -652,14 +666,14 @@ extern "C" int mx_device_features(mx_device *D, mx_features *f) {
   if (!D->cold_identity || D->xhot_cold)
     return mx_fail("mx_device_features: the device format does not hold the whole matrix as plain CSR (a hot part or x-hot codes)");
   mx_feature_counts c = {};
-  std::vector<int64_t> row_hist, col_hist;
+  host_bins rows, cols;
   c.nrows = D->nrows;
   c.ncols = D->ncols;
   c.nnz = D->cold_nnz;
   mx_trace_step(nullptr);
-  if (device_counts(D, &c, row_hist, col_hist)) return 1;
-  c.row_hist = row_hist.empty() ? nullptr : row_hist.data();
-  c.col_hist = col_hist.empty() ? nullptr : col_hist.data();
+  if (device_counts(D, &c, rows, cols)) return 1;
+  c.rows = rows.view();
+  c.cols = cols.view();
   const mx_status st = mx_features_from_counts(&c, f);
   if (st != MX_OK) return mx_fail("mx_device_features: mx_features_from_counts failed (status %d)", (int)st);
   return 0;

@@ -144,13 +144,23 @@ static void reference(void) {
  * counts of the hand matrix's shape give what mx_features_compute gives (a 2x3 matrix, rows 2 and 1
  * long, columns 1, 1, 1 long, entries (0,0), (0,2), (1,1)). */
 static void from_counts(void) {
-  const int64_t rh[] = {0, 1, 1}, ch[] = {0, 3};
+  const int32_t rl[] = {1, 2}, cl[] = {1}, bad_order[] = {2, 1}, bad_sum[] = {1, 3};
+  const int64_t rc[] = {1, 1}, cc[] = {3}, bad_count[] = {2, 0};
   mx_feature_counts c = {0};
   mx_features f, g;
   CHECK(mx_features_from_counts(NULL, &f) == MX_ERR_ARG && mx_features_from_counts(&c, NULL) == MX_ERR_ARG, "NULL refused");
   c.nrows = 2, c.ncols = 3, c.nnz = 3;
   CHECK(mx_features_from_counts(&c, &f) == MX_ERR_ARG, "rows without a histogram refused");
-  c.row_hist = rh, c.row_maxl = 2, c.col_hist = ch, c.col_maxl = 1;
+  c.cols = (mx_length_bins){cl, cc, 1};
+  c.rows = (mx_length_bins){bad_order, rc, 2};
+  CHECK(mx_features_from_counts(&c, &f) == MX_ERR_ARG, "bins not ascending refused");
+  c.rows = (mx_length_bins){rl, bad_count, 2};
+  CHECK(mx_features_from_counts(&c, &f) == MX_ERR_ARG, "an empty bin refused");
+  c.rows = (mx_length_bins){bad_sum, rc, 2};
+  CHECK(mx_features_from_counts(&c, &f) == MX_ERR_ARG, "lengths adding up to more than nnz refused");
+  c.rows = (mx_length_bins){rl, rc, 1};
+  CHECK(mx_features_from_counts(&c, &f) == MX_ERR_ARG, "counts adding up to fewer than nrows refused");
+  c.rows = (mx_length_bins){rl, rc, 2};
   c.diag = 2, c.upper = 1, c.band_max = 2, c.band_sum = 2, c.nonempty_rows = 2, c.span_sum = 3 + 1;
   c.long32_nnz = 0, c.adj_sum = 1, c.ell8_cells = 16, c.chunk8_distinct = 3, c.chunk8_sorted_distinct = 3;
   CHECK(mx_features_from_counts(&c, &f) == MX_OK, "counts accepted");
