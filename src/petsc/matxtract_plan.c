@@ -28,13 +28,13 @@
 /* CPU seconds of mx_features_compute per nonzero: tuning/predictor's matxtract-predictor measures
  * 10-25 ns; the upper end, so that the prediction never starts before it can be afforded */
 #define MATXTRACT_FEATURES_NS_PER_NNZ 25.0
-/* the same on the GPU (mx_device_features: a few passes, hash-table counts of the 8-row groups and
- * two radix sorts from one scratch allocation), plus a fixed part (the allocation, two host waits):
- * measured on an H100 over the 41 setup-study matrices of 1.8M-90M nonzeros
- * (tuning/results/h100/predict-cost-2026-11-25b/: features + prediction, least squares 0.89 ms + 0.13
- * ns per nonzero; 0.37-0.48 ns/nnz on two power-law graphs whose hub rows fill global hash tables);
- * upper ends for all but those two, so that the prediction does not start before it can be afforded */
-#define MATXTRACT_FEATURES_GPU_NS_PER_NNZ 0.25
+/* the same on the GPU (mx_device_features: a few passes, hash-table counts of the 8-row groups, two
+ * radix sorts, from one scratch allocation, two host waits): measured on an H100 over the 41
+ * setup-study matrices of 1.8M-90M nonzeros (tuning/results/h100/predict-cost-2026-11-25b/, features
+ * + prediction: least squares 0.36 ms + 0.11 ns per nonzero, 0.06-0.26 ns/nnz but 0.71 on the
+ * smallest power-law graph); an upper end over all of them, so that the prediction does not start
+ * before it can be afforded */
+#define MATXTRACT_FEATURES_GPU_NS_PER_NNZ 0.20
 #define MATXTRACT_FEATURES_GPU_FIXED_S    1.0e-3
 /* The mean fraction of a MatMult that a prediction saves: the fastest plan the labels measured vs
  * the default plan ((0,0), the cold kernel by the row-length rule, packed where the pack was faster
