@@ -207,6 +207,7 @@ row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int
  * kBlockGroup, else in a global table (ints taken from counts[S.tables], its offset and size kept in
  * group_tab_off/size[g]), whose rows longer than kLongRow long_rows_pass inserts after them. */
 constexpr int kSmallGroup = 256, kBlockGroup = 4096, kBigThreads = 256;
+static_assert(kBlockGroup <= kLongRow, "a group with a long row has a global table (long_rows_pass inserts into it)");
 
 /* The rows of 8-row group g (rows 8g.. of the original order, or perm[8g..] of the rows sorted by
  * length) with their entries in one sequence: entry e of [0, pre[8]) is col[beg[r] + e - pre[r]] for

@@ -273,13 +273,19 @@ static PetscErrorCode set_variant_options(const Variant *v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static const char usage[] = "usage: matxtract-petsc-bench [-quick] [-corpus FILE] [-cache DIR] [-gen SPEC[,SPEC...]] [-f FILE]\n"
+                            "                            [-crux tc,tr[,tc,tr...]] [-reps N] [-warmup N] [-setup_reps N] [-settle_max N]\n"
+                            "                            [-cpu] [-o DIR] [matxtract options, e.g. -mat_matxtract_expected_mults N]\n"
+                            "Without -gen or -f: the whole corpus (-corpus, default tuning/gen/corpus.txt; -quick: its quick subset).\n"
+                            "Writes DIR/spmv_petsc.csv and DIR/spmv_petsc_env.txt.\n";
+
 int main(int argc, char **argv)
 {
   char        corpus[PETSC_MAX_PATH_LEN] = MX_SOURCE_DIR "/tuning/gen/corpus.txt", cache[PETSC_MAX_PATH_LEN] = "", out[PETSC_MAX_PATH_LEN] = ".", file[PETSC_MAX_PATH_LEN] = "", date[64], cmd[4096] = "";
   char       *gens[MAXMATS];
   PetscInt    ngen = MAXMATS, nmat = 0, reps = 100, warmup = 20, ncrux = 2 * MAXCRUX, setup_reps = 3, settle_max = 5000;
   PetscReal   crux[2 * MAXCRUX];
-  PetscBool   quick = PETSC_FALSE, has_gen, has_file, has_crux, cpu_only = PETSC_FALSE;
+  PetscBool   quick = PETSC_FALSE, has_gen, has_file, has_crux, cpu_only = PETSC_FALSE, help;
   Entry      *E;
   FILE       *fo, *fe;
   double      bw = 0;
@@ -291,6 +297,12 @@ int main(int argc, char **argv)
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, "matxtract-petsc-bench: MatMult aijcusparse vs matxtract through the Mat interface"));
   PetscCall(MatXtractRegister());
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  if (help) { /* the usage, not a run over the whole corpus */
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s", usage));
+    PetscCall(PetscFinalize());
+    return 0;
+  }
   for (int i = 0; i < argc; i++) {
     size_t l = strlen(cmd);
     snprintf(cmd + l, sizeof cmd - l, "%s%s", i ? " " : "", argv[i]);
