@@ -1,6 +1,6 @@
 #!/bin/bash
 # The whole GPU cycle on the GPU host, in one command (see ../shared/docs/GPU-HOST.md):
-#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize e2e scaling profile compress setupstudy trace measure pack
+#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize e2e scaling profile compress setupstudy predcost trace measure pack
 #                                       (default: setup build test sanitize bench amortize pack)
 # setup unpacks the PETSc 3.22+CUDA bundle from .deps/ into /opt/petsc-cuda; build configures and
 # builds this tree in build-gpu/ (sm_90; BUILD_TARGETS limits the targets); test runs the ctest labels gpu, petsc, mpi and unit;
@@ -65,6 +65,19 @@ stage_setupstudy() {
     --petsc-crux 0.7,0.5,1,1 "$OUT/setupstudy" &&
     python3 tuning/bench/setup_table.py "$OUT/setupstudy/spmv_petsc.csv" > "$OUT/setupstudy/table.md" && tail -3 "$OUT/setupstudy/table.md"
 }
+# predcost: issue 11's features + prediction cost on the same corpus (every conversion predicts at
+# once: -mat_matxtract_expected_mults 1000000; predict_ms vs aijcusparse's setup_ms in table.md's last
+# section), then each feature pass's time (MX_TRACE_SETUP=1) on PREDCOST_TRACE_SPECS; ~3 minutes
+stage_predcost() {
+  PBENCH_ARGS="-setup_reps 3 -settle_max 300 -reps 20 -mat_matxtract_expected_mults 1000000" bash tuning/bench/run_corpus.sh \
+    --petsc-only "$OUT/predcost" &&
+    python3 tuning/bench/setup_table.py "$OUT/predcost/spmv_petsc.csv" > "$OUT/predcost/table.md" && tail -1 "$OUT/predcost/table.md" &&
+    for spec in ${PREDCOST_TRACE_SPECS:-kron:16:16 rgg:18 bipartite:100000:4000000:32 chunglu:1000000:16:2.1 kron:20:16}; do
+      echo "== $spec"
+      MX_TRACE_SETUP=1 build-gpu/tuning/bench/matxtract-petsc-bench -gen "$spec" -reps 5 -setup_reps 3 \
+        -mat_matxtract_expected_mults 1000000 -o "$OUT/predcost/trace" 2>&1 | grep "features"
+    done > "$OUT/predcost/trace.txt"
+}
 stage_trace() {
   mkdir -p "$OUT/trace" &&
     MX_TRACE_SETUP=1 build-gpu/tuning/bench/matxtract-petsc-bench -gen "${TRACE_SPEC:-lap2d:3000}" ${TRACE_CRUX--crux 0,0,1,1} -reps 20 \
@@ -79,7 +92,7 @@ stage_measure() {
 stage_compress() { bash tuning/bench/cold_pack_run.sh "$OUT/compress" build-gpu ${COMPRESS_SPECS:-}; }
 stage_pack() {
   local dirs
-  dirs=$(cd "$OUT" && ls -d logs bench amortization e2e scaling profile ab tutorials compress setupstudy trace measure 2>/dev/null)
+  dirs=$(cd "$OUT" && ls -d logs bench amortization e2e scaling profile ab tutorials compress setupstudy predcost trace measure 2>/dev/null)
   tar czf "$OUT/results.tgz" -C "$OUT" $dirs && (cd "$OUT" && rm -rf $dirs)
 }
 
