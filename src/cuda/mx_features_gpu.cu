@@ -421,7 +421,6 @@ struct feature_arrays {
   unsigned long long *counts;                   /* C_NCOUNTS */
   int2 *pairs;                                  /* pair_cap: the histograms' non-zero bins (hist_pairs) */
   size_t pairs_off, pair_cap;                   /* pairs - counts in bytes; pairs' capacity */
-  size_t table_cap;                             /* ints of tables */
   int *row_hist, *col_hist;                     /* ncols + 1, nrows + 1 */
   int *collen;                                  /* ncols */
   int *jmax1, *jneg;                            /* nlong_max each: the long rows' extreme columns */
@@ -432,8 +431,10 @@ struct feature_arrays {
   unsigned long long *group_tab_off;            /* ngroups each: a big group's hash table in tables, */
   unsigned *group_tab_size;                     /* its size, */
   int *big;                                     /* and the big groups' list */
-  int *tables;                                  /* 2 nnz: the big groups' hash tables (2 E <= 2 nnz ints per
-                                                   order); before them, the column sort's two buffers */
+  int *tables;                                  /* 2 nnz: the big groups' hash tables, 2 E ints each: the
+                                                   groups of an order hold nnz entries at most, so they
+                                                   fit by construction; before them, the column sort's
+                                                   two buffers */
   size_t zero_bytes;
 };
 
@@ -469,7 +470,6 @@ int feature_arrays_alloc(mx_device *D, mx_scratch &W, int m, int n, int nnz, int
   const size_t G = (M + MX_CHUNK_ROWS - 1) / MX_CHUNK_ROWS;
   const size_t L = (size_t)nnz / (kLongRow + 1) + 1; /* rows longer than kLongRow, at most */
   A->pair_cap = pair_capacity(nnz);
-  A->table_cap = 2 * Z;
   const size_t bytes[] = {sizeof(unsigned long long) * C_NCOUNTS, sizeof(int2) * A->pair_cap, I * ((size_t)n + 1),
                           I * ((size_t)m + 1), I * N, I * L, I * L, /* zeroed */
                           I, I * L, I * M, I * M, I * M, I * M, I * M, I * N, I * N, sizeof(unsigned long long) * G, sizeof(unsigned) * G, I * G,
@@ -580,15 +580,13 @@ int bins_to_host(mx_device *D, mx_scratch &W, const feature_arrays &A, const uns
   return 0;
 }
 
-/* counts of the passes up to the histograms' pairs into h (the host waits: the row-length sort
- * needs the longest row) */
+/* counts of the passes up to the original order's 8-row groups into h (the host waits: the row-length
+ * sort needs the longest row) */
 int read_counts(const feature_arrays &A, cudaStream_t s, unsigned long long *h) {
   MX_CUDA_TRY(cudaMemcpyAsync(h, A.counts, sizeof(unsigned long long) * C_NCOUNTS, cudaMemcpyDeviceToHost, s));
   MX_CUDA_TRY(cudaStreamSynchronize(s));
   if (h[C_NPAIRS] > A.pair_cap)
     return mx_fail("mx_device_features: %llu histogram bins listed, more than the %zu a CSR can have", h[C_NPAIRS], A.pair_cap);
-  if (h[C_TABLES] > A.table_cap)
-    return mx_fail("mx_device_features: %llu ints of hash tables taken, more than the %zu of twice the entries", h[C_TABLES], A.table_cap);
   return 0;
 }
 
@@ -598,8 +596,6 @@ int read_counts_and_pairs(const feature_arrays &A, cudaStream_t s, size_t npairs
   MX_CUDA_TRY(cudaMemcpyAsync(buf.data(), A.counts, buf.size(), cudaMemcpyDeviceToHost, s));
   MX_CUDA_TRY(cudaStreamSynchronize(s));
   memcpy(h, buf.data(), sizeof(unsigned long long) * C_NCOUNTS);
-  if (h[C_SORTED_TABLES] > A.table_cap)
-    return mx_fail("mx_device_features: %llu ints of hash tables taken, more than the %zu of twice the entries", h[C_SORTED_TABLES], A.table_cap);
   pairs.resize(npairs);
   if (npairs) memcpy(pairs.data(), buf.data() + A.pairs_off, sizeof(int2) * npairs);
   return 0;
