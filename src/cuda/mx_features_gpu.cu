@@ -669,6 +669,7 @@ extern "C" int mx_device_features(mx_device *D, mx_features *f) {
   c.nnz = D->cold_nnz;
   mx_trace_step(nullptr);
   if (device_counts(D, &c, rows, cols)) return 1;
+  mx_trace_step("features: scratch freed");
   c.rows = rows.view();
   c.cols = cols.view();
   const mx_status st = mx_features_from_counts(&c, f);

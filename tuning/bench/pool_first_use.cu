@@ -5,7 +5,10 @@
  *             allocation and free, synchronised;
  *   maxsize   the same with cudaMemPoolProps.maxSize = 1 GiB;
  *   default   the device's default pool (cudaDeviceGetDefaultMemPool), threshold, first allocation;
- *   malloc    cudaMalloc + cudaFree of 4 bytes (no pool).
+ *   malloc    cudaMalloc + cudaFree of 4 bytes (no pool);
+ *   mallocbig cudaMalloc + cudaFree of 32 MiB after a first cudaMalloc (a features scratch's size);
+ *   twopools  the default pool's first allocation, 32 MiB from it, then a created pool's first
+ *             allocation (is the first use paid once per process or once per pool?).
  * Usage: pool_first_use WAY   (prints "WAY: step ms ..."; the context is made before the clock starts)
  * Built as matxtract-pool-first-use (tuning/bench/CMakeLists.txt), or alone:
  *   nvcc -O2 -I tests/common -o pool_first_use tuning/bench/pool_first_use.cu */
@@ -34,6 +37,38 @@ int main(int argc, char **argv) {
     const double a = ms_since(t);
     CK(cudaFree(p));
     printf("%s: alloc %.3f ms, free %.3f ms\n", way, a, ms_since(t));
+    return 0;
+  }
+  if (!strcmp(way, "mallocbig")) { /* a features scratch's size, after the process's first cudaMalloc */
+    CK(cudaMalloc(&p, 4));
+    CK(cudaFree(p));
+    ms_since(t);
+    CK(cudaMalloc(&p, 32 << 20));
+    const double a = ms_since(t);
+    CK(cudaFree(p));
+    printf("%s: 32 MiB alloc %.3f ms, free %.3f ms\n", way, a, ms_since(t));
+    return 0;
+  }
+  if (!strcmp(way, "twopools")) { /* is the first use paid per process or per pool? */
+    cudaMemPool_t def, own;
+    CK(cudaDeviceGetDefaultMemPool(&def, 0));
+    CK(cudaMallocFromPoolAsync(&p, 4, def, s));
+    CK(cudaFreeAsync(p, s));
+    CK(cudaStreamSynchronize(s));
+    const double d1 = ms_since(t);
+    CK(cudaMallocFromPoolAsync(&p, 32 << 20, def, s));
+    CK(cudaFreeAsync(p, s));
+    CK(cudaStreamSynchronize(s));
+    const double d2 = ms_since(t);
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = 0;
+    CK(cudaMemPoolCreate(&own, &props));
+    CK(cudaMallocFromPoolAsync(&p, 4, own, s));
+    CK(cudaFreeAsync(p, s));
+    CK(cudaStreamSynchronize(s));
+    printf("%s: default pool first alloc+free %.3f ms, then 32 MiB %.3f ms; created pool first alloc+free %.3f ms\n", way, d1, d2, ms_since(t));
     return 0;
   }
   cudaMemPool_t pool;
