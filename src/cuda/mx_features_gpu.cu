@@ -6,21 +6,22 @@
  * (tests/cuda/test_cuda_features).
  *
  * Passes, all queued on one stream from one scratch allocation; the host waits twice:
- *   1. column lengths: the column indices radix-sorted and run-length encoded (CUB; no atomics, which
- *      hub columns of power-law graphs would serialise);
- *   2. one thread per row (a warp per row longer than kWideRow): row length, diag/upper/band/span
- *      counts; rows longer than kLongRow are listed and their entries spread over several blocks
- *      each (long_rows_pass);
- *   3. histograms of the row and of the column lengths and their maxima (warp-aggregated atomics into
- *      histograms as long as the lengths can be without repeated entries, so nothing waits for the maxima),
- *      their non-zero bins listed as (length, count) pairs: what the host reads back is a few thousand
+ *   1. one thread per row (a warp per row longer than kWideRow): row length, diag/upper/band/span
+ *      counts, and every entry added to its column's length (integer reductions; a hub column's adds
+ *      queue at one L2 line, which on an H100 cost less than the radix sort of the columns that
+ *      counted them before); rows longer than kLongRow are listed and their entries (these counts
+ *      too) spread over several blocks each (long_rows_pass, in pass 3);
+ *   2. the histogram of the row lengths and its maximum (warp-aggregated atomics into a histogram as
+ *      long as a length can be without repeated entries, so nothing waits for the maximum), its
+ *      non-zero bins listed as (length, count) pairs: what the host reads back is a few thousand
  *      pairs, not the 10^5+ bins of a power-law graph's histograms;
- *   4. the distinct columns of each 8-row group: its columns inserted into a hash table of twice its
+ *   3. the distinct columns of each 8-row group: its columns inserted into a hash table of twice its
  *      entries (a warp's in shared memory for a small group, a block's for a larger one, in shared
  *      memory or global); the inserts that found their column absent are the distinct columns
  *      whatever the order of the inserts, so no sort of the entries is needed;
+ *   4. pass 2 on the column lengths (complete once the long rows are counted);
  *   5. the host reads the counters (the longest row); rows stably sorted by length, descending (CUB;
- *      ties keep the index order, as the core's counting sort; the longest row's bits), then pass 4
+ *      ties keep the index order, as the core's counting sort; the longest row's bits), then pass 3
  *      on the groups of the sorted order; the host reads the counters and the pairs. */
 #include <algorithm>
 #include <cmath>
@@ -127,12 +128,17 @@ constexpr int kLongRow = 32 * kBatch * 16;
 constexpr int kLongBlocks = 16, kLongRowsAtOnce = 64, kLongThreads = 256;
 
 /* row_pass's per-entry counts of one row i over the entries a thread sees, then reduced over its warp:
- * diagonal and upper entries, the sum and maximum of |i - j|, the extreme columns (jmax = -1: none) */
+ * diagonal and upper entries, the sum and maximum of |i - j|, the extreme columns (jmax = -1: none);
+ * and each entry counted into its column's length (collen[j] += 1: a reduction that returns nothing,
+ * so that no thread waits for it; a hub column's adds queue at its L2 line) */
 struct entry_stats {
+  int *collen;
   unsigned long long diag = 0, upper = 0, bsum = 0;
   long long bmax = 0, jmin = LLONG_MAX, jmax = -1;
+  __device__ __forceinline__ explicit entry_stats(int *collen_) : collen(collen_) {}
   __device__ __forceinline__ void add(int i, int j) {
     const long long d = j > i ? (long long)j - i : (long long)i - j;
+    atomicAdd(collen + j, 1);
     diag += j == i;
     upper += j > i;
     bsum += (unsigned long long)d;
@@ -151,14 +157,15 @@ struct entry_stats {
 };
 
 /* Pass 2, one thread per row i (blocks of 32 kWarpsPerBlock consecutive rows: a warp's lanes are 32
- * consecutive rows, 8 of its lanes an 8-row group): the positional counts and row lengths. A thread
+ * consecutive rows, 8 of its lanes an 8-row group): the positional counts, row lengths and the
+ * column lengths (collen, zeroed before; long_rows_pass adds the long rows' entries). A thread
  * takes its row's entries alone when it has at most kWideRow, else its warp takes them together (the
  * warp's wide rows one after the other); a row longer than kLongRow is only listed (long_rows_pass
  * takes its entries). Sums over the warp, then the block's shared counters, then one atomic per
  * counter and block (integer atomics: the totals do not depend on the order). */
 constexpr int kWideRow = 32;
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
-row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int *rowlen, unsigned long long *counts,
+row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int *rowlen, int *collen, unsigned long long *counts,
          int *long_rows) {
   __shared__ unsigned long long s[C_NCOUNTS];
   if (threadIdx.x < C_NCOUNTS) s[threadIdx.x] = 0;
@@ -168,11 +175,11 @@ row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   int beg = 0, len = 0; /* rows past m: none, no entries */
   if (i < m) beg = rowptr[i], len = rowptr[i + 1] - beg;
-  entry_stats e;
+  entry_stats e(collen);
   if (len <= kWideRow) for_row_entries(beg, beg + len, 0, 1, col, [&](int j) { e.add(i, j); });
   for (unsigned wide = __ballot_sync(full, len > kWideRow && len <= kLongRow); wide; wide &= wide - 1) {
     const int r = __ffs(wide) - 1, ir = __shfl_sync(full, i, r), br = __shfl_sync(full, beg, r), lr = __shfl_sync(full, len, r);
-    entry_stats ew;
+    entry_stats ew(collen);
     for_row_entries(br, br + lr, lane, 32, col, [&](int j) { ew.add(ir, j); });
     ew.warp_reduce();
     if (lane == r) e = ew;
@@ -313,20 +320,20 @@ big_groups(int m, const int *__restrict__ rowptr, const int *__restrict__ col, c
 /* The entries of the long rows listed by row_pass, kLongBlocks blocks per row (blockIdx.x), rows
  * blockIdx.y + gridDim.y q: inserted into their group's global table (group i / 8 of the original
  * order, or with rank rank[i] / 8 of the sorted order; big_groups cleared it), the inserts added into
- * counts[S.distinct]; with stats also row_pass's per-entry counts and each row's extreme columns (jmax1[r] =
- * max j + 1, jneg[r] = n - min j; both zeroed before). Warp results go to global atomics (order-free
+ * counts[S.distinct]; with stats also row_pass's per-entry counts, the column lengths (collen) and each
+ * row's extreme columns (jmax1[r] = max j + 1, jneg[r] = n - min j; both zeroed before). Warp results go to global atomics (order-free
  * totals). */
 template <bool stats>
 __global__ void __launch_bounds__(kLongThreads)
 long_rows_pass(int n, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ long_rows,
                const int *__restrict__ rank, int *tables, const unsigned long long *__restrict__ group_tab_off,
-               const unsigned *__restrict__ group_tab_size, unsigned long long *counts, order_slots S, int *jmax1, int *jneg) {
+               const unsigned *__restrict__ group_tab_size, unsigned long long *counts, order_slots S, int *collen, int *jmax1, int *jneg) {
   const int nlong = (int)counts[C_NLONG];
   const int t = blockIdx.x * kLongThreads + threadIdx.x, stride = gridDim.x * kLongThreads;
   for (int r = blockIdx.y; r < nlong; r += gridDim.y) {
     const int i = long_rows[r];
     const int g = (stats ? i : rank[i]) / MX_CHUNK_ROWS;
-    entry_stats e;
+    entry_stats e(collen);
     const int beg = rowptr[i];
     unsigned long long inserted = insert_entries(rowptr[i + 1] - beg, t, stride, [beg](int q) { return beg + q; }, col, tables + group_tab_off[g], group_tab_size[g], [&](int j) {
       if (stats) e.add(i, j);
@@ -354,13 +361,6 @@ __global__ void long_rows_spans(int n, const int *__restrict__ jmax1, const int 
     atomicAdd(&counts[C_NONEMPTY], 1ull);
     atomicAdd(&counts[C_SPAN], (unsigned long long)(jmax - jmin + 1));
   }
-}
-
-/* collen[col[i]] = len[i] for the nruns distinct columns */
-__global__ void scatter_lengths(const int *__restrict__ nruns, const int *__restrict__ cols, const int *__restrict__ len,
-                                int *collen) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < *nruns) collen[cols[i]] = len[i];
 }
 
 /* hist[l] += 1 for each length l = len[i] <= bound (hist zeroed, bound + 1 long), *over += 1 for each
@@ -424,17 +424,14 @@ struct feature_arrays {
   int *row_hist, *col_hist;                     /* ncols + 1, nrows + 1 */
   int *collen;                                  /* ncols */
   int *jmax1, *jneg;                            /* nlong_max each: the long rows' extreme columns */
-  int *nruns;                                   /* 1: distinct columns */
   int *long_rows;                               /* nlong_max: the rows longer than kLongRow */
   int *rowlen, *idx, *perm, *rank, *len_sorted; /* nrows each */
-  int *uniq, *runlen;                           /* ncols each: the columns' run-length code */
   unsigned long long *group_tab_off;            /* ngroups each: a big group's hash table in tables, */
   unsigned *group_tab_size;                     /* its size, */
   int *big;                                     /* and the big groups' list */
   int *tables;                                  /* 2 nnz: the big groups' hash tables, 2 E ints each: the
                                                    groups of an order hold nnz entries at most, so they
-                                                   fit by construction; before them, the column sort's
-                                                   two buffers */
+                                                   fit by construction */
   size_t zero_bytes;
 };
 
@@ -446,18 +443,11 @@ int length_bits(int maxl) { return std::max(1, bits_for((uint64_t)maxl)); }
  * per histogram. */
 size_t pair_capacity(int nnz) { return 2 * ((size_t)std::sqrt(2.0 * (double)nnz) + 2); }
 
-/* bytes of CUB temporary storage the largest pass needs (size queries only: nothing runs) */
-int cub_bytes_needed(int m, int nnz, int cbits, size_t *need) {
-  size_t b = 0;
+/* bytes of CUB temporary storage of the row-length sort, the one CUB pass (a size query: nothing runs) */
+int cub_bytes_needed(int m, int nnz, size_t *need) {
   *need = 0;
-  cub::DoubleBuffer<int> k32(nullptr, nullptr);
-  MX_CUDA_TRY(cub::DeviceRadixSort::SortKeys(nullptr, b, k32, nnz, 0, std::max(1, cbits)));
-  *need = std::max(*need, b);
-  MX_CUDA_TRY(cub::DeviceRunLengthEncode::Encode(nullptr, b, (int *)nullptr, (int *)nullptr, (int *)nullptr, (int *)nullptr, nnz));
-  *need = std::max(*need, b);
-  MX_CUDA_TRY(cub::DeviceRadixSort::SortPairsDescending(nullptr, b, (int *)nullptr, (int *)nullptr, (int *)nullptr,
+  MX_CUDA_TRY(cub::DeviceRadixSort::SortPairsDescending(nullptr, *need, (int *)nullptr, (int *)nullptr, (int *)nullptr,
                                                         (int *)nullptr, m, 0, length_bits(nnz))); /* a row has at most nnz entries */
-  *need = std::max(*need, b);
   return 0;
 }
 
@@ -465,43 +455,30 @@ int cub_bytes_needed(int m, int nnz, int cbits, size_t *need) {
 size_t carve(size_t off, size_t bytes) { return (off + bytes + 255) / 256 * 256; }
 
 /* A's arrays and W's CUB storage (W.cub: mx_cub_run then takes nothing more) in one allocation */
-int feature_arrays_alloc(mx_device *D, mx_scratch &W, int m, int n, int nnz, int cbits, feature_arrays *A) {
+int feature_arrays_alloc(mx_device *D, mx_scratch &W, int m, int n, int nnz, feature_arrays *A) {
   const size_t M = (size_t)std::max(m, 1), N = (size_t)std::max(n, 1), Z = (size_t)std::max(nnz, 1), I = sizeof(int);
   const size_t G = (M + MX_CHUNK_ROWS - 1) / MX_CHUNK_ROWS;
   const size_t L = (size_t)nnz / (kLongRow + 1) + 1; /* rows longer than kLongRow, at most */
   A->pair_cap = pair_capacity(nnz);
   const size_t bytes[] = {sizeof(unsigned long long) * C_NCOUNTS, sizeof(int2) * A->pair_cap, I * ((size_t)n + 1),
                           I * ((size_t)m + 1), I * N, I * L, I * L, /* zeroed */
-                          I, I * L, I * M, I * M, I * M, I * M, I * M, I * N, I * N, sizeof(unsigned long long) * G, sizeof(unsigned) * G, I * G,
+                          I * L, I * M, I * M, I * M, I * M, I * M, sizeof(unsigned long long) * G, sizeof(unsigned) * G, I * G,
                           I * 2 * Z, 0};
   enum { NARRAYS = sizeof bytes / sizeof bytes[0], NZEROED = 7 };
   size_t off[NARRAYS + 1] = {0}, cub_bytes;
-  if (cub_bytes_needed(m, nnz, cbits, &cub_bytes)) return 1;
+  if (cub_bytes_needed(m, nnz, &cub_bytes)) return 1;
   for (int k = 0; k < NARRAYS; ++k) off[k + 1] = carve(off[k], k == NARRAYS - 1 ? cub_bytes : bytes[k]);
   char *base;
   if (mx_scratch_alloc(D, W, &base, off[NARRAYS], "alloc feature scratch")) return 1;
   void **at[NARRAYS] = {(void **)&A->counts, (void **)&A->pairs, (void **)&A->row_hist, (void **)&A->col_hist, (void **)&A->collen,
-                        (void **)&A->jmax1,  (void **)&A->jneg,     (void **)&A->nruns,    (void **)&A->long_rows,
+                        (void **)&A->jmax1,  (void **)&A->jneg,     (void **)&A->long_rows,
                         (void **)&A->rowlen, (void **)&A->idx,      (void **)&A->perm,
-                        (void **)&A->rank,   (void **)&A->len_sorted, (void **)&A->uniq,   (void **)&A->runlen,
+                        (void **)&A->rank,   (void **)&A->len_sorted,
                         (void **)&A->group_tab_off, (void **)&A->group_tab_size, (void **)&A->big, (void **)&A->tables, &W.cub};
   for (int k = 0; k < NARRAYS; ++k) *at[k] = base + off[k];
   A->zero_bytes = off[NZEROED];
   A->pairs_off = off[1];
   W.cub_bytes = cub_bytes;
-  return 0;
-}
-
-/* collen = the lengths of the columns of col[0..nnz), which are sorted through the two halves of
- * tables (free until pass 4), run-length encoded and scattered */
-int column_lengths(mx_device *D, mx_scratch &W, const int *col, int nnz, int n, int cbits, const feature_arrays &A) {
-  if (nnz == 0) return 0;
-  MX_CUDA_TRY(cudaMemcpyAsync(A.tables, col, sizeof(int) * (size_t)nnz, cudaMemcpyDeviceToDevice, W.stream));
-  cub::DoubleBuffer<int> keys(A.tables, A.tables + nnz);
-  if (mx_cub_run(D, W, "sort columns", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortKeys(t, b, keys, nnz, 0, std::max(1, cbits), W.stream); })) return 1;
-  if (mx_cub_run(D, W, "count columns", [&](void *t, size_t &b) { return cub::DeviceRunLengthEncode::Encode(t, b, keys.Current(), A.uniq, A.runlen, A.nruns, nnz, W.stream); })) return 1;
-  scatter_lengths<<<(n + 255) / 256, 256, 0, W.stream>>>(A.nruns, A.uniq, A.runlen, A.collen);
-  MX_LAUNCH_CHECK("feature scatter_lengths launch");
   return 0;
 }
 
@@ -514,8 +491,8 @@ int group_distinct_counts(mx_device *D, mx_scratch &W, const feature_arrays &A, 
   MX_LAUNCH_CHECK("feature group_distinct launch");
   big_groups<<<std::min(ngroups, 2048), kBigThreads, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, perm, A.big, A.tables, A.group_tab_off, A.counts, S);
   MX_LAUNCH_CHECK("feature big_groups launch");
-  if (perm) long_rows_pass<false><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(D->ncols, D->cold_rowptr, D->cold_col, A.long_rows, rank, A.tables, A.group_tab_off, A.group_tab_size, A.counts, S, nullptr, nullptr);
-  else long_rows_pass<true><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(D->ncols, D->cold_rowptr, D->cold_col, A.long_rows, nullptr, A.tables, A.group_tab_off, A.group_tab_size, A.counts, S, A.jmax1, A.jneg);
+  if (perm) long_rows_pass<false><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(D->ncols, D->cold_rowptr, D->cold_col, A.long_rows, rank, A.tables, A.group_tab_off, A.group_tab_size, A.counts, S, nullptr, nullptr, nullptr);
+  else long_rows_pass<true><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(D->ncols, D->cold_rowptr, D->cold_col, A.long_rows, nullptr, A.tables, A.group_tab_off, A.group_tab_size, A.counts, S, A.collen, A.jmax1, A.jneg);
   MX_LAUNCH_CHECK("feature long_rows_pass launch");
   if (!perm) {
     long_rows_spans<<<4, 256, 0, W.stream>>>(D->ncols, A.jmax1, A.jneg, A.counts);
@@ -605,32 +582,30 @@ int read_counts_and_pairs(const feature_arrays &A, cudaStream_t s, size_t npairs
  * sorted by length (the sort's key bits), and for the counters and the histograms' pairs at the end. */
 int device_counts(mx_device *D, mx_feature_counts *c, host_bins &rows, host_bins &cols) {
   const int m = D->nrows, n = D->ncols, nnz = D->cold_nnz;
-  const int cbits = bits_for(n > 0 ? (uint64_t)n - 1 : 0);
   mx_scratch W;
   feature_arrays A;
-  if (feature_arrays_alloc(D, W, m, n, nnz, cbits, &A)) return 1;
+  if (feature_arrays_alloc(D, W, m, n, nnz, &A)) return 1;
   MX_CUDA_TRY(cudaMemsetAsync(A.counts, 0, A.zero_bytes, W.stream));
-  mx_trace_step("features: scratch");
-  if (column_lengths(D, W, D->cold_col, nnz, n, cbits, A)) return 1;
-  mx_trace_step("features: column lengths (sort)");
+  mx_trace_step(W.ptrs[0].from_pool ? "features: scratch (pool)" : "features: scratch (cudaMalloc)");
   if (m > 0) {
-    row_pass<<<(m + 32 * kWarpsPerBlock - 1) / (32 * kWarpsPerBlock), 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, A.rowlen, A.counts, A.long_rows);
+    row_pass<<<(m + 32 * kWarpsPerBlock - 1) / (32 * kWarpsPerBlock), 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, A.rowlen, A.collen, A.counts, A.long_rows);
     MX_LAUNCH_CHECK("feature row_pass launch");
-    mx_trace_step("features: row pass");
+    mx_trace_step("features: row pass, column lengths");
     length_hist<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.rowlen, n, A.row_hist, A.counts + C_ROW_MAX, A.counts + C_ROW_OVER);
     MX_LAUNCH_CHECK("feature row length_hist launch");
     hist_pairs<<<std::min((n + 256) / 256, 1024), 256, 0, W.stream>>>(A.row_hist, n, A.counts + C_ROW_MAX, false, A.pairs, A.counts + C_NPAIRS, A.pair_cap);
     MX_LAUNCH_CHECK("feature row hist_pairs launch");
+    mx_trace_step("features: row length histogram, pairs");
+    if (group_distinct_counts(D, W, A, nullptr, nullptr, kOriginalOrder)) return 1;
+    mx_trace_step("features: 8-row groups, long rows");
   }
-  if (n > 0) {
+  if (n > 0) { /* after the long rows' entries were counted into collen */
     length_hist<<<(n + 255) / 256, 256, 0, W.stream>>>(n, A.collen, m, A.col_hist, A.counts + C_COL_MAX, A.counts + C_COL_OVER);
     MX_LAUNCH_CHECK("feature column length_hist launch");
     hist_pairs<<<std::min((m + 256) / 256, 1024), 256, 0, W.stream>>>(A.col_hist, m, A.counts + C_COL_MAX, true, A.pairs, A.counts + C_NPAIRS, A.pair_cap);
     MX_LAUNCH_CHECK("feature column hist_pairs launch");
   }
-  mx_trace_step("features: length histograms, pairs");
-  if (m > 0 && group_distinct_counts(D, W, A, nullptr, nullptr, kOriginalOrder)) return 1;
-  mx_trace_step("features: 8-row groups, long rows");
+  mx_trace_step("features: column length histogram, pairs");
   unsigned long long h[C_NCOUNTS];
   if (read_counts(A, W.stream, h)) return 1;
   mx_trace_step("features: counts read");
