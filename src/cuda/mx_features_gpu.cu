@@ -37,14 +37,16 @@ namespace {
  * the histograms' non-zero bins listed (integer atomics only: the totals do not depend on the order) */
 enum { C_DIAG, C_UPPER, C_BAND_MAX, C_BAND_SUM, C_NONEMPTY, C_SPAN, C_LONG32, C_ADJ, C_CELLS, C_DISTINCT, C_SORTED_DISTINCT,
        C_ROW_MAX, C_COL_MAX, C_ROW_OVER, C_COL_OVER, C_NLONG, C_NPAIRS, C_TABLES, C_SORTED_TABLES, C_NBIG, C_SORTED_NBIG,
+       C_NGLOBAL, C_SORTED_NGLOBAL,
        C_NCOUNTS };
 
-/* the slots of one order's 8-row groups (pass 4): distinct columns, ints of global hash tables
- * taken, groups listed as big */
+/* the slots of one order's 8-row groups (pass 3): distinct columns, ints of global hash tables
+ * taken, groups listed as big with a shared-memory table, and with a global one */
 struct order_slots {
-  int distinct, tables, nbig;
+  int distinct, tables, nbig, nglobal;
 };
-constexpr order_slots kOriginalOrder = {C_DISTINCT, C_TABLES, C_NBIG}, kSortedOrder = {C_SORTED_DISTINCT, C_SORTED_TABLES, C_SORTED_NBIG};
+constexpr order_slots kOriginalOrder = {C_DISTINCT, C_TABLES, C_NBIG, C_NGLOBAL},
+                      kSortedOrder = {C_SORTED_DISTINCT, C_SORTED_TABLES, C_SORTED_NBIG, C_SORTED_NGLOBAL};
 
 constexpr int kWarpsPerBlock = 8;
 
@@ -208,12 +210,13 @@ row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int
   }
 }
 
-/* Pass 4 counts each 8-row group's distinct columns into counts[S.distinct] by inserting them into a
+/* Pass 3 counts each 8-row group's distinct columns into counts[S.distinct] by inserting them into a
  * hash table of twice the group's entries E: by one warp in shared memory when E <= kSmallGroup
- * (group_distinct), else by one block (big_groups), in shared memory when E <=
- * kBlockGroup, else in a global table (ints taken from counts[S.tables], its offset and size kept in
- * group_tab_off/size[g]), whose rows longer than kLongRow long_rows_pass inserts after them. */
-constexpr int kSmallGroup = 256, kBlockGroup = 4096, kBigThreads = 256;
+ * (group_distinct), else by one block (big_groups), of kBigThreads in shared memory when E <=
+ * kBlockGroup, else of kGlobalThreads in a global table (ints taken from counts[S.tables], its offset
+ * and size kept in group_tab_off/size[g]; the four times wider block cuts the longest groups' serial
+ * rounds of loads and CAS), whose rows longer than kLongRow long_rows_pass inserts after them. */
+constexpr int kSmallGroup = 256, kBlockGroup = 4096, kBigThreads = 256, kGlobalThreads = 1024;
 static_assert(kBlockGroup <= kLongRow, "a group with a long row has a global table (long_rows_pass inserts into it)");
 
 /* The rows of 8-row group g (rows 8g.. of the original order, or perm[8g..] of the rows sorted by
@@ -251,12 +254,14 @@ struct group_entries {
   }
 };
 
-/* One warp per group g: a small group counted here; a big one listed in big (counted in
- * counts[S.nbig]), given its global table when E > kBlockGroup. Inserts are summed per block, then
- * added once. */
+/* One warp per group g: a small group counted here; a big one listed in big[0..ngroups): from the
+ * front (counted in counts[S.nbig]), or given its global table when E > kBlockGroup and listed from
+ * the back (big[ngroups - 1 - k], counted in counts[S.nglobal]; the two lists together hold at most
+ * ngroups). Inserts are summed per block, then added once. */
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
 group_distinct(int m, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ perm,
                unsigned long long *counts, order_slots S, int *big, unsigned long long *group_tab_off, unsigned *group_tab_size) {
+  const int ngroups = (m + MX_CHUNK_ROWS - 1) / MX_CHUNK_ROWS;
   __shared__ int small[kWarpsPerBlock][2 * kSmallGroup];
   __shared__ unsigned long long block_inserted;
   if (threadIdx.x == 0) block_inserted = 0;
@@ -269,12 +274,12 @@ group_distinct(int m, const int *__restrict__ rowptr, const int *__restrict__ co
     G.load(m, rowptr, perm, g);
     const unsigned size = (unsigned)(2 * G.all); /* E <= nnz < 2^31 */
     if (G.all > kSmallGroup) {
-      if (lane == 0) {
+      if (lane == 0 && G.all > kBlockGroup) {
+        big[ngroups - 1 - (int)atomicAdd(&counts[S.nglobal], 1ull)] = (int)g;
+        group_tab_off[g] = atomicAdd(&counts[S.tables], (unsigned long long)size);
+        group_tab_size[g] = size;
+      } else if (lane == 0) {
         big[atomicAdd(&counts[S.nbig], 1ull)] = (int)g;
-        if (G.all > kBlockGroup) {
-          group_tab_off[g] = atomicAdd(&counts[S.tables], (unsigned long long)size);
-          group_tab_size[g] = size;
-        }
       }
     } else {
       int *tab = small[w];
@@ -289,27 +294,30 @@ group_distinct(int m, const int *__restrict__ rowptr, const int *__restrict__ co
   if (threadIdx.x == 0 && block_inserted) atomicAdd(&counts[S.distinct], block_inserted);
 }
 
-/* One block per big group (blockIdx.x + gridDim.x q of the counts[S.nbig] listed), its entries but
- * the long rows' spread over the block's threads; the table cleared by the block first. */
-__global__ void __launch_bounds__(kBigThreads)
+/* One block of THREADS per big group (blockIdx.x + gridDim.x q of those listed), its entries but the
+ * long rows' spread over the block's threads; the table cleared by the block first. GLOBAL: the
+ * groups listed from the back of big (global tables), else those from the front (shared memory). */
+template <int THREADS, bool GLOBAL>
+__global__ void __launch_bounds__(THREADS)
 big_groups(int m, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ perm, const int *__restrict__ big,
            int *tables, const unsigned long long *__restrict__ group_tab_off, unsigned long long *counts, order_slots S) {
-  __shared__ int block_tab[2 * kBlockGroup];
+  __shared__ int block_tab[GLOBAL ? 1 : 2 * kBlockGroup];
   __shared__ unsigned long long block_inserted;
   if (threadIdx.x == 0) block_inserted = 0;
   __syncthreads();
-  const int nbig = (int)counts[S.nbig];
+  const int ngroups = (m + MX_CHUNK_ROWS - 1) / MX_CHUNK_ROWS;
+  const int nlisted = (int)counts[GLOBAL ? S.nglobal : S.nbig];
   unsigned long long inserted = 0;
-  for (int b = blockIdx.x; b < nbig; b += gridDim.x) {
-    const int g = big[b];
+  for (int b = blockIdx.x; b < nlisted; b += gridDim.x) {
+    const int g = GLOBAL ? big[ngroups - 1 - b] : big[b];
     group_entries G;
     G.load(m, rowptr, perm, g);
     const unsigned size = (unsigned)(2 * G.all);
-    int *tab = G.all > kBlockGroup ? tables + group_tab_off[g] : block_tab;
-    for (unsigned q = threadIdx.x; q < size; q += kBigThreads) tab[q] = -1;
+    int *tab = GLOBAL ? tables + group_tab_off[g] : block_tab;
+    for (unsigned q = threadIdx.x; q < size; q += THREADS) tab[q] = -1;
     __syncthreads(); /* the cleared table is seen by the whole block */
-    inserted += insert_entries(G.pre[MX_CHUNK_ROWS], threadIdx.x, kBigThreads, [&](int e) { return G.at(e); }, col, tab, size, [](int) {});
-    __syncthreads(); /* block_tab is the next group's */
+    inserted += insert_entries(G.pre[MX_CHUNK_ROWS], threadIdx.x, THREADS, [&](int e) { return G.at(e); }, col, tab, size, [](int) {});
+    __syncthreads(); /* the table is the next group's */
   }
   inserted = warp_sum(inserted);
   if ((threadIdx.x & 31) == 0 && inserted) atomicAdd(&block_inserted, inserted);
@@ -482,15 +490,17 @@ int feature_arrays_alloc(mx_device *D, mx_scratch &W, int m, int n, int nnz, fea
   return 0;
 }
 
-/* Pass 4 on the 8-row groups of the original order (perm NULL, rank unused) or of the rows sorted by
+/* Pass 3 on the 8-row groups of the original order (perm NULL, rank unused) or of the rows sorted by
  * length (perm, its inverse rank), into the slots S (m > 0); on the original order also the long rows'
  * positional counts. */
 int group_distinct_counts(mx_device *D, mx_scratch &W, const feature_arrays &A, const int *perm, const int *rank, order_slots S) {
   const int m = D->nrows, ngroups = (m + MX_CHUNK_ROWS - 1) / MX_CHUNK_ROWS;
   group_distinct<<<(ngroups + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, perm, A.counts, S, A.big, A.group_tab_off, A.group_tab_size);
   MX_LAUNCH_CHECK("feature group_distinct launch");
-  big_groups<<<std::min(ngroups, 2048), kBigThreads, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, perm, A.big, A.tables, A.group_tab_off, A.counts, S);
+  big_groups<kBigThreads, false><<<std::min(ngroups, 2048), kBigThreads, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, perm, A.big, A.tables, A.group_tab_off, A.counts, S);
   MX_LAUNCH_CHECK("feature big_groups launch");
+  big_groups<kGlobalThreads, true><<<std::min(ngroups, 512), kGlobalThreads, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, perm, A.big, A.tables, A.group_tab_off, A.counts, S);
+  MX_LAUNCH_CHECK("feature big_groups (global tables) launch");
   if (perm) long_rows_pass<false><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(D->ncols, D->cold_rowptr, D->cold_col, A.long_rows, rank, A.tables, A.group_tab_off, A.group_tab_size, A.counts, S, nullptr, nullptr, nullptr);
   else long_rows_pass<true><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(D->ncols, D->cold_rowptr, D->cold_col, A.long_rows, nullptr, A.tables, A.group_tab_off, A.group_tab_size, A.counts, S, A.collen, A.jmax1, A.jneg);
   MX_LAUNCH_CHECK("feature long_rows_pass launch");

@@ -11,13 +11,12 @@
  * scratch is reused by the next setup step; a large build's is given back to the driver). Scratch
  * never leaves its step, so only mx_scratch_free (on the step's stream) frees pool memory. Devices
  * without memory pools get plain cudaMalloc/cudaFree. mx_scratch_pools_release destroys the pools.
- * The first allocation from a pool costs a process 10-14 ms on the H100 host, whatever the pool
- * (created, capped at 1 GiB, or the device's default; cudaMalloc: 0.1 ms; tuning/bench/
- * pool_first_use.cu), more than a default build's few scratch arrays cost with cudaMalloc: only a
- * step that allows it (mx_scratch.make_pool: a build with a hot region) makes the pool; the others
- * use it once it exists, else the device's current pool once something in the process has taken
- * memory from it (warm_current_pool: in a PETSc run, its CUDA vectors), else cudaMalloc. Memory freed
- * into the current pool stays there as its owner's release threshold says. */
+ * The first allocation from a pool costs a process 8-14 ms on the H100 host, whatever the pool
+ * (created, capped at 1 GiB, or the device's default; once per process: a second pool's first
+ * allocation then costs 0.16 ms; cudaMalloc: 0.1 ms; tuning/bench/pool_first_use.cu; PETSc 3.22's
+ * CUDA vectors do not pay it for us: they take no memory from the device's pool), more than a
+ * default build's few scratch arrays cost with cudaMalloc: only a step that allows it (mx_scratch.make_pool: a build with a hot region) makes the pool; the others
+ * use it once it exists, else cudaMalloc. */
 #include <mutex>
 #include "mx_device_impl.h"
 
@@ -30,23 +29,6 @@ std::mutex pools_lock;
 cudaMemPool_t pools[kMaxDevices];
 bool made[kMaxDevices]; /* pools[d] was tried (NULL: the device has no memory pools) */
 
-/* The device's current pool (cudaMallocAsync's) if something in the process has already taken memory
- * from it, so that its first use is paid (PETSc's CUDA vectors come from it), else NULL. A step that may
- * not make our pool takes its scratch there rather than by cudaMalloc + cudaFree (0.2-0.4 ms, and the
- * free synchronises the device). Never ours to destroy: mx_scratch_pools_release leaves it alone. */
-int warm_current_pool(int dev, cudaMemPool_t *pool) {
-  cudaMemPool_t cur = nullptr;
-  uint64_t high = 0;
-  *pool = nullptr;
-  int supported = 0;
-  MX_CUDA_TRY(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, dev));
-  if (!supported) return 0;
-  MX_CUDA_TRY(cudaDeviceGetMemPool(&cur, dev));
-  MX_CUDA_TRY(cudaMemPoolGetAttribute(cur, cudaMemPoolAttrReservedMemHigh, &high));
-  if (high > 0) *pool = cur;
-  return 0;
-}
-
 /* The pool of the current device (NULL: none yet and not to be made, or the device has none: use
  * cudaMalloc); 0 or 1 with the error recorded. */
 int current_pool(bool make, cudaMemPool_t *pool) {
@@ -54,7 +36,10 @@ int current_pool(bool make, cudaMemPool_t *pool) {
   MX_CUDA_TRY(cudaGetDevice(&dev));
   if (dev < 0 || dev >= kMaxDevices) return mx_fail("scratch pool: device %d beyond the %d supported", dev, kMaxDevices);
   std::lock_guard<std::mutex> guard(pools_lock);
-  if (!made[dev] && !make) return warm_current_pool(dev, pool);
+  if (!made[dev] && !make) {
+    *pool = nullptr;
+    return 0;
+  }
   if (!made[dev]) {
     int supported = 0;
     MX_CUDA_TRY(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, dev));
