@@ -7,6 +7,27 @@
 #include "mx_device_impl.h"
 #include "mx_kernel_common.cuh"
 
+/* Phase 2 with lane groups of G lanes (G a compile-time power of two <= 32, so that the loops and the
+ * butterfly are unrolled: the packed kernels are bound by issued instructions, most of them here):
+ * rows ra + base + group, base = 0, 256/G, ..., the group's lanes summing prod[k] for k = s_rp[i] +
+ * lane_g + G q in that order, then xor butterflies at offsets G/2 .. 1 (mx_group_sum's order). */
+template <int G>
+__device__ __forceinline__ void seg_rows_grouped(const int *s_rp, int ra, int nr, const double *prod, const double *z,
+                                                 double *y) {
+  const int lane_g = threadIdx.x & (G - 1), group = threadIdx.x / G;
+  for (int base = 0; base < nr; base += MX_SEG_THREADS / G) { /* same trip count for every lane */
+    const int i = base + group;
+    double sum = 0.0;
+    if (i < nr) {
+      const int end = s_rp[i + 1];
+      for (int k = s_rp[i] + lane_g; k < end; k += G) sum += prod[k];
+    }
+#pragma unroll
+    for (int off = G >> 1; off > 0; off >>= 1) sum += __shfl_xor_sync(MX_FULL_MASK, sum, off);
+    if (i < nr && lane_g == 0) y[ra + i] = z ? sum + z[ra + i] : sum;
+  }
+}
+
 /* Phase 2: rows [ra, rb) lie wholly inside the segment; their row pointers are in s_rp (s_rp[i] =
  * rowptr[ra+i] - s0). A lane group of g lanes (a power of two near the block's mean row length)
  * sums each row from shared memory, then y[r] = sum + z[r]. */
@@ -17,16 +38,14 @@ __device__ __forceinline__ void seg_rows_from_shared(const int *s_rp, int ra, in
   const int mean = (s_rp[nr] - s_rp[0]) / nr;
   int g = 1;
   while (g < MX_SEG_MAX_GROUP && 2 * g <= mean) g *= 2;
-  const int lane_g = threadIdx.x & (g - 1), group = threadIdx.x / g, ngroups = MX_SEG_THREADS / g;
-  for (int base = 0; base < nr; base += ngroups) { /* same trip count for every lane */
-    const int i = base + group;
-    double sum = 0.0;
-    if (i < nr) {
-      const int end = s_rp[i + 1];
-      for (int k = s_rp[i] + lane_g; k < end; k += g) sum += prod[k];
-    }
-    sum = mx_group_sum(sum, g);
-    if (i < nr && lane_g == 0) y[ra + i] = z ? sum + z[ra + i] : sum;
+  static_assert(MX_SEG_MAX_GROUP == 32, "the cases below are the groups 1 .. MX_SEG_MAX_GROUP");
+  switch (g) { /* block-uniform */
+  case 1: seg_rows_grouped<1>(s_rp, ra, nr, prod, z, y); break;
+  case 2: seg_rows_grouped<2>(s_rp, ra, nr, prod, z, y); break;
+  case 4: seg_rows_grouped<4>(s_rp, ra, nr, prod, z, y); break;
+  case 8: seg_rows_grouped<8>(s_rp, ra, nr, prod, z, y); break;
+  case 16: seg_rows_grouped<16>(s_rp, ra, nr, prod, z, y); break;
+  default: seg_rows_grouped<32>(s_rp, ra, nr, prod, z, y); break;
   }
 }
 
@@ -92,7 +111,10 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
   const int s1 = p.w; /* segment end, extended over the last row's tail when that is short */
   const int s1_seg = min(s0 + MX_SEG_NNZ, s1);
   for (int i = threadIdx.x; i <= rb - ra; i += MX_SEG_THREADS) s_rp[i] = rowptr[ra + i] - s0;
-  mx_stage_products_dec<MX_SEG_THREADS, MX_SEG_PER_THREAD, XH>(dec, col, val, x, xhot, s0, s1_seg, prod); /* Alg. 2 */
+  if (s1_seg - s0 == MX_SEG_NNZ) /* block-uniform: every segment but the last is full */
+    mx_stage_products_dec<MX_SEG_THREADS, MX_SEG_PER_THREAD, XH, true>(dec, col, val, x, xhot, s0, s1_seg, prod); /* Alg. 2 */
+  else
+    mx_stage_products_dec<MX_SEG_THREADS, MX_SEG_PER_THREAD, XH>(dec, col, val, x, xhot, s0, s1_seg, prod);
   mx_stage_products_dec<MX_SEG_THREADS, 1, XH>(dec, col, val, x, xhot, s1_seg, s1, prod + (s1_seg - s0)); /* short tail */
   __syncthreads();
   const bool crossing = rb > ra && s_rp[rb - ra] > s1 - s0;
