@@ -85,9 +85,8 @@ struct mx_dec_pack {
 
 /* mx_stage_products (mx_kernel_common.cuh) through a decoder: prod[i] = value(i) * x[col(i)] for
  * i < s1-s0 <= THREADS*PER, thread t handling i = j*THREADS+t, all loads before the first
- * multiply. With mx_dec_plain it is mx_stage_products, load for load. FULL: the caller knows that
- * s1 - s0 == THREADS*PER (no element past the end: no bounds checks). */
-template <int THREADS, int PER, int XH, bool FULL = false, class Dec>
+ * multiply. With mx_dec_plain it is mx_stage_products, load for load. */
+template <int THREADS, int PER, int XH, class Dec>
 __device__ __forceinline__ void mx_stage_products_dec(const Dec &dec, const int *__restrict__ col,
                                                       const double *__restrict__ val, const double *__restrict__ x,
                                                       const double *__restrict__ xhot, int s0, int s1, double *prod) {
@@ -96,13 +95,12 @@ __device__ __forceinline__ void mx_stage_products_dec(const Dec &dec, const int 
 #pragma unroll
   for (int i = 0; i < PER; ++i) {
     const int g = s0 + i * THREADS + (int)threadIdx.x;
-    const bool in = FULL || g < s1;
-    c[i] = in ? dec.col_at(col, g) : -1;
-    v[i] = in ? dec.raw_at(val, g) : (typename Dec::raw_t)0;
+    c[i] = g < s1 ? dec.col_at(col, g) : -1;
+    v[i] = g < s1 ? dec.raw_at(val, g) : (typename Dec::raw_t)0;
   }
 #pragma unroll
   for (int i = 0; i < PER; ++i)
-    if (FULL || c[i] != -1) prod[i * THREADS + threadIdx.x] = dec.value(v[i], c[i]) * mx_ld_xc<XH>(x, xhot, c[i]);
+    if (c[i] != -1) prod[i * THREADS + threadIdx.x] = dec.value(v[i], c[i]) * mx_ld_xc<XH>(x, xhot, c[i]);
 }
 
 /* mx_stage_products_aligned (mx_kernel_common.cuh: a range that starts anywhere, warp loads from the

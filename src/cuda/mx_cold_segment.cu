@@ -8,9 +8,12 @@
 #include "mx_kernel_common.cuh"
 
 /* Phase 2 with lane groups of G lanes (G a compile-time power of two <= 32, so that the loops and the
- * butterfly are unrolled: the packed kernels are bound by issued instructions, most of them here):
- * rows ra + base + group, base = 0, 256/G, ..., the group's lanes summing prod[k] for k = s_rp[i] +
- * lane_g + G q in that order, then xor butterflies at offsets G/2 .. 1 (mx_group_sum's order). */
+ * butterfly are unrolled): rows ra + base + group, base = 0, 256/G, ..., the group's lanes summing
+ * prod[k] for k = s_rp[i] + lane_g + G q in that order, then xor butterflies at offsets G/2 .. 1
+ * (mx_group_sum's order, so y is bitwise what the run-time group size gave). The packed kernels are
+ * bound by issued instructions (ncu on an H100, tuning/results/h100/cold-pack-perf-2026-11-25c):
+ * rgg:20 ones packed 53.7 -> 50.8 us, lap3d27:100 106.3 -> 104.0, lap2d:2000 98.6 -> 99.2 (A/B, one
+ * run); a staging without bounds checks for full segments made most packed kernels 2-13% slower. */
 template <int G>
 __device__ __forceinline__ void seg_rows_grouped(const int *s_rp, int ra, int nr, const double *prod, const double *z,
                                                  double *y) {
@@ -111,10 +114,7 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
   const int s1 = p.w; /* segment end, extended over the last row's tail when that is short */
   const int s1_seg = min(s0 + MX_SEG_NNZ, s1);
   for (int i = threadIdx.x; i <= rb - ra; i += MX_SEG_THREADS) s_rp[i] = rowptr[ra + i] - s0;
-  if (s1_seg - s0 == MX_SEG_NNZ) /* block-uniform: every segment but the last is full */
-    mx_stage_products_dec<MX_SEG_THREADS, MX_SEG_PER_THREAD, XH, true>(dec, col, val, x, xhot, s0, s1_seg, prod); /* Alg. 2 */
-  else
-    mx_stage_products_dec<MX_SEG_THREADS, MX_SEG_PER_THREAD, XH>(dec, col, val, x, xhot, s0, s1_seg, prod);
+  mx_stage_products_dec<MX_SEG_THREADS, MX_SEG_PER_THREAD, XH>(dec, col, val, x, xhot, s0, s1_seg, prod); /* Alg. 2 */
   mx_stage_products_dec<MX_SEG_THREADS, 1, XH>(dec, col, val, x, xhot, s1_seg, s1, prod + (s1_seg - s0)); /* short tail */
   __syncthreads();
   const bool crossing = rb > ra && s_rp[rb - ra] > s1 - s0;
