@@ -2,20 +2,21 @@
  * One kernel template over a decoder (mx_cold_decode.cuh): the plain cold CSR, or its packed form
  * (mx_cold_pack.h, issue 13) decoded in registers; same plan, same products, same summation order,
  * so the packed kernel's y is bitwise the plain one's. */
-#include <type_traits>
 #include "mx_cold_decode.cuh"
 #include "mx_cold_pack_dev.h"
 #include "mx_device_impl.h"
 #include "mx_kernel_common.cuh"
 
-/* Phase 2 for lane groups of g lanes: rows ra + base + group, base = 0, 256/g, ..., the group's lanes
- * summing prod[k] for k = s_rp[i] + lane_g + g q in that order, then xor butterflies at offsets
- * g/2 .. 1 (mx_group_sum). G > 0: g = G at compile time (loops and butterflies unrolled); G = 0: g at
- * run time. Both sum in the same order, so y is bitwise the same. */
-template <int G>
-__device__ __forceinline__ void seg_rows_grouped(const int *s_rp, int ra, int nr, int g_run, const double *prod,
-                                                 const double *z, double *y) {
-  const int g = G > 0 ? G : g_run;
+/* Phase 2: rows [ra, rb) lie wholly inside the segment; their row pointers are in s_rp (s_rp[i] =
+ * rowptr[ra+i] - s0). A lane group of g lanes (a power of two near the block's mean row length)
+ * sums each row from shared memory, then y[r] = sum + z[r]. */
+__device__ __forceinline__ void seg_rows_from_shared(const int *s_rp, int ra, int rb, const double *prod,
+                                                     const double *z, double *y) {
+  const int nr = rb - ra;
+  if (nr <= 0) return; /* block-uniform */
+  const int mean = (s_rp[nr] - s_rp[0]) / nr;
+  int g = 1;
+  while (g < MX_SEG_MAX_GROUP && 2 * g <= mean) g *= 2;
   const int lane_g = threadIdx.x & (g - 1), group = threadIdx.x / g, ngroups = MX_SEG_THREADS / g;
   for (int base = 0; base < nr; base += ngroups) { /* same trip count for every lane */
     const int i = base + group;
@@ -24,43 +25,8 @@ __device__ __forceinline__ void seg_rows_grouped(const int *s_rp, int ra, int nr
       const int end = s_rp[i + 1];
       for (int k = s_rp[i] + lane_g; k < end; k += g) sum += prod[k];
     }
-    if (G > 0) {
-#pragma unroll
-      for (int off = G >> 1; off > 0; off >>= 1) sum += __shfl_xor_sync(MX_FULL_MASK, sum, off);
-    } else {
-      sum = mx_group_sum(sum, g);
-    }
+    sum = mx_group_sum(sum, g);
     if (i < nr && lane_g == 0) y[ra + i] = z ? sum + z[ra + i] : sum;
-  }
-}
-
-/* Phase 2: rows [ra, rb) lie wholly inside the segment; their row pointers are in s_rp (s_rp[i] =
- * rowptr[ra+i] - s0). A lane group of g lanes (a power of two near the block's mean row length)
- * sums each row from shared memory, then y[r] = sum + z[r]. UNROLL: g dispatched to a compile-time
- * size, for the packed kernels, which are bound by issued instructions (ncu on an H100, tuning/results/
- * h100/cold-pack-perf-2026-11-25c: rgg:20 ones packed 53.7 -> 50.8 us, lap3d27:100 106.3 -> 104.0,
- * lap2d:2000 98.6 -> 99.2); the plain kernel keeps the run-time g (unrolled it ran 3-5% slower on the
- * stencils there: lap2d:2000 126.4 -> 132.9 us). */
-template <bool UNROLL>
-__device__ __forceinline__ void seg_rows_from_shared(const int *s_rp, int ra, int rb, const double *prod,
-                                                     const double *z, double *y) {
-  const int nr = rb - ra;
-  if (nr <= 0) return; /* block-uniform */
-  const int mean = (s_rp[nr] - s_rp[0]) / nr;
-  int g = 1;
-  while (g < MX_SEG_MAX_GROUP && 2 * g <= mean) g *= 2;
-  static_assert(MX_SEG_MAX_GROUP == 32, "the cases below are the groups 1 .. MX_SEG_MAX_GROUP");
-  if (!UNROLL) {
-    seg_rows_grouped<0>(s_rp, ra, nr, g, prod, z, y);
-    return;
-  }
-  switch (g) { /* block-uniform */
-  case 1: seg_rows_grouped<1>(s_rp, ra, nr, g, prod, z, y); break;
-  case 2: seg_rows_grouped<2>(s_rp, ra, nr, g, prod, z, y); break;
-  case 4: seg_rows_grouped<4>(s_rp, ra, nr, g, prod, z, y); break;
-  case 8: seg_rows_grouped<8>(s_rp, ra, nr, g, prod, z, y); break;
-  case 16: seg_rows_grouped<16>(s_rp, ra, nr, g, prod, z, y); break;
-  default: seg_rows_grouped<32>(s_rp, ra, nr, g, prod, z, y); break;
   }
 }
 
@@ -130,7 +96,7 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
   mx_stage_products_dec<MX_SEG_THREADS, 1, XH>(dec, col, val, x, xhot, s1_seg, s1, prod + (s1_seg - s0)); /* short tail */
   __syncthreads();
   const bool crossing = rb > ra && s_rp[rb - ra] > s1 - s0;
-  seg_rows_from_shared<!std::is_same<Dec, mx_dec_plain>::value>(s_rp, ra, crossing ? rb - 1 : rb, prod, z, y);
+  seg_rows_from_shared(s_rp, ra, crossing ? rb - 1 : rb, prod, z, y);
   if (crossing) seg_crossing_row<XH>(dec, rowptr, col, val, x, xhot, rb - 1, s0, s1, prod, z, y, red);
 }
 
