@@ -158,7 +158,7 @@ struct entry_stats {
   }
 };
 
-/* Pass 2, one thread per row i (blocks of 32 kWarpsPerBlock consecutive rows: a warp's lanes are 32
+/* Pass 1, one thread per row i (blocks of 32 kWarpsPerBlock consecutive rows: a warp's lanes are 32
  * consecutive rows, 8 of its lanes an 8-row group): the positional counts, row lengths and the
  * column lengths (collen, zeroed before; long_rows_pass adds the long rows' entries). A thread
  * takes its row's entries alone when it has at most kWideRow, else its warp takes them together (the
@@ -328,9 +328,9 @@ big_groups(int m, const int *__restrict__ rowptr, const int *__restrict__ col, c
 /* The entries of the long rows listed by row_pass, kLongBlocks blocks per row (blockIdx.x), rows
  * blockIdx.y + gridDim.y q: inserted into their group's global table (group i / 8 of the original
  * order, or with rank rank[i] / 8 of the sorted order; big_groups cleared it), the inserts added into
- * counts[S.distinct]; with stats also row_pass's per-entry counts, the column lengths (collen) and each
- * row's extreme columns (jmax1[r] = max j + 1, jneg[r] = n - min j; both zeroed before). Warp results go to global atomics (order-free
- * totals). */
+ * counts[S.distinct]; with stats also row_pass's per-entry counts, the column lengths (collen) and
+ * each row's extreme columns (jmax1[r] = max j + 1, jneg[r] = n - min j; both zeroed before). Warp
+ * results go to global atomics (order-free totals). */
 template <bool stats>
 __global__ void __launch_bounds__(kLongThreads)
 long_rows_pass(int n, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ long_rows,
