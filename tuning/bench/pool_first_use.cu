@@ -25,6 +25,26 @@ static double ms_since(std::chrono::steady_clock::time_point &t) {
   return ms;
 }
 
+/* a pool made as src/cuda/mx_scratch_pool.cu makes it (capped: at most 1 GiB) */
+static cudaMemPool_t created_pool(bool capped) {
+  cudaMemPool_t pool;
+  cudaMemPoolProps props = {};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = 0;
+  if (capped) props.maxSize = (size_t)1 << 30;
+  CK(cudaMemPoolCreate(&pool, &props));
+  return pool;
+}
+
+/* one allocation of bytes from pool and its free, both on s, waited for */
+static void alloc_free_sync(cudaMemPool_t pool, size_t bytes, cudaStream_t s) {
+  void *p = nullptr;
+  CK(cudaMallocFromPoolAsync(&p, bytes, pool, s));
+  CK(cudaFreeAsync(p, s));
+  CK(cudaStreamSynchronize(s));
+}
+
 int main(int argc, char **argv) {
   const char *way = argc > 1 ? argv[1] : "created";
   CK(cudaFree(0)); /* the context, outside the clock */
@@ -50,37 +70,19 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (!strcmp(way, "twopools")) { /* is the first use paid per process or per pool? */
-    cudaMemPool_t def, own;
+    cudaMemPool_t def;
     CK(cudaDeviceGetDefaultMemPool(&def, 0));
-    CK(cudaMallocFromPoolAsync(&p, 4, def, s));
-    CK(cudaFreeAsync(p, s));
-    CK(cudaStreamSynchronize(s));
+    alloc_free_sync(def, 4, s);
     const double d1 = ms_since(t);
-    CK(cudaMallocFromPoolAsync(&p, 32 << 20, def, s));
-    CK(cudaFreeAsync(p, s));
-    CK(cudaStreamSynchronize(s));
+    alloc_free_sync(def, 32 << 20, s);
     const double d2 = ms_since(t);
-    cudaMemPoolProps props = {};
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = 0;
-    CK(cudaMemPoolCreate(&own, &props));
-    CK(cudaMallocFromPoolAsync(&p, 4, own, s));
-    CK(cudaFreeAsync(p, s));
-    CK(cudaStreamSynchronize(s));
+    alloc_free_sync(created_pool(false), 4, s);
     printf("%s: default pool first alloc+free %.3f ms, then 32 MiB %.3f ms; created pool first alloc+free %.3f ms\n", way, d1, d2, ms_since(t));
     return 0;
   }
   cudaMemPool_t pool;
   if (!strcmp(way, "default")) CK(cudaDeviceGetDefaultMemPool(&pool, 0));
-  else {
-    cudaMemPoolProps props = {};
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = 0;
-    if (!strcmp(way, "maxsize")) props.maxSize = (size_t)1 << 30;
-    CK(cudaMemPoolCreate(&pool, &props));
-  }
+  else pool = created_pool(!strcmp(way, "maxsize"));
   const double create = ms_since(t);
   unsigned long long keep = 256ull << 20;
   CK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
@@ -90,9 +92,7 @@ int main(int argc, char **argv) {
   CK(cudaFreeAsync(p, s));
   CK(cudaStreamSynchronize(s));
   const double f1 = ms_since(t);
-  CK(cudaMallocFromPoolAsync(&p, 64 << 20, pool, s));
-  CK(cudaFreeAsync(p, s));
-  CK(cudaStreamSynchronize(s));
+  alloc_free_sync(pool, 64 << 20, s);
   const double a2 = ms_since(t);
   printf("%s: pool %.3f ms, threshold %.3f ms, first alloc %.3f ms, free+sync %.3f ms, 64 MiB alloc+free+sync %.3f ms\n", way, create, thr, a1, f1, a2);
   return 0;
