@@ -15,8 +15,9 @@
  * (created, capped at 1 GiB, or the device's default; once per process: a second pool's first
  * allocation then costs 0.16 ms; cudaMalloc: 0.1 ms; tuning/bench/pool_first_use.cu; PETSc 3.22's
  * CUDA vectors do not pay it for us: they take no memory from the device's pool), more than a
- * default build's few scratch arrays cost with cudaMalloc: only a step that allows it (mx_scratch.make_pool: a build with a hot region) makes the pool; the others
- * use it once it exists, else cudaMalloc. */
+ * default build's few scratch arrays cost with cudaMalloc: only a step that allows it
+ * (mx_scratch.make_pool: a build with a hot region) makes the pool; the others use it once it
+ * exists, else cudaMalloc. */
 #include <mutex>
 #include "mx_device_impl.h"
 

@@ -28,11 +28,11 @@
 /* CPU seconds of mx_features_compute per nonzero: tuning/predictor's matxtract-predictor measures
  * 10-25 ns; the upper end, so that the prediction never starts before it can be afforded */
 #define MATXTRACT_FEATURES_NS_PER_NNZ 25.0
-/* the same on the GPU (mx_device_features: a few passes, hash-table counts of the 8-row groups, two
- * radix sorts, from one scratch allocation, two host waits): measured on an H100 over the 41
- * setup-study matrices of 1.8M-90M nonzeros (tuning/results/h100/predict-cost-2026-11-25b/, features
- * + prediction: least squares 0.36 ms + 0.11 ns per nonzero, 0.06-0.26 ns/nnz but 0.71 on the
- * smallest power-law graph); an upper end over all of them, so that the prediction does not start
+/* the same on the GPU (mx_device_features: a few passes, hash-table counts of the 8-row groups, one
+ * radix sort of the rows by length, from one scratch allocation, two host waits): measured on an
+ * H100 over the 41 setup-study matrices of 1.8M-90M nonzeros (tuning/results/h100/
+ * predict-cost-2026-11-25c/, features + prediction: least squares 0.24 ms + 0.09 ns per nonzero);
+ * an upper end over all of them (the closest: 0.81 of it), so that the prediction does not start
  * before it can be afforded */
 #define MATXTRACT_FEATURES_GPU_NS_PER_NNZ 0.20
 #define MATXTRACT_FEATURES_GPU_FIXED_S    1.0e-3
