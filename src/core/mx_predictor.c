@@ -40,15 +40,26 @@ static double as_float32(double v) {
   return (double)(float)v;
 }
 
-/* Output of tree t: walk from its root; children are greater than their parent, so it ends. */
-static double tree_eval(const mx_model *M, int32_t t, const double *x32) {
-  const int32_t base = M->tree_start[t];
-  int32_t n = 0;
-  while (M->left[base + n] >= 0) {
-    const int32_t k = base + n;
-    n = x32[M->feature[k]] <= M->threshold[k] ? M->left[k] : M->right[k];
+/* Trees walked together: their node loads are independent, so walking them level by level in one
+ * loop overlaps their cache misses, where one walk after another waits for each miss in turn
+ * (15 evaluations of the 50-tree default model: 110 us with a cold cache one by one). */
+#define TREE_BATCH 64
+
+/* y[i] = output of tree t0 + i, i < nt <= TREE_BATCH: every tree walked from its root, all of them
+ * one level per sweep; children are greater than their parent, so every walk ends. */
+static void trees_eval(const mx_model *M, int32_t t0, int32_t nt, const double *x32, double *y) {
+  int32_t node[TREE_BATCH];
+  for (int32_t i = 0; i < nt; i++) node[i] = M->tree_start[t0 + i];
+  for (int walking = 1; walking;) {
+    walking = 0;
+    for (int32_t i = 0; i < nt; i++) {
+      const int32_t k = node[i];
+      if (M->left[k] < 0) continue;
+      node[i] = M->tree_start[t0 + i] + (x32[M->feature[k]] <= M->threshold[k] ? M->left[k] : M->right[k]);
+      walking = 1;
+    }
   }
-  return M->value[base + n];
+  for (int32_t i = 0; i < nt; i++) y[i] = M->value[node[i]];
 }
 
 typedef struct {
@@ -67,7 +78,12 @@ static int by_value_then_tree(const void *a, const void *b) {
  * ties may differ, which can only change the rounding of a cumulative sum exactly at the half). */
 static double weighted_median(const mx_model *M, const double *x32) {
   tree_out out[MX_MODEL_MAX_MEDIAN_TREES];
-  for (int32_t t = 0; t < M->ntrees; t++) out[t] = (tree_out){tree_eval(M, t, x32), t};
+  double y[TREE_BATCH];
+  for (int32_t t0 = 0; t0 < M->ntrees; t0 += TREE_BATCH) {
+    const int32_t nt = M->ntrees - t0 < TREE_BATCH ? M->ntrees - t0 : TREE_BATCH;
+    trees_eval(M, t0, nt, x32, y);
+    for (int32_t i = 0; i < nt; i++) out[t0 + i] = (tree_out){y[i], t0 + i};
+  }
   qsort(out, (size_t)M->ntrees, sizeof(out[0]), by_value_then_tree);
   double total = 0.0;
   for (int32_t t = 0; t < M->ntrees; t++) total += M->tree_weight[out[t].t];
@@ -79,24 +95,65 @@ static double weighted_median(const mx_model *M, const double *x32) {
   return out[M->ntrees - 1].v;
 }
 
+/* The mean of the trees' outputs (weighted: base_score + the weighted sum), summed in tree order. */
+static double tree_sum(const mx_model *M, const double *x32, int weighted) {
+  double s = weighted ? M->base_score : 0.0, y[TREE_BATCH];
+  for (int32_t t0 = 0; t0 < M->ntrees; t0 += TREE_BATCH) {
+    const int32_t nt = M->ntrees - t0 < TREE_BATCH ? M->ntrees - t0 : TREE_BATCH;
+    trees_eval(M, t0, nt, x32, y);
+    for (int32_t i = 0; i < nt; i++) s += weighted ? M->tree_weight[t0 + i] * y[i] : y[i];
+  }
+  return weighted ? s : s / M->ntrees;
+}
+
 double mx_model_eval(const mx_model *M, const double x[MX_MODEL_NINPUTS]) {
   double x32[MX_MODEL_NINPUTS];
   for (int i = 0; i < MX_MODEL_NINPUTS; i++) x32[i] = as_float32(x[i]);
   if (M->ensemble == MX_ENSEMBLE_WEIGHTED_MEDIAN) return weighted_median(M, x32);
-  if (M->ensemble == MX_ENSEMBLE_MEAN) {
-    double s = 0.0;
-    for (int32_t t = 0; t < M->ntrees; t++) s += tree_eval(M, t, x32);
-    return s / M->ntrees;
-  }
-  double y = M->base_score;
-  for (int32_t t = 0; t < M->ntrees; t++) y += M->tree_weight[t] * tree_eval(M, t, x32);
-  return y;
+  return tree_sum(M, x32, M->ensemble != MX_ENSEMBLE_MEAN);
 }
 
 double mx_model_plan_log_ratio(const mx_model *M, const mx_features *f, const mx_plan *p) {
   double x[MX_MODEL_NINPUTS];
   mx_model_inputs(f, p, x);
   return mx_model_eval(M, x);
+}
+
+typedef struct {
+  mx_plan p;
+  int32_t i; /* its index in the caller's list */
+} plan_at;
+
+static int cmp_double(double a, double b) { return (a > b) - (a < b); }
+
+/* plans by (tau_c, tau_r, mode, cold), then by index: equal plans end up next to each other */
+static int by_plan_then_index(const void *a, const void *b) {
+  const plan_at *p = a, *q = b;
+  int c = cmp_double(p->p.crux.tau_c, q->p.crux.tau_c);
+  if (!c) c = cmp_double(p->p.crux.tau_r, q->p.crux.tau_r);
+  if (!c) c = ((int)p->p.mode > (int)q->p.mode) - ((int)p->p.mode < (int)q->p.mode);
+  if (!c) c = ((int)p->p.cold > (int)q->p.cold) - ((int)p->p.cold < (int)q->p.cold);
+  return c ? c : (p->i > q->i) - (p->i < q->i);
+}
+
+static int same_plan(const mx_plan *a, const mx_plan *b) {
+  return a->crux.tau_c == b->crux.tau_c && a->crux.tau_r == b->crux.tau_r && a->mode == b->mode && a->cold == b->cold;
+}
+
+mx_status mx_model_plans_log_ratio(const mx_model *M, const mx_features *f, int32_t n, const mx_plan *plans, double *y) {
+  if (!M || !f || n < 0 || (n > 0 && (!plans || !y))) return MX_ERR_ARG;
+  if (n == 0) return MX_OK;
+  plan_at *s = malloc((size_t)n * sizeof(*s));
+  if (!s) return MX_ERR_MEM;
+  for (int32_t i = 0; i < n; i++) s[i] = (plan_at){plans[i], i};
+  qsort(s, (size_t)n, sizeof(*s), by_plan_then_index);
+  double yk = 0.0;
+  for (int32_t k = 0; k < n; k++) {
+    if (k == 0 || !same_plan(&s[k].p, &s[k - 1].p)) yk = mx_model_plan_log_ratio(M, f, &s[k].p);
+    y[s[k].i] = yk;
+  }
+  free(s);
+  return MX_OK;
 }
 
 mx_status mx_predict_plan(const mx_model *M, const mx_features *f, mx_prediction *out) {

@@ -117,6 +117,10 @@ double mx_model_eval(const mx_model *M, const double x[MX_MODEL_NINPUTS]);
 /* Predicted log(t_plan / t_ref) of any plan (also one that is not a candidate, e.g. the current). */
 double mx_model_plan_log_ratio(const mx_model *M, const mx_features *f, const mx_plan *p);
 
+/* y[i] = mx_model_plan_log_ratio(M, f, &plans[i]) for i < n, each distinct plan evaluated once
+ * (MX_ERR_MEM: no memory to sort the plans; MX_ERR_ARG: n < 0 or a NULL argument). */
+mx_status mx_model_plans_log_ratio(const mx_model *M, const mx_features *f, int32_t n, const mx_plan *plans, double *y);
+
 typedef struct {
   int32_t index;     /* candidate index */
   mx_plan plan;

@@ -141,15 +141,38 @@ static PetscBool MatXtractOnDevice(Mat A)
   return x->built ? (PetscBool)(x->D != NULL) : MatXtractSettingsWantDevice(&x->set);
 }
 
+/* The plans MatXtractPredict weighs, into plans[0 .. 2 nc]: the nc candidates with the settings'
+ * fixed parts replaced, the plan in use (at nc), and the candidates with the crux (and, with a hot
+ * region, the hot mode) in use: the cold kernels for the format in use. */
+static void MatXtractPredictPlans(const mx_model *M, const MatXtractSettings *set, const mx_plan *cur, mx_plan *plans)
+{
+  const int32_t nc = M->ncandidates;
+
+  for (int32_t c = 0; c < nc; c++) {
+    mx_plan p = M->candidates[c];
+    MatXtractPlanConstrain(set, &p);
+    plans[c] = p;
+    p.crux   = cur->crux;
+    if (cur->crux.tau_r > 0) p.mode = cur->mode;
+    plans[nc + 1 + c] = p;
+  }
+  plans[nc] = *cur;
+}
+
 /* Features of A, then the candidate with the smallest model output once the settings' fixed parts
- * replace its own (ties: the first), and the model's output for the plan in use. */
+ * replace its own (ties: the first), the model's output for the plan in use, and the fastest cold
+ * kernel for the crux and mode in use (ties: the one in use). */
 static PetscErrorCode MatXtractPredict(Mat A)
 {
   Mat_MatXtract      *x = (Mat_MatXtract *)A->spptr;
   MatXtractPlanState *st = &x->plan;
   const mx_model     *M  = MatXtractSettingsModel(&x->set);
   const PetscLogDouble cost = MatXtractPredictCost(M, x);
+  const int32_t        nc   = M->ncandidates;
   mx_features         f;
+  mx_plan            *plans;
+  double             *y;
+  mx_status           s;
   PetscBool           on_gpu;
   PetscLogDouble      t0, t1;
 
@@ -158,32 +181,28 @@ static PetscErrorCode MatXtractPredict(Mat A)
   if (MatXtractFeaturesOnDevice(x)) PetscCheck(!mx_device_synchronize(), PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: %s", mx_device_last_error());
   PetscCall(PetscTime(&t0));
   PetscCall(MatXtractFeatures(A, &f, &on_gpu));
-  for (int32_t c = 0; c < M->ncandidates; c++) {
-    mx_plan p = M->candidates[c];
-    double  y;
-    MatXtractPlanConstrain(&x->set, &p);
-    y = mx_model_plan_log_ratio(M, &f, &p);
-    if (c == 0 || y < st->log_ratio_pred) {
-      st->pred_plan      = p;
-      st->log_ratio_pred = y;
-    }
-  }
-  st->log_ratio_cur   = mx_model_plan_log_ratio(M, &f, &st->plan);
+  PetscCall(PetscMalloc2(2 * nc + 1, &plans, 2 * nc + 1, &y));
+  MatXtractPredictPlans(M, &x->set, &st->plan, plans);
+  s = mx_model_plans_log_ratio(M, &f, 2 * nc + 1, plans, y);
+  PetscCheck(s != MX_ERR_MEM, PETSC_COMM_SELF, PETSC_ERR_MEM, "matxtract: evaluating the plan model: out of host memory");
+  PetscCheck(s == MX_OK, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matxtract: evaluating the plan model failed (status %d)", (int)s);
+  st->pred_plan       = plans[0];
+  st->log_ratio_pred  = y[0];
+  st->log_ratio_cur   = y[nc];
   st->cold_pred       = st->plan.cold;
-  st->log_ratio_cold  = st->log_ratio_cur;
+  st->log_ratio_cold  = y[nc];
   st->features_on_gpu = on_gpu;
-  for (int32_t c = 0; c < M->ncandidates; c++) { /* the cold kernels of the crux and mode in use */
-    mx_plan p = M->candidates[c];
-    double  y;
-    MatXtractPlanConstrain(&x->set, &p);
-    p.crux = st->plan.crux;
-    if (st->plan.crux.tau_r > 0) p.mode = st->plan.mode;
-    y = mx_model_plan_log_ratio(M, &f, &p);
-    if (y < st->log_ratio_cold) {
-      st->cold_pred      = p.cold;
-      st->log_ratio_cold = y;
+  for (int32_t c = 0; c < nc; c++) {
+    if (y[c] < st->log_ratio_pred) {
+      st->pred_plan      = plans[c];
+      st->log_ratio_pred = y[c];
+    }
+    if (y[nc + 1 + c] < st->log_ratio_cold) {
+      st->cold_pred      = plans[nc + 1 + c].cold;
+      st->log_ratio_cold = y[nc + 1 + c];
     }
   }
+  PetscCall(PetscFree2(plans, y));
   st->predicted = PETSC_TRUE;
   PetscCall(PetscTime(&t1));
   st->predict_seconds = t1 - t0;

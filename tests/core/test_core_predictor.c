@@ -1,7 +1,8 @@
 /* test_core_predictor.c - the plan predictor: a model file with known trees gives known predictions
  * and plans (sum, mean, weighted median; float32 splits as scikit-learn), every kind of bad model
  * file is refused with its status and the line, the embedded model checks and round-trips through
- * the file format, plans and their names, the setup model, and the ski-rental rule's bound. */
+ * the file format, a model of many trees evaluates as its trees walked one by one, a list of plans as
+ * its plans one by one, plans and their names, the setup model, and the ski-rental rule's bound. */
 #include "core/mx_plan.h"
 #include "core/mx_predictor.h"
 #include "cuda/mx_device.h" /* pure C header: only for the enum values below */
@@ -339,6 +340,99 @@ static void embedded(void) {
   }
 }
 
+/* ---- many trees: every tree's walk and each plan's evaluation --------------------------------------- */
+
+#define MANY_TREES 150 /* more than one batch of trees walked together (64), and a partial one */
+#define MANY_NODES (MANY_TREES * 63)
+
+/* Tree t of the many-trees model: complete to depth 1 + t % 5 (depth 0 for every seventh tree: a
+ * single leaf), random inputs and thresholds in [0, 1), leaf values t + a random fraction (distinct,
+ * so the weighted median has no ties). Nodes in breadth-first order: children 2k+1, 2k+2. */
+static int32_t many_tree(int32_t t, int32_t *feature, double *threshold, int32_t *left, int32_t *right, double *value) {
+  const int depth = t % 7 == 0 ? 0 : 1 + t % 5, n = (1 << (depth + 1)) - 1, inner = (1 << depth) - 1;
+  for (int k = 0; k < n; k++) {
+    const int leaf = k >= inner;
+    feature[k] = leaf ? -1 : rand() % MX_MODEL_NINPUTS;
+    threshold[k] = leaf ? 0.0 : (double)rand() / RAND_MAX;
+    left[k] = leaf ? -1 : 2 * k + 1;
+    right[k] = leaf ? -1 : 2 * k + 2;
+    value[k] = leaf ? t + (double)rand() / RAND_MAX : 0.0;
+  }
+  return n;
+}
+
+/* the reference: tree t walked alone (float32 inputs, as mx_model_eval compares them) */
+static double walk_alone(const mx_model *M, int32_t t, const double *x) {
+  int32_t n = 0;
+  const int32_t b = M->tree_start[t];
+  while (M->left[b + n] >= 0) n = (float)x[M->feature[b + n]] <= M->threshold[b + n] ? M->left[b + n] : M->right[b + n];
+  return M->value[b + n];
+}
+
+/* The ensemble's output from the trees walked one by one; the weighted median by its definition:
+ * the smallest output whose trees at or below it weigh at least half the total (outputs are distinct). */
+static double reference_eval(const mx_model *M, const double *x) {
+  double out[MANY_TREES], y = M->ensemble == MX_ENSEMBLE_SUM ? M->base_score : 0.0, total = 0.0, best = INFINITY;
+  for (int32_t t = 0; t < M->ntrees; t++) out[t] = walk_alone(M, t, x), total += M->tree_weight[t];
+  if (M->ensemble != MX_ENSEMBLE_WEIGHTED_MEDIAN) {
+    for (int32_t t = 0; t < M->ntrees; t++) y += M->ensemble == MX_ENSEMBLE_SUM ? M->tree_weight[t] * out[t] : out[t];
+    return M->ensemble == MX_ENSEMBLE_MEAN ? y / M->ntrees : y;
+  }
+  for (int32_t t = 0; t < M->ntrees; t++) {
+    double at_or_below = 0.0;
+    for (int32_t u = 0; u < M->ntrees; u++) at_or_below += out[u] <= out[t] ? M->tree_weight[u] : 0.0;
+    if (at_or_below >= 0.5 * total && out[t] < best) best = out[t];
+  }
+  return best;
+}
+
+static void many_trees(void) {
+  static int32_t start[MANY_TREES + 1], feature[MANY_NODES], left[MANY_NODES], right[MANY_NODES];
+  static double weight[MANY_TREES], threshold[MANY_NODES], value[MANY_NODES];
+  const mx_plan cand[2] = {{{0, 0}, MX_MODE_AUTO, MX_PLAN_COLD_SEGMENT}, {{1, 0.5}, MX_MODE_SE, MX_PLAN_COLD_MERGE}};
+  srand(7);
+  for (int32_t t = 0; t < MANY_TREES; t++) {
+    start[t + 1] = start[t] + many_tree(t, feature + start[t], threshold + start[t], left + start[t], right + start[t], value + start[t]);
+    weight[t] = 0.5 + (double)rand() / RAND_MAX;
+  }
+  mx_model M = {.version = 1, .base_score = 0.25, .ntrees = MANY_TREES, .nnodes = start[MANY_TREES], .tree_start = start,
+                .tree_weight = weight, .feature = feature, .threshold = threshold, .left = left, .right = right,
+                .value = value, .ncandidates = 2, .candidates = cand};
+  char err[512];
+  const mx_ensemble kinds[] = {MX_ENSEMBLE_SUM, MX_ENSEMBLE_MEAN, MX_ENSEMBLE_WEIGHTED_MEDIAN};
+  for (int k = 0; k < 3; k++) {
+    M.ensemble = kinds[k];
+    CHECK(mx_model_check(&M, err, sizeof err) == MX_MODEL_OK, "many-trees model: %s", err);
+    int differ = 0;
+    for (int r = 0; r < 40; r++) {
+      double x[MX_MODEL_NINPUTS];
+      for (int i = 0; i < MX_MODEL_NINPUTS; i++) x[i] = (double)rand() / RAND_MAX;
+      differ += mx_model_eval(&M, x) != reference_eval(&M, x);
+    }
+    CHECK(differ == 0, "ensemble %d: %d of 40 evaluations differ from the trees walked one by one", (int)kinds[k], differ);
+  }
+}
+
+/* mx_model_plans_log_ratio: each plan's output as mx_model_plan_log_ratio gives it, duplicates and
+ * order included; bad arguments refused */
+static void plan_lists(void) {
+  const mx_model *D = mx_model_default();
+  const mx_features f = features_with_nnz(3e6);
+  enum { N = 9 };
+  mx_plan list[N];
+  double y[N];
+  for (int i = 0; i < N; i++) list[i] = D->candidates[(i * 5) % D->ncandidates]; /* repeats, out of order */
+  list[N - 1].crux = (mx_crux){0.3, 0.1};                                          /* not a candidate */
+  CHECK(mx_model_plans_log_ratio(D, &f, N, list, y) == MX_OK, "plan list");
+  int differ = 0;
+  for (int i = 0; i < N; i++) differ += y[i] != mx_model_plan_log_ratio(D, &f, &list[i]);
+  CHECK(differ == 0, "%d of %d plans' outputs differ from one-by-one evaluation", differ, N);
+  CHECK(mx_model_plans_log_ratio(D, &f, 0, NULL, NULL) == MX_OK, "empty list");
+  CHECK(mx_model_plans_log_ratio(D, &f, -1, list, y) == MX_ERR_ARG && mx_model_plans_log_ratio(D, NULL, N, list, y) == MX_ERR_ARG &&
+            mx_model_plans_log_ratio(D, &f, N, NULL, y) == MX_ERR_ARG,
+        "bad arguments refused");
+}
+
 /* ---- plans, setup model, ski rental ---------------------------------------------------------------- */
 
 static void plans(void) {
@@ -424,6 +518,8 @@ int main(void) {
   bad_files_more();
   check_in_memory();
   embedded();
+  many_trees();
+  plan_lists();
   plans();
   ski_rental();
   if (t_failures) {

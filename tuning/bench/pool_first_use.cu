@@ -8,10 +8,13 @@
  *   malloc    cudaMalloc + cudaFree of 4 bytes (no pool);
  *   mallocbig cudaMalloc + cudaFree of 32 MiB after a first cudaMalloc (a features scratch's size);
  *   twopools  the default pool's first allocation, 32 MiB from it, then a created pool's first
- *             allocation (is the first use paid once per process or once per pool?).
+ *             allocation (is the first use paid once per process or once per pool?);
+ *   sizes     cudaMalloc, a memset of its first MiB (waited for) and cudaFree of 0.25-32 MiB after a
+ *             first cudaMalloc, the median of 9 each (does a features scratch's cost depend on its size?).
  * Usage: pool_first_use WAY   (prints "WAY: step ms ..."; the context is made before the clock starts)
  * Built as matxtract-pool-first-use (tuning/bench/CMakeLists.txt), or alone:
  *   nvcc -O2 -I tests/common -o pool_first_use tuning/bench/pool_first_use.cu */
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -45,6 +48,33 @@ static void alloc_free_sync(cudaMemPool_t pool, size_t bytes, cudaStream_t s) {
   CK(cudaStreamSynchronize(s));
 }
 
+static double median9(double *v) {
+  std::sort(v, v + 9);
+  return v[4];
+}
+
+/* cudaMalloc, memset of the first MiB on s (waited for), cudaFree: medians of 9 per size */
+static void sizes(cudaStream_t s, std::chrono::steady_clock::time_point &t) {
+  void *p = nullptr;
+  CK(cudaMalloc(&p, 4));
+  CK(cudaFree(p));
+  for (size_t kib = 256; kib <= (32u << 10); kib *= 2) {
+    double a[9], m[9], f[9];
+    for (int r = 0; r < 9; ++r) {
+      const size_t bytes = kib << 10;
+      ms_since(t);
+      CK(cudaMalloc(&p, bytes));
+      a[r] = ms_since(t);
+      CK(cudaMemsetAsync(p, 0, std::min(bytes, (size_t)1 << 20), s));
+      CK(cudaStreamSynchronize(s));
+      m[r] = ms_since(t);
+      CK(cudaFree(p));
+      f[r] = ms_since(t);
+    }
+    printf("sizes: %6zu KiB alloc %.3f ms, memset+sync %.3f ms, free %.3f ms\n", kib, median9(a), median9(m), median9(f));
+  }
+}
+
 int main(int argc, char **argv) {
   const char *way = argc > 1 ? argv[1] : "created";
   CK(cudaFree(0)); /* the context, outside the clock */
@@ -52,6 +82,10 @@ int main(int argc, char **argv) {
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   auto t = std::chrono::steady_clock::now();
   void *p = nullptr;
+  if (!strcmp(way, "sizes")) {
+    sizes(s, t);
+    return 0;
+  }
   if (!strcmp(way, "malloc")) {
     CK(cudaMalloc(&p, 4));
     const double a = ms_since(t);
