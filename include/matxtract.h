@@ -57,7 +57,9 @@ typedef struct {
   const char         *model_trained_on; /* what the model in use was trained on */
   PetscBool           plan_settled;   /* nothing more will be predicted, switched or upgraded for this pattern */
   PetscBool           features_on_gpu; /* the features were computed on the GPU (when predicted) */
-  PetscLogDouble      predict_seconds; /* what features + prediction cost (when predicted) */
+  PetscLogDouble      predict_seconds; /* host seconds of features + prediction (when predicted; on the GPU: queueing
+                                          the feature passes and collecting them, which ran meanwhile) */
+  PetscBool           predict_pending; /* the feature passes run on the GPU; a later MatMult collects them */
   /* the third cascade (-mat_matxtract_compress): lossless packing of the cold region */
   const char         *compress;         /* the request: "auto", "on" or "off" */
   PetscBool           compress_packed;  /* the cold region is stored packed (a value or column encoding other than plain) */

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The whole GPU cycle on the GPU host, in one command (see ../shared/docs/GPU-HOST.md):
-#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize e2e scaling profile compress setupstudy predcost trace measure pack
+#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize e2e scaling profile compress setupstudy predcost featprof trace measure pack
 #                                       (default: setup build test sanitize bench amortize pack)
 # setup unpacks the PETSc 3.22+CUDA bundle from .deps/ into /opt/petsc-cuda; build configures and
 # builds this tree in build-gpu/ (sm_90; BUILD_TARGETS limits the targets); test runs the ctest labels gpu, petsc, mpi and unit;
@@ -78,6 +78,22 @@ stage_predcost() {
         -mat_matxtract_expected_mults 1000000 -o "$OUT/predcost/trace" 2>&1 | grep "features"
     done > "$OUT/predcost/trace.txt"
 }
+# featprof: each feature pass's GPU time (Nsight Compute's gpu__time_duration, kernels serialised) and
+# predict_ms without tracing (-setup_reps 5) on FEATPROF_SPECS (default: predcost's two smallest, the
+# ones above 5%), and what cudaMalloc + cudaFree cost per size (matxtract-pool-first-use sizes)
+stage_featprof() {
+  local re="row_pass|length_hist|hist_pairs|group_distinct|big_groups|long_rows|iota|invert|RadixSort|Histogram|Onesweep|Scan"
+  mkdir -p "$OUT/featprof" && build-gpu/tuning/bench/matxtract-pool-first-use sizes | tee "$OUT/featprof/sizes.txt" &&
+    for spec in ${FEATPROF_SPECS:-kron:16:16 bipartite:100000:4000000:32}; do
+      name=$(echo "$spec" | tr ':' '_')
+      build-gpu/tuning/bench/matxtract-petsc-bench -gen "$spec" -reps 5 -setup_reps 5 -mat_matxtract_expected_mults 1000000 \
+        -info :mat -o "$OUT/featprof/$name" 2>&1 | grep -E "prediction took|^[a-z]" > "$OUT/featprof/$name.log"
+      timeout 240 ncu --clock-control none --cache-control none --csv --page raw --metrics gpu__time_duration.sum \
+        --kernel-name-base demangled -k regex:"$re" build-gpu/tuning/bench/matxtract-petsc-bench -gen "$spec" -reps 2 -setup_reps 2 \
+        -mat_matxtract_expected_mults 1000000 -o /tmp/featprof-$name > "$OUT/featprof/$name-ncu.csv" 2> "$OUT/featprof/$name-ncu.err"
+      echo "$spec: ncu status $?, $(grep -c '^"[0-9]' "$OUT/featprof/$name-ncu.csv") kernels"
+    done
+}
 stage_trace() {
   mkdir -p "$OUT/trace" &&
     MX_TRACE_SETUP=1 build-gpu/tuning/bench/matxtract-petsc-bench -gen "${TRACE_SPEC:-lap2d:3000}" ${TRACE_CRUX--crux 0,0,1,1} -reps 20 \
@@ -92,7 +108,7 @@ stage_measure() {
 stage_compress() { bash tuning/bench/cold_pack_run.sh "$OUT/compress" build-gpu ${COMPRESS_SPECS:-}; }
 stage_pack() {
   local dirs
-  dirs=$(cd "$OUT" && ls -d logs bench amortization e2e scaling profile ab tutorials compress setupstudy predcost trace measure 2>/dev/null)
+  dirs=$(cd "$OUT" && ls -d logs bench amortization e2e scaling profile ab tutorials compress setupstudy predcost featprof trace measure 2>/dev/null)
   tar czf "$OUT/results.tgz" -C "$OUT" $dirs && (cd "$OUT" && rm -rf $dirs)
 }
 

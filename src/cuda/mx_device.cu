@@ -135,6 +135,7 @@ static int dev_upload(mx_device *D, T **p, const T *host, size_t count, const ch
 
 extern "C" void mx_device_free(mx_device *D) {
   if (!D) return;
+  mx_features_job_drop(D); /* its passes read the cold CSR */
   mx_cold_cusparse_free(D);
   mx_cold_pack_dev_free(D); /* packed cold CSR (mx_cold_pack.cu) */
   void *ptrs[] = {D->xhot_col, D->xhot, D->cold_rowptr, D->cold_col,    D->cold_src,    D->cold_val,  D->seg_plan, D->merge_coord,

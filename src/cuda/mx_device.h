@@ -110,8 +110,18 @@ int mx_device_set_cold_kernel(mx_device *D, mx_cold_kernel k);
  * computed on the GPU: D must hold the whole matrix as its cold CSR with plain columns (crux (0,0),
  * no x-hot codes in the cold part), else nonzero. Scratch: about 16 bytes per nonzero, freed before
  * it returns (counted in the build peak); out of device memory is an error (the caller can fall back
- * to mx_features_compute). Synchronous. */
+ * to mx_features_compute). Synchronous: mx_device_features_start + mx_device_features_finish. */
 int mx_device_features(mx_device *D, mx_features *f);
+
+/* The same in two steps, so that the GPU passes run while the caller goes on (MatMults of the plan
+ * in use on their own stream): start allocates the scratch and queues every pass on a stream of its
+ * own, with no host wait (a job already pending is dropped first); ready sets *ready = 1 once the
+ * passes finished, without waiting; finish waits for them, reads the counts back, frees the scratch
+ * (cudaFree: it waits for the whole device) and computes f. At most one job per D; mx_device_free
+ * drops a pending one. Nonzero on error (start: nothing is left pending; finish: the job is gone). */
+int mx_device_features_start(mx_device *D);
+int mx_device_features_ready(mx_device *D, int *ready);
+int mx_device_features_finish(mx_device *D, mx_features *f);
 
 /* y = A x (+ z if z != NULL); x, y, z are DEVICE pointers; y may equal z. */
 int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, void *stream);

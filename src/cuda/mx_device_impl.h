@@ -68,6 +68,10 @@ struct mx_device {
 
   size_t bytes;            /* device bytes held now */
   size_t build_peak_bytes; /* most device bytes held at once while building and uploading */
+
+  /* the feature passes queued by mx_device_features_start and not yet finished (mx_features_gpu.cu):
+   * they read cold_rowptr and cold_col, which stay until mx_device_free drops the job first */
+  struct mx_features_job *features_job;
 };
 
 /* Record a message for mx_device_last_error; returns 1 so callers can `return mx_fail(...)`. */
@@ -121,6 +125,9 @@ static inline void mx_cuda_free_on(mx_device *D, T **p, size_t count) {
 int mx_scratch_malloc(void **p, size_t bytes, cudaStream_t stream, bool make_pool, bool *from_pool, const char *what);
 void mx_scratch_free(void *p, cudaStream_t stream, bool from_pool);
 void mx_scratch_pools_release(void);
+
+/* Wait for D's pending feature passes (if any) and free what they hold (mx_features_gpu.cu). */
+void mx_features_job_drop(mx_device *D);
 
 /* Setup tracing for diagnosis: with MX_TRACE_SETUP=1 in the environment, each setup step of an
  * upload, a GPU build or a compression prints its wall time since the previous call (device

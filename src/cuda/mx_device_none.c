@@ -92,4 +92,18 @@ int mx_device_features(mx_device *D, mx_features *f) {
   (void)f;
   return 1;
 }
+int mx_device_features_start(mx_device *D) {
+  (void)D;
+  return 1;
+}
+int mx_device_features_ready(mx_device *D, int *ready) {
+  (void)D;
+  if (ready) *ready = 0;
+  return 1;
+}
+int mx_device_features_finish(mx_device *D, mx_features *f) {
+  (void)D;
+  (void)f;
+  return 1;
+}
 int mx_device_synchronize(void) { return 1; }

@@ -5,7 +5,8 @@
  * mx_features_from_counts: the result equals mx_features_compute on the same CSR bit for bit
  * (tests/cuda/test_cuda_features).
  *
- * Passes, all queued on one stream from one scratch allocation; the host waits twice:
+ * Passes, all queued on a stream of their own from one scratch allocation (mx_device_features_start),
+ * the host waiting for none of them; mx_device_features_finish reads the counts back once they ran:
  *   1. one thread per row (a warp per row longer than kWideRow): row length, diag/upper/band/span
  *      counts, and every entry added to its column's length (integer reductions; a hub column's adds
  *      queue at one L2 line, which on an H100 cost less than the radix sort of the columns that
@@ -20,13 +21,15 @@
  *      memory or global); the inserts that found their column absent are the distinct columns
  *      whatever the order of the inserts, so no sort of the entries is needed;
  *   4. pass 2 on the column lengths (complete once the long rows are counted);
- *   5. the host reads the counters (the longest row); rows stably sorted by length, descending (CUB;
- *      ties keep the index order, as the core's counting sort; the longest row's bits), then pass 3
- *      on the groups of the sorted order; the host reads the counters and the pairs. */
+ *   5. rows stably sorted by length, descending (CUB; ties keep the index order, as the core's
+ *      counting sort; on the bits of nnz, which no row is longer than, so that nothing waits for the
+ *      longest row), then pass 3 on the groups of the sorted order;
+ *   6. (finish) the host reads the counters and the pairs. */
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <cub/cub.cuh>
+#include <new>
 #include "../core/mx_features.h"
 #include "mx_scratch.cuh"
 
@@ -511,12 +514,12 @@ int group_distinct_counts(mx_device *D, mx_scratch &W, const feature_arrays &A, 
   return 0;
 }
 
-/* rows sorted by length (at most row_maxl), descending, ties by index (a radix sort is stable): perm,
+/* rows sorted by length (at most maxl), descending, ties by index (a radix sort is stable): perm,
  * and rank = its inverse (m > 0) */
-int sort_rows_by_length(mx_device *D, mx_scratch &W, int m, int row_maxl, const feature_arrays &A) {
+int sort_rows_by_length(mx_device *D, mx_scratch &W, int m, int maxl, const feature_arrays &A) {
   iota<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.idx);
   MX_LAUNCH_CHECK("feature iota launch");
-  if (mx_cub_run(D, W, "sort rows by length", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortPairsDescending(t, b, A.rowlen, A.len_sorted, A.idx, A.perm, m, 0, length_bits(row_maxl), W.stream); })) return 1;
+  if (mx_cub_run(D, W, "sort rows by length", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortPairsDescending(t, b, A.rowlen, A.len_sorted, A.idx, A.perm, m, 0, length_bits(maxl), W.stream); })) return 1;
   invert<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.perm, A.rank);
   MX_LAUNCH_CHECK("feature invert launch");
   return 0;
@@ -567,33 +570,35 @@ int bins_to_host(mx_device *D, mx_scratch &W, const feature_arrays &A, const uns
   return 0;
 }
 
-/* counts of the passes up to the original order's 8-row groups into h (the host waits: the row-length
- * sort needs the longest row) */
-int read_counts(const feature_arrays &A, cudaStream_t s, unsigned long long *h) {
-  MX_CUDA_TRY(cudaMemcpyAsync(h, A.counts, sizeof(unsigned long long) * C_NCOUNTS, cudaMemcpyDeviceToHost, s));
-  MX_CUDA_TRY(cudaStreamSynchronize(s));
+/* the counts, then the histograms' pairs, read back once the passes finished */
+int read_counts_and_pairs(const feature_arrays &A, unsigned long long *h, std::vector<int2> &pairs) {
+  MX_CUDA_TRY(cudaMemcpy(h, A.counts, sizeof(unsigned long long) * C_NCOUNTS, cudaMemcpyDeviceToHost));
   if (h[C_NPAIRS] > A.pair_cap)
     return mx_fail("mx_device_features: %llu histogram bins listed, more than the %zu a CSR can have", h[C_NPAIRS], A.pair_cap);
+  pairs.resize((size_t)h[C_NPAIRS]);
+  if (!pairs.empty()) MX_CUDA_TRY(cudaMemcpy(pairs.data(), A.pairs, sizeof(int2) * pairs.size(), cudaMemcpyDeviceToHost));
   return 0;
 }
 
-/* the counts and the pairs, read back in one copy (h: C_NCOUNTS values, pairs: npairs) */
-int read_counts_and_pairs(const feature_arrays &A, cudaStream_t s, size_t npairs, unsigned long long *h, std::vector<int2> &pairs) {
-  std::vector<char> buf(A.pairs_off + sizeof(int2) * npairs);
-  MX_CUDA_TRY(cudaMemcpyAsync(buf.data(), A.counts, buf.size(), cudaMemcpyDeviceToHost, s));
-  MX_CUDA_TRY(cudaStreamSynchronize(s));
-  memcpy(h, buf.data(), sizeof(unsigned long long) * C_NCOUNTS);
-  pairs.resize(npairs);
-  if (npairs) memcpy(pairs.data(), buf.data() + A.pairs_off, sizeof(int2) * npairs);
-  return 0;
-}
+} // namespace
 
-/* Every pass is queued on one stream; the host waits twice: for the counters before the rows are
- * sorted by length (the sort's key bits), and for the counters and the histograms' pairs at the end. */
-int device_counts(mx_device *D, mx_feature_counts *c, host_bins &rows, host_bins &cols) {
-  const int m = D->nrows, n = D->ncols, nnz = D->cold_nnz;
+/* The feature passes of one D queued on a stream of their own: its scratch (freed with the job),
+ * the arrays carved out of it, and the event recorded after the last pass. */
+struct mx_features_job {
   mx_scratch W;
   feature_arrays A;
+  cudaEvent_t done = nullptr;
+  explicit mx_features_job(cudaStream_t s) : W(s) {}
+};
+
+namespace {
+
+/* Every pass queued on J's stream, the host waiting for none of them: the rows are sorted by length
+ * on the bits of nnz (no row is longer), so that the sort needs no longest row read back. */
+int queue_passes(mx_device *D, mx_features_job &J) {
+  const int m = D->nrows, n = D->ncols, nnz = D->cold_nnz;
+  mx_scratch &W = J.W;
+  feature_arrays &A = J.A;
   if (feature_arrays_alloc(D, W, m, n, nnz, &A)) return 1;
   MX_CUDA_TRY(cudaMemsetAsync(A.counts, 0, A.zero_bytes, W.stream));
   mx_trace_step(W.ptrs[0].from_pool ? "features: scratch (pool)" : "features: scratch (cudaMalloc)");
@@ -616,16 +621,19 @@ int device_counts(mx_device *D, mx_feature_counts *c, host_bins &rows, host_bins
     MX_LAUNCH_CHECK("feature column hist_pairs launch");
   }
   mx_trace_step("features: column length histogram, pairs");
-  unsigned long long h[C_NCOUNTS];
-  if (read_counts(A, W.stream, h)) return 1;
-  mx_trace_step("features: counts read");
-  if (m > 0 && sort_rows_by_length(D, W, m, (int)h[C_ROW_MAX], A)) return 1;
+  if (m > 0 && sort_rows_by_length(D, W, m, nnz, A)) return 1;
   mx_trace_step("features: rows sorted by length");
   if (m > 0 && group_distinct_counts(D, W, A, A.perm, A.rank, kSortedOrder)) return 1;
   mx_trace_step("features: sorted 8-row groups");
+  MX_CUDA_TRY(cudaEventRecord(J.done, W.stream));
+  return 0;
+}
+
+/* c's counts and the histograms' bins from J's finished passes */
+int collect_counts(mx_device *D, mx_features_job &J, mx_feature_counts *c, host_bins &rows, host_bins &cols) {
+  unsigned long long h[C_NCOUNTS];
   std::vector<int2> pairs;
-  if (read_counts_and_pairs(A, W.stream, (size_t)h[C_NPAIRS], h, pairs)) return 1;
-  if (bins_to_host(D, W, A, h, pairs, rows, cols)) return 1;
+  if (read_counts_and_pairs(J.A, h, pairs) || bins_to_host(D, J.W, J.A, h, pairs, rows, cols)) return 1;
   c->diag = (int64_t)h[C_DIAG];
   c->upper = (int64_t)h[C_UPPER];
   c->band_max = (int64_t)h[C_BAND_MAX];
@@ -641,23 +649,78 @@ int device_counts(mx_device *D, mx_feature_counts *c, host_bins &rows, host_bins
   return 0;
 }
 
+/* J's passes waited for (errors ignored: the job is being given up or was read), its scratch freed
+ * (mx_scratch's destructor), its stream and event destroyed */
+void job_delete(mx_features_job *J) {
+  const cudaStream_t s = J->W.stream;
+  cudaStreamSynchronize(s);
+  if (J->done) cudaEventDestroy(J->done);
+  delete J;
+  cudaStreamDestroy(s);
+}
+
 } // namespace
 
-extern "C" int mx_device_features(mx_device *D, mx_features *f) {
-  if (!D || !f) return mx_fail("mx_device_features: NULL argument");
+void mx_features_job_drop(mx_device *D) {
+  if (!D || !D->features_job) return;
+  job_delete(D->features_job);
+  D->features_job = nullptr;
+  mx_trace_step("features: scratch freed");
+}
+
+extern "C" int mx_device_features_start(mx_device *D) {
+  if (!D) return mx_fail("mx_device_features_start: NULL device");
   if (!D->cold_identity || D->xhot_cold)
     return mx_fail("mx_device_features: the device format does not hold the whole matrix as plain CSR (a hot part or x-hot codes)");
+  mx_features_job_drop(D);
+  mx_trace_step(nullptr);
+  cudaStream_t s;
+  MX_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  mx_features_job *J = new (std::nothrow) mx_features_job(s);
+  if (!J) {
+    cudaStreamDestroy(s);
+    return mx_fail("mx_device_features_start: out of host memory");
+  }
+  D->features_job = J;
+  if (mx_cuda_check(cudaEventCreateWithFlags(&J->done, cudaEventDisableTiming), "features: cudaEventCreate") || queue_passes(D, *J)) {
+    mx_features_job_drop(D);
+    return 1;
+  }
+  return 0;
+}
+
+extern "C" int mx_device_features_ready(mx_device *D, int *ready) {
+  if (!D || !ready) return mx_fail("mx_device_features_ready: NULL argument");
+  *ready = 0;
+  if (!D->features_job) return mx_fail("mx_device_features_ready: no feature passes pending");
+  const cudaError_t e = cudaEventQuery(D->features_job->done);
+  if (e == cudaErrorNotReady) return 0;
+  if (mx_cuda_check(e, "features: cudaEventQuery")) return 1;
+  *ready = 1;
+  return 0;
+}
+
+extern "C" int mx_device_features_finish(mx_device *D, mx_features *f) {
+  if (!D || !f) return mx_fail("mx_device_features_finish: NULL argument");
+  if (!D->features_job) return mx_fail("mx_device_features_finish: no feature passes pending");
   mx_feature_counts c = {};
   host_bins rows, cols;
   c.nrows = D->nrows;
   c.ncols = D->ncols;
   c.nnz = D->cold_nnz;
   mx_trace_step(nullptr);
-  if (device_counts(D, &c, rows, cols)) return 1;
-  mx_trace_step("features: scratch freed");
+  const int rc = mx_cuda_check(cudaEventSynchronize(D->features_job->done), "features: cudaEventSynchronize") ||
+                 collect_counts(D, *D->features_job, &c, rows, cols);
+  mx_features_job_drop(D);
+  if (rc) return 1;
   c.rows = rows.view();
   c.cols = cols.view();
   const mx_status st = mx_features_from_counts(&c, f);
   if (st != MX_OK) return mx_fail("mx_device_features: mx_features_from_counts failed (status %d)", (int)st);
   return 0;
+}
+
+extern "C" int mx_device_features(mx_device *D, mx_features *f) {
+  if (!D || !f) return mx_fail("mx_device_features: NULL argument");
+  return mx_device_features_start(D) || mx_device_features_finish(D, f);
 }

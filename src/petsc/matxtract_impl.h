@@ -85,7 +85,9 @@ typedef struct {
   mx_plan_cold        cold_pred;            /* the best cold kernel for the crux and hot mode in use (when predicted) */
   double              log_ratio_cold;       /* its model output */
   PetscBool           features_on_gpu;      /* the features were computed on the GPU */
-  PetscLogDouble      predict_seconds;      /* what features + prediction cost */
+  PetscBool           predict_pending;      /* the features' GPU passes are queued (MatXtractPredictStart), not yet collected */
+  PetscLogDouble      predict_started;      /* host seconds of queueing them */
+  PetscLogDouble      predict_seconds;      /* host seconds of features + prediction (queueing and collecting the GPU passes) */
   PetscLogDouble      t_mult;               /* GPU: seconds per MatMult of the plan in use, timed after its build (0: not timed) */
   PetscLogDouble      t_pred;               /* predicted seconds per MatMult of the predicted plan (0: none) */
   PetscLogDouble      upgrade_setup;        /* estimated seconds of the upgrade (0: none estimated) */

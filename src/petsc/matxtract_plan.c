@@ -10,7 +10,10 @@
  *     GPU (mx_device_features, when the device holds the plain matrix), so they are computed only
  *     once the MatMult time spent on the plan, at the mean gain of a prediction
  *     (MATXTRACT_PREDICT_GAIN), would pay for their estimated cost (with
- *     -mat_matxtract_expected_mults N: at once if N MatMults can, else never). A predicted cold kernel for the crux and hot mode in use is switched to on
+ *     -mat_matxtract_expected_mults N: at once if N MatMults can, else never). On the GPU the
+ *     feature passes are queued on a stream of their own and run while the MatMults go on
+ *     (mx_device_features_start); a later MatMult that finds them done collects them and predicts
+ *     (the host pays for queueing and collecting, not for the passes). A predicted cold kernel for the crux and hot mode in use is switched to on
  *     the GPU (mx_device_set_cold_kernel: a launch plan, no rebuild; the guard times it) once the
  *     same ski rental says its predicted gain pays for the switch (timing, re-packing).
  *     Then, before each MatMult, mx_upgrade_decide (core, ski
@@ -109,8 +112,29 @@ static PetscLogDouble MatXtractPredictAfter(const mx_model *M, const Mat_MatXtra
   return MatXtractPredictCost(M, x) / MATXTRACT_PREDICT_GAIN;
 }
 
-/* The features of A: on the GPU when it holds the plain matrix (a GPU failure falls back to the
- * host, saying so with -info), else on the host. */
+/* Queue the features' passes on the GPU when it holds the plain matrix (nothing waits for them:
+ * st->predict_pending; a GPU failure is said with -info, and the features are then computed on the
+ * host at collection), and note the host seconds this took. */
+static PetscErrorCode MatXtractPredictStart(Mat A)
+{
+  Mat_MatXtract      *x  = (Mat_MatXtract *)A->spptr;
+  MatXtractPlanState *st = &x->plan;
+  PetscLogDouble      t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
+  st->predict_pending = PETSC_FALSE;
+  if (MatXtractFeaturesOnDevice(x)) {
+    if (!mx_device_features_start(x->D)) st->predict_pending = PETSC_TRUE;
+    else PetscCall(PetscInfo(A, "matxtract: features on the GPU failed (%s); computing them on the CPU\n", mx_device_last_error()));
+  }
+  PetscCall(PetscTime(&t1));
+  st->predict_started = t1 - t0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The features of A: collected from the GPU passes when they were queued (a failure falls back to
+ * the host, saying so with -info), else computed on the host. */
 static PetscErrorCode MatXtractFeatures(Mat A, mx_features *f, PetscBool *on_gpu)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
@@ -119,8 +143,9 @@ static PetscErrorCode MatXtractFeatures(Mat A, mx_features *f, PetscBool *on_gpu
 
   PetscFunctionBegin;
   *on_gpu = PETSC_FALSE;
-  if (MatXtractFeaturesOnDevice(x)) {
-    if (!mx_device_features(x->D, f)) {
+  if (x->plan.predict_pending) {
+    x->plan.predict_pending = PETSC_FALSE;
+    if (!mx_device_features_finish(x->D, f)) {
       *on_gpu = PETSC_TRUE;
       PetscFunctionReturn(PETSC_SUCCESS);
     }
@@ -159,27 +184,23 @@ static void MatXtractPredictPlans(const mx_model *M, const MatXtractSettings *se
   plans[nc] = *cur;
 }
 
-/* Features of A, then the candidate with the smallest model output once the settings' fixed parts
- * replace its own (ties: the first), the model's output for the plan in use, and the fastest cold
- * kernel for the crux and mode in use (ties: the one in use). */
-static PetscErrorCode MatXtractPredict(Mat A)
+/* Features of A (collected from the GPU passes MatXtractPredictStart queued, or computed on the
+ * host), then the candidate with the smallest model output once the settings' fixed parts replace
+ * its own (ties: the first), the model's output for the plan in use, and the fastest cold kernel
+ * for the crux and mode in use (ties: the one in use). */
+static PetscErrorCode MatXtractPredictFinish(Mat A)
 {
   Mat_MatXtract      *x = (Mat_MatXtract *)A->spptr;
   MatXtractPlanState *st = &x->plan;
   const mx_model     *M  = MatXtractSettingsModel(&x->set);
-  const PetscLogDouble cost = MatXtractPredictCost(M, x);
-  const int32_t        nc   = M->ncandidates;
+  const int32_t       nc = M->ncandidates;
   mx_features         f;
   mx_plan            *plans;
   double             *y;
   mx_status           s;
   PetscBool           on_gpu;
-  PetscLogDouble      t0, t1;
 
   PetscFunctionBegin;
-  /* products still queued on the GPU are not the prediction's cost: let them finish first */
-  if (MatXtractFeaturesOnDevice(x)) PetscCheck(!mx_device_synchronize(), PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: %s", mx_device_last_error());
-  PetscCall(PetscTime(&t0));
   PetscCall(MatXtractFeatures(A, &f, &on_gpu));
   PetscCall(PetscMalloc2(2 * nc + 1, &plans, 2 * nc + 1, &y));
   MatXtractPredictPlans(M, &x->set, &st->plan, plans);
@@ -204,11 +225,63 @@ static PetscErrorCode MatXtractPredict(Mat A)
   }
   PetscCall(PetscFree2(plans, y));
   st->predicted = PETSC_TRUE;
-  PetscCall(PetscTime(&t1));
-  st->predict_seconds = t1 - t0;
-  PetscCall(PetscInfo(A, "matxtract: predicted plan crux (%g,%g) hot mode %s cold kernel %s: model output %g vs %g for the plan in use (crux (%g,%g) %s %s), %.3gx its time; features (on the %s) + prediction took %g s (estimated %g s) after %" PetscInt_FMT " MatMults\n", st->pred_plan.crux.tau_c, st->pred_plan.crux.tau_r,
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -info: the prediction and what it cost */
+static PetscErrorCode MatXtractPredictInfo(Mat A)
+{
+  Mat_MatXtract            *x  = (Mat_MatXtract *)A->spptr;
+  const MatXtractPlanState *st = &x->plan;
+
+  PetscFunctionBegin;
+  PetscCall(PetscInfo(A, "matxtract: predicted plan crux (%g,%g) hot mode %s cold kernel %s: model output %g vs %g for the plan in use (crux (%g,%g) %s %s), %.3gx its time; features (on the %s) + prediction took %g s of the host (estimated %g s) after %" PetscInt_FMT " MatMults\n", st->pred_plan.crux.tau_c, st->pred_plan.crux.tau_r,
                       mx_plan_mode_name(st->pred_plan.mode), mx_plan_cold_name(st->pred_plan.cold), st->log_ratio_pred, st->log_ratio_cur, st->plan.crux.tau_c, st->plan.crux.tau_r, mx_plan_mode_name(st->plan.mode), mx_plan_cold_name(st->plan.cold), exp(st->log_ratio_pred - st->log_ratio_cur),
-                      on_gpu ? "GPU" : "CPU", (double)st->predict_seconds, (double)cost, st->mults));
+                      st->features_on_gpu ? "GPU" : "CPU", (double)st->predict_seconds, (double)MatXtractPredictCost(MatXtractSettingsModel(&x->set), x), st->mults));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Features and prediction at once (upgrade now): the GPU passes queued and waited for, all of it in
+ * predict_seconds (products still queued on the GPU are let finish first: not the prediction's cost). */
+static PetscErrorCode MatXtractPredict(Mat A)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBegin;
+  if (MatXtractFeaturesOnDevice(x)) PetscCheck(!mx_device_synchronize(), PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: %s", mx_device_last_error());
+  PetscCall(PetscTime(&t0));
+  PetscCall(MatXtractPredictStart(A));
+  PetscCall(MatXtractPredictFinish(A));
+  PetscCall(PetscTime(&t1));
+  x->plan.predict_seconds = t1 - t0;
+  PetscCall(MatXtractPredictInfo(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Under upgrade auto: the prediction whose GPU passes MatXtractPredictStart queued, collected once
+ * they ran (else nothing now: a later MatMult looks again), or at once when they were not queued
+ * (features on the host). predict_seconds: the host seconds of the start and of the collection;
+ * products still queued on the GPU are let finish first (not the prediction's cost). */
+static PetscErrorCode MatXtractPredictCollect(Mat A)
+{
+  Mat_MatXtract      *x  = (Mat_MatXtract *)A->spptr;
+  MatXtractPlanState *st = &x->plan;
+  PetscLogDouble      t0, t1;
+  int                 ready = 1;
+
+  PetscFunctionBegin;
+  if (st->predict_pending && mx_device_features_ready(x->D, &ready)) {
+    PetscCall(PetscInfo(A, "matxtract: the GPU feature passes failed (%s)\n", mx_device_last_error()));
+    ready = 1; /* collecting them fails too, and the host computes the features */
+  }
+  if (!ready) PetscFunctionReturn(PETSC_SUCCESS);
+  if (st->predict_pending) PetscCheck(!mx_device_synchronize(), PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: %s", mx_device_last_error());
+  PetscCall(PetscTime(&t0));
+  PetscCall(MatXtractPredictFinish(A));
+  PetscCall(PetscTime(&t1));
+  st->predict_seconds = st->predict_started + (t1 - t0);
+  PetscCall(MatXtractPredictInfo(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -489,9 +562,21 @@ static PetscErrorCode MatXtractPlanMaybeSettle(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The prediction collected when it is ready (MatXtractPredictCollect), then a predicted cold kernel
+ * for the plan in use weighed at once. */
+static PetscErrorCode MatXtractPlanMaybeCollect(Mat A, PetscLogDouble t_cur, PetscLogDouble spent)
+{
+  PetscFunctionBegin;
+  PetscCall(MatXtractPredictCollect(A));
+  if (!((Mat_MatXtract *)A->spptr)->plan.predicted) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatXtractPlanSwitchCold(A, t_cur, spent));
+  PetscCall(MatXtractPlanMaybeSettle(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Under upgrade auto, once the time spent pays for it at the mean gain of a prediction (or, with
- * expected_mults N, if N MatMults can): predict, and weigh a predicted cold kernel for the plan in
- * use at once. */
+ * expected_mults N, if N MatMults can): start the prediction (its GPU passes run during the next
+ * MatMults), collected here when ready. */
 static PetscErrorCode MatXtractPlanMaybePredict(Mat A, PetscLogDouble t_cur, PetscLogDouble spent)
 {
   Mat_MatXtract      *x     = (Mat_MatXtract *)A->spptr;
@@ -506,14 +591,13 @@ static PetscErrorCode MatXtractPlanMaybePredict(Mat A, PetscLogDouble t_cur, Pet
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (N <= 0 && spent < after) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatXtractPredict(A));
-  PetscCall(MatXtractPlanSwitchCold(A, t_cur, spent));
-  PetscCall(MatXtractPlanMaybeSettle(A));
+  PetscCall(MatXtractPredictStart(A));
+  PetscCall(MatXtractPlanMaybeCollect(A, t_cur, spent));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Before a MatMult under upgrade auto: predict when it pays (or weigh a cold-kernel switch still
- * pending), then ask the ski-rental rule whether the upgrade pays now, later or never. */
+/* Before a MatMult under upgrade auto: predict when it pays (collect a prediction whose GPU passes
+ * ran, or weigh a cold-kernel switch still pending), then ask the ski-rental rule whether the upgrade pays now, later or never. */
 PetscErrorCode MatXtractPlanBeforeMult(Mat A)
 {
   Mat_MatXtract      *x  = (Mat_MatXtract *)A->spptr;
@@ -525,7 +609,8 @@ PetscErrorCode MatXtractPlanBeforeMult(Mat A)
   if (st->settled) PetscFunctionReturn(PETSC_SUCCESS);
   MatXtractPlanTimes(x, &t_cur, &spent);
   if (!(t_cur > 0)) PetscFunctionReturn(PETSC_SUCCESS); /* the CPU's first MatMult measures it */
-  if (!st->predicted) PetscCall(MatXtractPlanMaybePredict(A, t_cur, spent));
+  if (st->predict_pending) PetscCall(MatXtractPlanMaybeCollect(A, t_cur, spent));
+  else if (!st->predicted) PetscCall(MatXtractPlanMaybePredict(A, t_cur, spent));
   else if (MatXtractColdSwitchPending(x)) {
     PetscCall(MatXtractPlanSwitchCold(A, t_cur, spent));
     PetscCall(MatXtractPlanMaybeSettle(A));
@@ -578,6 +663,7 @@ PetscErrorCode MatXtractPlanGetInfo(Mat A, MatXtractInfo *info)
   info->plan_settled           = st->settled;
   info->features_on_gpu        = st->predicted ? st->features_on_gpu : PETSC_FALSE;
   info->predict_seconds        = st->predicted ? st->predict_seconds : 0.0;
+  info->predict_pending        = st->predict_pending;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -605,6 +691,7 @@ PetscErrorCode MatXtractPlanView(Mat A, PetscViewer viewer)
                                    MatXtractSettingsModel(set)->trained_on));
   if (st->predicted)
     PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: predicted plan crux (%g, %g) hot mode %s cold kernel %s, %.3gx the time of the plan then in use; features (on the %s) + prediction %.3g ms\n", st->pred_plan.crux.tau_c, st->pred_plan.crux.tau_r, mx_plan_mode_name(st->pred_plan.mode), mx_plan_cold_name(st->pred_plan.cold), exp(st->log_ratio_pred - st->log_ratio_cur), st->features_on_gpu ? "GPU" : "CPU", 1e3 * st->predict_seconds));
+  else if (st->predict_pending) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: predicting: the feature passes run on the GPU (queued after %" PetscInt_FMT " MatMults; the next MatMult after they ran collects them)\n", st->mults));
   else if (!st->settled) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: not predicted yet: it runs once the MatMult time spent (%.3g ms) reaches %.3g ms (its estimated cost %.3g ms / the mean gain of a prediction %g)\n", 1e3 * spent, 1e3 * MatXtractPredictAfter(MatXtractSettingsModel(set), x), 1e3 * MatXtractPredictCost(MatXtractSettingsModel(set), x), MATXTRACT_PREDICT_GAIN));
   if (st->t_pred > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult predicted %.4g us for the predicted plan (from the plan then in use, measured)\n", 1e6 * st->t_pred));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult measured %.4g us for the plan in use (%" PetscInt_FMT " MatMults on it; 0: not measured yet)\n", 1e6 * t_cur, st->mults));

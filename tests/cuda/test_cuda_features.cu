@@ -1,5 +1,6 @@
 /* test_cuda_features: (1) mx_device_features equals mx_features_compute bit for bit on every zoo
- * matrix (and refuses a device format that does not hold the plain matrix); (2)
+ * matrix (and refuses a device format that does not hold the plain matrix), also in two steps with
+ * a product running meanwhile, a job restarted, or dropped by mx_device_free while pending; (2)
  * mx_device_set_cold_kernel switches between every pair of cold kernels with products bitwise equal
  * to a format uploaded with that kernel from the start, and close to the CPU oracle.
  * Usage: test_cuda_features [small] [MATRICES_DIR]; exits 77 (skipped) without a GPU. */
@@ -31,6 +32,50 @@ static void check_features(const Csr &A) {
     expect(memcmp(&fg.v[i], &fc.v[i], sizeof(double)) == 0, what);
   }
   mx_device_free(D);
+}
+
+static std::vector<double> device_product(mx_device *D, const std::vector<double> &x, int nrows);
+
+/* mx_features of the GPU vs the CPU's fc, every feature bitwise */
+static void expect_same_features(const mx_features &fg, const mx_features &fc, const std::string &tag) {
+  int differ = 0;
+  for (int i = 0; i < MX_NFEATURES; ++i) differ += memcmp(&fg.v[i], &fc.v[i], sizeof(double)) != 0;
+  expect(differ == 0, tag + ": " + std::to_string(differ) + " features differ from the CPU's");
+}
+
+/* The two-step features: started, a product on D while the passes are queued (bitwise the product
+ * of a D with no job), polled until ready, finished: equal to the CPU's; started twice (the first
+ * job dropped), finished: equal; started and left to mx_device_free; finish and ready without a
+ * job refused. */
+static void check_two_steps(const Csr &A, std::mt19937_64 &rng) {
+  const mx_csr a = A.view();
+  mx_features fc, fg;
+  mx_format shell;
+  mx_device *D = nullptr;
+  expect(mx_features_compute(&a, &fc) == MX_OK, A.name + ": CPU features");
+  if (mx_device_build(&a, mx_crux{0, 0}, MX_MODE_AUTO, MX_COLD_AUTO, 0, &shell, &D)) {
+    expect(false, A.name + ": build at (0,0): " + mx_device_last_error());
+    return;
+  }
+  const std::vector<double> x = rand_vec((size_t)A.ncols, rng), y0 = device_product(D, x, A.nrows);
+  int ready = 1;
+  expect(mx_device_features_ready(D, &ready) != 0 && ready == 0, A.name + ": ready without a job refused");
+  expect(mx_device_features_finish(D, &fg) != 0, A.name + ": finish without a job refused");
+  expect(mx_device_features_start(D) == 0, A.name + ": start: " + mx_device_last_error());
+  const std::vector<double> y1 = device_product(D, x, A.nrows);
+  expect(y1.size() == y0.size() && (y0.empty() || memcmp(y0.data(), y1.data(), y0.size() * sizeof(double)) == 0),
+         A.name + ": a product while the passes run is bitwise the same");
+  long polls = 0;
+  while (mx_device_features_ready(D, &ready) == 0 && !ready && polls < 100000000L) ++polls;
+  expect(ready == 1, A.name + ": the passes finish (ready): " + mx_device_last_error());
+  expect(mx_device_features_finish(D, &fg) == 0, A.name + ": finish: " + mx_device_last_error());
+  expect_same_features(fg, fc, A.name + " (two steps)");
+  expect(mx_device_features_finish(D, &fg) != 0, A.name + ": a second finish refused (no job)");
+  expect(mx_device_features_start(D) == 0 && mx_device_features_start(D) == 0, A.name + ": started twice");
+  expect(mx_device_features_finish(D, &fg) == 0, A.name + ": finish after a restart: " + mx_device_last_error());
+  expect_same_features(fg, fc, A.name + " (restarted)");
+  expect(mx_device_features_start(D) == 0, A.name + ": start, left pending");
+  mx_device_free(D); /* drops the pending job (compute-sanitizer: nothing leaked or read after free) */
 }
 
 /* A format with a hot part, or x-hot codes in its cold CSR, is refused (no wrong features). */
@@ -111,6 +156,7 @@ int main(int argc, char **argv) {
   for (const Csr &A : test_zoo(small, dir)) {
     const int fail0 = g_fail;
     check_features(A);
+    check_two_steps(A, rng);
     check_refusals(A);
     check_switches(A, mx_crux{0, 0}, rng);
     if (!small) check_switches(A, mx_crux{0.7, 0.5}, rng);
