@@ -131,7 +131,8 @@ void mx_features_job_drop(mx_device *D);
 
 /* Setup tracing for diagnosis: with MX_TRACE_SETUP=1 in the environment, each setup step of an
  * upload, a GPU build or a compression prints its wall time since the previous call (device
- * synchronised) to stderr; what NULL starts the clock. Unset: one test per step. */
+ * synchronised) to stderr; MX_TRACE_SETUP=host: the host's time alone (no synchronisation: what
+ * queueing work costs the caller); what NULL starts the clock. Unset: one test per step. */
 void mx_trace_step(const char *what);
 
 /* The GPU builder (mx_build.cu): every array of the format of A at crux c into D (counts, cold and

@@ -465,7 +465,7 @@ int cub_bytes_needed(int m, int nnz, size_t *need) {
 /* the offset after an array of bytes at off, rounded up to 256 bytes */
 size_t carve(size_t off, size_t bytes) { return (off + bytes + 255) / 256 * 256; }
 
-/* A's arrays and W's CUB storage (W.cub: mx_cub_run then takes nothing more) in one allocation */
+/* A's arrays and W's CUB storage (W.cub, W.cub_bytes: the row sort's) in one allocation */
 int feature_arrays_alloc(mx_device *D, mx_scratch &W, int m, int n, int nnz, feature_arrays *A) {
   const size_t M = (size_t)std::max(m, 1), N = (size_t)std::max(n, 1), Z = (size_t)std::max(nnz, 1), I = sizeof(int);
   const size_t G = (M + MX_CHUNK_ROWS - 1) / MX_CHUNK_ROWS;
@@ -515,11 +515,13 @@ int group_distinct_counts(mx_device *D, mx_scratch &W, const feature_arrays &A, 
 }
 
 /* rows sorted by length (at most maxl), descending, ties by index (a radix sort is stable): perm,
- * and rank = its inverse (m > 0) */
-int sort_rows_by_length(mx_device *D, mx_scratch &W, int m, int maxl, const feature_arrays &A) {
+ * and rank = its inverse (m > 0). The CUB storage was sized by cub_bytes_needed for these m and
+ * maxl = nnz (feature_arrays_alloc), so the sort runs without a second size query. */
+int sort_rows_by_length(mx_scratch &W, int m, int maxl, const feature_arrays &A) {
   iota<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.idx);
   MX_LAUNCH_CHECK("feature iota launch");
-  if (mx_cub_run(D, W, "sort rows by length", [&](void *t, size_t &b) { return cub::DeviceRadixSort::SortPairsDescending(t, b, A.rowlen, A.len_sorted, A.idx, A.perm, m, 0, length_bits(maxl), W.stream); })) return 1;
+  size_t bytes = W.cub_bytes;
+  if (mx_cuda_check(cub::DeviceRadixSort::SortPairsDescending(W.cub, bytes, A.rowlen, A.len_sorted, A.idx, A.perm, m, 0, length_bits(maxl), W.stream), "feature sort rows by length")) return 1;
   invert<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.perm, A.rank);
   MX_LAUNCH_CHECK("feature invert launch");
   return 0;
@@ -555,16 +557,25 @@ int full_hist_to_host(mx_device *D, mx_scratch &W, const int *len, int items, in
   return 0;
 }
 
+/* H = the bins of one dimension from its pairs' keys (length << 32 | count), sorted by length */
+void keys_to_bins(std::vector<uint64_t> &keys, host_bins &H) {
+  std::sort(keys.begin(), keys.end());
+  H.len.resize(keys.size());
+  H.cnt.resize(keys.size());
+  for (size_t k = 0; k < keys.size(); ++k) H.len[k] = (int32_t)(keys[k] >> 32), H.cnt[k] = (int64_t)(uint32_t)keys[k];
+}
+
 /* rows, cols: the bins from the pairs that hist_pairs listed (a row pair (l, c), a column pair (~l, c)),
- * sorted by length, or counted again (full_hist_to_host) where lengths went beyond the histogram */
-int bins_to_host(mx_device *D, mx_scratch &W, const feature_arrays &A, const unsigned long long *h, std::vector<int2> &pairs,
+ * sorted by length (lengths are distinct within a dimension: a sort of 64-bit keys), or counted
+ * again (full_hist_to_host) where lengths went beyond the histogram */
+int bins_to_host(mx_device *D, mx_scratch &W, const feature_arrays &A, const unsigned long long *h, const std::vector<int2> &pairs,
                  host_bins &rows, host_bins &cols) {
-  std::sort(pairs.begin(), pairs.end(), [](int2 a, int2 b) { return (a.x >= 0 ? a.x : ~a.x) < (b.x >= 0 ? b.x : ~b.x); });
-  for (const int2 &p : pairs) {
-    host_bins &H = p.x >= 0 ? rows : cols;
-    H.len.push_back(p.x >= 0 ? p.x : ~p.x);
-    H.cnt.push_back(p.y);
-  }
+  std::vector<uint64_t> rk, ck;
+  rk.reserve(pairs.size());
+  ck.reserve(pairs.size());
+  for (const int2 &p : pairs) (p.x >= 0 ? rk : ck).push_back((uint64_t)(p.x >= 0 ? p.x : ~p.x) << 32 | (uint32_t)p.y);
+  keys_to_bins(rk, rows);
+  keys_to_bins(ck, cols);
   if (D->nrows > 0 && h[C_ROW_OVER] && full_hist_to_host(D, W, A.rowlen, D->nrows, (int32_t)h[C_ROW_MAX], rows)) return 1;
   if (D->ncols > 0 && h[C_COL_OVER] && full_hist_to_host(D, W, A.collen, D->ncols, (int32_t)h[C_COL_MAX], cols)) return 1;
   return 0;
@@ -621,7 +632,7 @@ int queue_passes(mx_device *D, mx_features_job &J) {
     MX_LAUNCH_CHECK("feature column hist_pairs launch");
   }
   mx_trace_step("features: column length histogram, pairs");
-  if (m > 0 && sort_rows_by_length(D, W, m, nnz, A)) return 1;
+  if (m > 0 && sort_rows_by_length(W, m, nnz, A)) return 1;
   mx_trace_step("features: rows sorted by length");
   if (m > 0 && group_distinct_counts(D, W, A, A.perm, A.rank, kSortedOrder)) return 1;
   mx_trace_step("features: sorted 8-row groups");
@@ -633,7 +644,9 @@ int queue_passes(mx_device *D, mx_features_job &J) {
 int collect_counts(mx_device *D, mx_features_job &J, mx_feature_counts *c, host_bins &rows, host_bins &cols) {
   unsigned long long h[C_NCOUNTS];
   std::vector<int2> pairs;
-  if (read_counts_and_pairs(J.A, h, pairs) || bins_to_host(D, J.W, J.A, h, pairs, rows, cols)) return 1;
+  if (read_counts_and_pairs(J.A, h, pairs)) return 1;
+  mx_trace_step("features: counts, pairs read");
+  if (bins_to_host(D, J.W, J.A, h, pairs, rows, cols)) return 1;
   c->diag = (int64_t)h[C_DIAG];
   c->upper = (int64_t)h[C_UPPER];
   c->band_max = (int64_t)h[C_BAND_MAX];
@@ -645,7 +658,7 @@ int collect_counts(mx_device *D, mx_features_job &J, mx_feature_counts *c, host_
   c->ell8_cells = (int64_t)h[C_CELLS];
   c->chunk8_distinct = (int64_t)h[C_DISTINCT];
   c->chunk8_sorted_distinct = (int64_t)h[C_SORTED_DISTINCT];
-  mx_trace_step("features: counts, histograms read");
+  mx_trace_step("features: histogram bins");
   return 0;
 }
 
@@ -682,7 +695,12 @@ extern "C" int mx_device_features_start(mx_device *D) {
     return mx_fail("mx_device_features_start: out of host memory");
   }
   D->features_job = J;
-  if (mx_cuda_check(cudaEventCreateWithFlags(&J->done, cudaEventDisableTiming), "features: cudaEventCreate") || queue_passes(D, *J)) {
+  if (mx_cuda_check(cudaEventCreateWithFlags(&J->done, cudaEventDisableTiming), "features: cudaEventCreate")) {
+    mx_features_job_drop(D);
+    return 1;
+  }
+  mx_trace_step("features: stream, event");
+  if (queue_passes(D, *J)) {
     mx_features_job_drop(D);
     return 1;
   }
@@ -716,6 +734,7 @@ extern "C" int mx_device_features_finish(mx_device *D, mx_features *f) {
   c.rows = rows.view();
   c.cols = cols.view();
   const mx_status st = mx_features_from_counts(&c, f);
+  mx_trace_step("features: from the counts");
   if (st != MX_OK) return mx_fail("mx_device_features: mx_features_from_counts failed (status %d)", (int)st);
   return 0;
 }

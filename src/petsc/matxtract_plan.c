@@ -235,9 +235,9 @@ static PetscErrorCode MatXtractPredictInfo(Mat A)
   const MatXtractPlanState *st = &x->plan;
 
   PetscFunctionBegin;
-  PetscCall(PetscInfo(A, "matxtract: predicted plan crux (%g,%g) hot mode %s cold kernel %s: model output %g vs %g for the plan in use (crux (%g,%g) %s %s), %.3gx its time; features (on the %s) + prediction took %g s of the host (estimated %g s) after %" PetscInt_FMT " MatMults\n", st->pred_plan.crux.tau_c, st->pred_plan.crux.tau_r,
+  PetscCall(PetscInfo(A, "matxtract: predicted plan crux (%g,%g) hot mode %s cold kernel %s: model output %g vs %g for the plan in use (crux (%g,%g) %s %s), %.3gx its time; features (on the %s) + prediction took %g s of the host (queueing the GPU passes %g s; estimated %g s) after %" PetscInt_FMT " MatMults\n", st->pred_plan.crux.tau_c, st->pred_plan.crux.tau_r,
                       mx_plan_mode_name(st->pred_plan.mode), mx_plan_cold_name(st->pred_plan.cold), st->log_ratio_pred, st->log_ratio_cur, st->plan.crux.tau_c, st->plan.crux.tau_r, mx_plan_mode_name(st->plan.mode), mx_plan_cold_name(st->plan.cold), exp(st->log_ratio_pred - st->log_ratio_cur),
-                      st->features_on_gpu ? "GPU" : "CPU", (double)st->predict_seconds, (double)MatXtractPredictCost(MatXtractSettingsModel(&x->set), x), st->mults));
+                      st->features_on_gpu ? "GPU" : "CPU", (double)st->predict_seconds, (double)st->predict_started, (double)MatXtractPredictCost(MatXtractSettingsModel(&x->set), x), st->mults));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
