@@ -78,9 +78,10 @@ stage_predcost() {
         -mat_matxtract_expected_mults 1000000 -o "$OUT/predcost/trace" 2>&1 | grep "features"
     done > "$OUT/predcost/trace.txt"
 }
-# featprof: each feature pass's GPU time (Nsight Compute's gpu__time_duration, kernels serialised) and
-# predict_ms without tracing (-setup_reps 5) on FEATPROF_SPECS (default: predcost's two smallest, the
-# ones above 5%), and what cudaMalloc + cudaFree cost per size (matxtract-pool-first-use sizes)
+# featprof: each feature pass's GPU time (Nsight Compute's gpu__time_duration, kernels serialised),
+# predict_ms without tracing (-setup_reps 5, -info) and each step's host time (MX_TRACE_SETUP=host) on
+# FEATPROF_SPECS (default: predcost's two smallest), and what cudaMalloc + cudaFree cost per size
+# (matxtract-pool-first-use sizes)
 stage_featprof() {
   local re="row_pass|length_hist|hist_pairs|group_distinct|big_groups|long_rows|iota|invert|RadixSort|Histogram|Onesweep|Scan"
   mkdir -p "$OUT/featprof" && build-gpu/tuning/bench/matxtract-pool-first-use sizes | tee "$OUT/featprof/sizes.txt" &&
@@ -88,6 +89,9 @@ stage_featprof() {
       name=$(echo "$spec" | tr ':' '_')
       build-gpu/tuning/bench/matxtract-petsc-bench -gen "$spec" -reps 5 -setup_reps 5 -mat_matxtract_expected_mults 1000000 \
         -info :mat -o "$OUT/featprof/$name" 2>&1 | grep -E "prediction took|^[a-z]" > "$OUT/featprof/$name.log"
+      MX_TRACE_SETUP=host build-gpu/tuning/bench/matxtract-petsc-bench -gen "$spec" -reps 5 -setup_reps 5 \
+        -mat_matxtract_expected_mults 1000000 -info :mat -o "$OUT/featprof/$name-host" 2>&1 | grep -E "features|prediction took" |
+        sed 's/.*features (on the GPU) + prediction //; s/mx_trace_setup: //' > "$OUT/featprof/$name-host.txt"
       timeout 240 ncu --clock-control none --cache-control none --csv --page raw --metrics gpu__time_duration.sum \
         --kernel-name-base demangled -k regex:"$re" build-gpu/tuning/bench/matxtract-petsc-bench -gen "$spec" -reps 2 -setup_reps 2 \
         -mat_matxtract_expected_mults 1000000 -o /tmp/featprof-$name > "$OUT/featprof/$name-ncu.csv" 2> "$OUT/featprof/$name-ncu.err"
