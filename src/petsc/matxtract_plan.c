@@ -31,12 +31,13 @@
 /* CPU seconds of mx_features_compute per nonzero: tuning/predictor's matxtract-predictor measures
  * 10-25 ns; the upper end, so that the prediction never starts before it can be afforded */
 #define MATXTRACT_FEATURES_NS_PER_NNZ 25.0
-/* the same on the GPU (mx_device_features: a few passes, hash-table counts of the 8-row groups, one
- * radix sort of the rows by length, from one scratch allocation, two host waits): measured on an
- * H100 over the 41 setup-study matrices of 1.8M-90M nonzeros (tuning/results/h100/
- * predict-cost-2026-11-25c/, features + prediction: least squares 0.24 ms + 0.09 ns per nonzero);
- * an upper end over all of them (the closest: 0.81 of it), so that the prediction does not start
- * before it can be afforded */
+/* the same on the GPU (mx_device_features_start/finish: a few passes, hash-table counts of the 8-row
+ * groups, one radix sort of the rows by length, from one scratch allocation): measured on an H100
+ * over the 41 setup-study matrices of 1.8M-90M nonzeros, waited for (tuning/results/h100/
+ * predict-cost-2026-11-25c/: host + GPU, least squares 0.24 ms + 0.09 ns per nonzero; since the
+ * passes run beside the MatMults, the host's part alone is 0.27 ms + 0.03 ns, predict-cost-2026-11-25d/);
+ * an upper end of host + GPU over all of them (the closest: 0.81 of it), so that the prediction does
+ * not start before it can be afforded */
 #define MATXTRACT_FEATURES_GPU_NS_PER_NNZ 0.20
 #define MATXTRACT_FEATURES_GPU_FIXED_S    1.0e-3
 /* The mean fraction of a MatMult that a prediction saves: the fastest plan the labels measured vs
