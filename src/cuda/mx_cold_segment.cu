@@ -8,15 +8,16 @@
 #include "mx_kernel_common.cuh"
 
 /* Phase 2: rows [ra, rb) lie wholly inside the segment; their row pointers are in s_rp (s_rp[i] =
- * rowptr[ra+i] - s0). A lane group of g lanes (a power of two near the block's mean row length)
- * sums each row from shared memory, then y[r] = sum + z[r]. */
+ * rowptr[ra+i] - s0). A lane group of g lanes (the largest power of two with gk * g <= the block's
+ * mean row length, MX_SEG_GROUP_K in production) sums each row from shared memory, then y[r] =
+ * sum + z[r]. */
 __device__ __forceinline__ void seg_rows_from_shared(const int *s_rp, int ra, int rb, const double *prod,
-                                                     const double *z, double *y) {
+                                                     const double *z, double *y, int gk) {
   const int nr = rb - ra;
   if (nr <= 0) return; /* block-uniform */
   const int mean = (s_rp[nr] - s_rp[0]) / nr;
   int g = 1;
-  while (g < MX_SEG_MAX_GROUP && 2 * g <= mean) g *= 2;
+  while (g < MX_SEG_MAX_GROUP && gk * g <= mean) g *= 2;
   const int lane_g = threadIdx.x & (g - 1), group = threadIdx.x / g, ngroups = MX_SEG_THREADS / g;
   for (int base = 0; base < nr; base += ngroups) { /* same trip count for every lane */
     const int i = base + group;
@@ -82,7 +83,7 @@ __global__ void __launch_bounds__(MX_SEG_THREADS, MINB)
 mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *__restrict__ col,
                        const double *__restrict__ val, const int4 *__restrict__ plan,
                        const double *__restrict__ x, const double *__restrict__ xhot, const double *z, double *y,
-                       const Dec dec) {
+                       const Dec dec, int gk) {
   __shared__ double prod[MX_SEG_NNZ + MX_SEG_THREADS];
   __shared__ int s_rp[MX_SEG_MAX_ROWS + 1];
   __shared__ double red[MX_SEG_THREADS / 32];
@@ -96,7 +97,7 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
   mx_stage_products_dec<MX_SEG_THREADS, 1, XH>(dec, col, val, x, xhot, s1_seg, s1, prod + (s1_seg - s0)); /* short tail */
   __syncthreads();
   const bool crossing = rb > ra && s_rp[rb - ra] > s1 - s0;
-  seg_rows_from_shared(s_rp, ra, crossing ? rb - 1 : rb, prod, z, y);
+  seg_rows_from_shared(s_rp, ra, crossing ? rb - 1 : rb, prod, z, y, gk);
   if (crossing) seg_crossing_row<XH>(dec, rowptr, col, val, x, xhot, rb - 1, s0, s1, prod, z, y, red);
 }
 
@@ -104,7 +105,7 @@ template <int XH, class Dec>
 static void segment_kernel_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s,
                                   const Dec &dec) {
   mx_cold_segment_kernel<XH, Dec, MX_SEG_MIN_BLOCKS><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(
-      D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, D->seg_plan, x, D->xhot, z, y, dec);
+      D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, D->seg_plan, x, D->xhot, z, y, dec, MX_SEG_GROUP_K);
 }
 
 int mx_cold_segment_set_carveout(int percent) {
@@ -136,8 +137,16 @@ template <int VE, int IE> struct mx_pack_minb {
 };
 
 /* which packed kernel runs (tuning A/B; mx_cold_pack_set_variant): 0 as mx_pack_minb says, 1 every
- * encoding at 6 blocks per SM, 2 every encoding at 8 */
+ * encoding at 6 blocks per SM, 2 every encoding at 8; 3, 4, 5: lane groups by gk = 2 (the rule before
+ * MX_SEG_GROUP_K), 8, 32 instead of MX_SEG_GROUP_K (other summation orders: not bitwise the plain
+ * kernel's y, for timing only) */
 static int g_pack_variant = 0;
+
+/* the lane-group rule's gk of the packed kernel (seg_rows_from_shared) */
+static int pack_group_k() {
+  static const int gk[MX_PACK_VARIANTS] = {MX_SEG_GROUP_K, MX_SEG_GROUP_K, MX_SEG_GROUP_K, 2, 8, 32};
+  return gk[g_pack_variant];
+}
 extern "C" int mx_cold_pack_set_variant(int v) {
   const int old = g_pack_variant;
   if (v >= 0 && v < MX_PACK_VARIANTS) g_pack_variant = v;
@@ -152,7 +161,7 @@ static int packed_launch_mb(const mx_device *D, const double *x, const double *z
     carveout = true;
   }
   mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(
-      D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, D->seg_plan, x, nullptr, z, y, dec);
+      D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, D->seg_plan, x, nullptr, z, y, dec, pack_group_k());
   return 0;
 }
 

@@ -28,6 +28,16 @@
 #ifndef MX_SEG_MAX_GROUP
 #define MX_SEG_MAX_GROUP 32
 #endif
+/* a block's lane group g is the largest power of two (<= MX_SEG_MAX_GROUP) with
+ * MX_SEG_GROUP_K * g <= its mean row length: each lane sums about K products before the butterfly.
+ * 16, not the 2 of before: fewer instructions per nonzero where rows are short (the packed kernels are
+ * bound by issued instructions); H100, cold-pack-bench, plain / packed us, K 2 -> 16: lap2d:2000
+ * 126.8 -> 119.6 / 98.9 -> 80.8, lap3d27:100 136.4 -> 118.7 / 106.5 -> 79.1, rgg:20 ones 74.5 ->
+ * 67.3 / 53.8 -> 43.3, kron:20:16 ones 362.5 -> 358.3 / 317.8 -> 317.2
+ * (tuning/results/h100/cold-pack-perf-2026-11-25d) */
+#ifndef MX_SEG_GROUP_K
+#define MX_SEG_GROUP_K 16
+#endif
 
 /* Cold kernel B (merge path, Merrill & Garland): a tile of MERGE_THREADS threads consumes
  * MERGE_THREADS * MERGE_ITEMS merge items (row ends + nonzeros). */
