@@ -13,50 +13,49 @@ extern "C" {
 static const mx_cold_kernel kernels[] = {MX_COLD_SEGMENT, MX_COLD_MERGE, MX_COLD_CUSPARSE, MX_COLD_AUTO};
 static const char *const kernel_names[] = {"auto", "segment", "merge", "cusparse", "timed"};
 
-/* Every feature bitwise equal (memcmp: a NaN would fail too, none is expected). */
-static void check_features(const Csr &A) {
+/* Every feature of the GPU's fg bitwise equal to the CPU's fc (memcmp: a NaN would fail too, none is
+ * expected); the first that differs is named. */
+static void expect_same_features(const mx_features &fg, const mx_features &fc, const std::string &tag) {
+  int differ = 0, first = -1;
+  for (int i = 0; i < MX_NFEATURES; ++i)
+    if (memcmp(&fg.v[i], &fc.v[i], sizeof(double)) != 0) differ++, first = first < 0 ? i : first;
+  char what[256] = "";
+  if (first >= 0) snprintf(what, sizeof what, " (first: %s GPU %.17g CPU %.17g)", mx_feature_name(first), fg.v[first], fc.v[first]);
+  expect(differ == 0, tag + ": " + std::to_string(differ) + " features differ from the CPU's" + what);
+}
+
+/* A's features on the CPU (*fc) and A uploaded as the plain matrix ((0,0): *D); false (a failure
+ * recorded) when the build fails. */
+static bool cpu_features_and_plain_device(const Csr &A, mx_features *fc, mx_device **D) {
   const mx_csr a = A.view();
-  mx_features fc, fg;
   mx_format shell;
-  mx_device *D = nullptr;
-  expect(mx_features_compute(&a, &fc) == MX_OK, A.name + ": CPU features");
-  if (mx_device_build(&a, mx_crux{0, 0}, MX_MODE_AUTO, MX_COLD_AUTO, 0, &shell, &D)) {
-    expect(false, A.name + ": build at (0,0): " + mx_device_last_error());
-    return;
-  }
+  *D = nullptr;
+  expect(mx_features_compute(&a, fc) == MX_OK, A.name + ": CPU features");
+  if (!mx_device_build(&a, mx_crux{0, 0}, MX_MODE_AUTO, MX_COLD_AUTO, 0, &shell, D)) return true;
+  expect(false, A.name + ": build at (0,0): " + mx_device_last_error());
+  return false;
+}
+
+static void check_features(const Csr &A) {
+  mx_features fc, fg;
+  mx_device *D;
+  if (!cpu_features_and_plain_device(A, &fc, &D)) return;
   const int rc = mx_device_features(D, &fg);
   expect(rc == 0, A.name + ": GPU features: " + (rc ? mx_device_last_error() : ""));
-  for (int i = 0; i < MX_NFEATURES && rc == 0; ++i) {
-    char what[256];
-    snprintf(what, sizeof what, "%s: feature %s GPU %.17g CPU %.17g", A.name.c_str(), mx_feature_name(i), fg.v[i], fc.v[i]);
-    expect(memcmp(&fg.v[i], &fc.v[i], sizeof(double)) == 0, what);
-  }
+  if (rc == 0) expect_same_features(fg, fc, A.name);
   mx_device_free(D);
 }
 
 static std::vector<double> device_product(mx_device *D, const std::vector<double> &x, int nrows);
-
-/* mx_features of the GPU vs the CPU's fc, every feature bitwise */
-static void expect_same_features(const mx_features &fg, const mx_features &fc, const std::string &tag) {
-  int differ = 0;
-  for (int i = 0; i < MX_NFEATURES; ++i) differ += memcmp(&fg.v[i], &fc.v[i], sizeof(double)) != 0;
-  expect(differ == 0, tag + ": " + std::to_string(differ) + " features differ from the CPU's");
-}
 
 /* The two-step features: started, a product on D while the passes are queued (bitwise the product
  * of a D with no job), polled until ready, finished: equal to the CPU's; started twice (the first
  * job dropped), finished: equal; started and left to mx_device_free; finish and ready without a
  * job refused. */
 static void check_two_steps(const Csr &A, std::mt19937_64 &rng) {
-  const mx_csr a = A.view();
   mx_features fc, fg;
-  mx_format shell;
-  mx_device *D = nullptr;
-  expect(mx_features_compute(&a, &fc) == MX_OK, A.name + ": CPU features");
-  if (mx_device_build(&a, mx_crux{0, 0}, MX_MODE_AUTO, MX_COLD_AUTO, 0, &shell, &D)) {
-    expect(false, A.name + ": build at (0,0): " + mx_device_last_error());
-    return;
-  }
+  mx_device *D;
+  if (!cpu_features_and_plain_device(A, &fc, &D)) return;
   const std::vector<double> x = rand_vec((size_t)A.ncols, rng), y0 = device_product(D, x, A.nrows);
   int ready = 1;
   expect(mx_device_features_ready(D, &ready) != 0 && ready == 0, A.name + ": ready without a job refused");
