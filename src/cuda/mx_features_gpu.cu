@@ -423,15 +423,14 @@ __global__ void invert(int m, const int *__restrict__ perm, int *rank) {
 
 /* Every device array of the feature passes, carved out of one scratch allocation (one allocation and
  * one free per prediction, whatever the pool). The zeroed region [0, zero_bytes) holds counts, the
- * pairs, both histograms, collen and the long rows' extreme columns, so that one memset clears it;
- * counts and pairs come first, so that one copy of [counts, pairs + npairs) reads both back. A
+ * pairs, both histograms, collen and the long rows' extreme columns, so that one memset clears it. A
  * histogram is sized by the longest length a CSR without repeated entries can have (ncols for rows,
  * nrows for columns), so that no pass waits for the maxima; lengths beyond are counted apart
  * (full_hist_to_host then counts again). */
 struct feature_arrays {
   unsigned long long *counts;                   /* C_NCOUNTS */
   int2 *pairs;                                  /* pair_cap: the histograms' non-zero bins (hist_pairs) */
-  size_t pairs_off, pair_cap;                   /* pairs - counts in bytes; pairs' capacity */
+  size_t pair_cap;                              /* pairs' capacity */
   int *row_hist, *col_hist;                     /* ncols + 1, nrows + 1 */
   int *collen;                                  /* ncols */
   int *jmax1, *jneg;                            /* nlong_max each: the long rows' extreme columns */
@@ -488,7 +487,6 @@ int feature_arrays_alloc(mx_device *D, mx_scratch &W, int m, int n, int nnz, fea
                         (void **)&A->group_tab_off, (void **)&A->group_tab_size, (void **)&A->big, (void **)&A->tables, &W.cub};
   for (int k = 0; k < NARRAYS; ++k) *at[k] = base + off[k];
   A->zero_bytes = off[NZEROED];
-  A->pairs_off = off[1];
   W.cub_bytes = cub_bytes;
   return 0;
 }
