@@ -168,8 +168,10 @@ static PetscBool MatXtractOnDevice(Mat A)
 }
 
 /* The plans MatXtractPredict weighs, into plans[0 .. 2 nc]: the nc candidates with the settings'
- * fixed parts replaced, the plan in use (at nc), and the candidates with the crux (and, with a hot
- * region, the hot mode) in use: the cold kernels for the format in use. */
+ * fixed parts replaced, the plan in use (at nc), and the candidates with the crux and hot mode in
+ * use: the cold kernels for the format in use. (The hot mode in use also without a hot region: the
+ * candidates, and so the labels, pair crux (0,0) with one mode only, so another one there would ask
+ * the model about inputs it never saw; equal plans are evaluated once.) */
 static void MatXtractPredictPlans(const mx_model *M, const MatXtractSettings *set, const mx_plan *cur, mx_plan *plans)
 {
   const int32_t nc = M->ncandidates;
@@ -179,7 +181,7 @@ static void MatXtractPredictPlans(const mx_model *M, const MatXtractSettings *se
     MatXtractPlanConstrain(set, &p);
     plans[c] = p;
     p.crux   = cur->crux;
-    if (cur->crux.tau_r > 0) p.mode = cur->mode;
+    p.mode   = cur->mode;
     plans[nc + 1 + c] = p;
   }
   plans[nc] = *cur;
