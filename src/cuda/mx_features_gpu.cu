@@ -453,11 +453,18 @@ int length_bits(int maxl) { return std::max(1, bits_for((uint64_t)maxl)); }
  * per histogram. */
 size_t pair_capacity(int nnz) { return 2 * ((size_t)std::sqrt(2.0 * (double)nnz) + 2); }
 
-/* bytes of CUB temporary storage of the row-length sort, the one CUB pass (a size query: nothing runs) */
+/* The row-length sort, the one CUB pass: keys on the bits of nnz, which no row is longer than (so
+ * that nothing waits for the longest row); with A NULL a size query (nothing runs), else A's rows.
+ * One function for both, so that the storage sized by the query is the sort's. */
+cudaError_t row_sort(void *tmp, size_t &bytes, const feature_arrays *A, int m, int nnz, cudaStream_t s) {
+  return cub::DeviceRadixSort::SortPairsDescending(tmp, bytes, A ? A->rowlen : nullptr, A ? A->len_sorted : nullptr, A ? A->idx : nullptr,
+                                                   A ? A->perm : nullptr, m, 0, length_bits(nnz), s);
+}
+
+/* bytes of CUB temporary storage of the row-length sort (a size query: nothing runs) */
 int cub_bytes_needed(int m, int nnz, size_t *need) {
   *need = 0;
-  MX_CUDA_TRY(cub::DeviceRadixSort::SortPairsDescending(nullptr, *need, (int *)nullptr, (int *)nullptr, (int *)nullptr,
-                                                        (int *)nullptr, m, 0, length_bits(nnz))); /* a row has at most nnz entries */
+  MX_CUDA_TRY(row_sort(nullptr, *need, nullptr, m, nnz, 0));
   return 0;
 }
 
@@ -512,14 +519,14 @@ int group_distinct_counts(mx_device *D, mx_scratch &W, const feature_arrays &A, 
   return 0;
 }
 
-/* rows sorted by length (at most maxl), descending, ties by index (a radix sort is stable): perm,
- * and rank = its inverse (m > 0). The CUB storage was sized by cub_bytes_needed for these m and
- * maxl = nnz (feature_arrays_alloc), so the sort runs without a second size query. */
-int sort_rows_by_length(mx_scratch &W, int m, int maxl, const feature_arrays &A) {
+/* rows sorted by length, descending, ties by index (a radix sort is stable): perm, and rank = its
+ * inverse (m > 0). W's CUB storage was sized by cub_bytes_needed for these m and nnz
+ * (feature_arrays_alloc), so the sort runs without a second size query. */
+int sort_rows_by_length(mx_scratch &W, int m, int nnz, const feature_arrays &A) {
   iota<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.idx);
   MX_LAUNCH_CHECK("feature iota launch");
   size_t bytes = W.cub_bytes;
-  if (mx_cuda_check(cub::DeviceRadixSort::SortPairsDescending(W.cub, bytes, A.rowlen, A.len_sorted, A.idx, A.perm, m, 0, length_bits(maxl), W.stream), "feature sort rows by length")) return 1;
+  if (mx_cuda_check(row_sort(W.cub, bytes, &A, m, nnz, W.stream), "feature sort rows by length")) return 1;
   invert<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.perm, A.rank);
   MX_LAUNCH_CHECK("feature invert launch");
   return 0;
@@ -602,8 +609,8 @@ struct mx_features_job {
 
 namespace {
 
-/* Every pass queued on J's stream, the host waiting for none of them: the rows are sorted by length
- * on the bits of nnz (no row is longer), so that the sort needs no longest row read back. */
+/* Every pass queued on J's stream, the host waiting for none of them (row_sort needs no longest row
+ * read back). */
 int queue_passes(mx_device *D, mx_features_job &J) {
   const int m = D->nrows, n = D->ncols, nnz = D->cold_nnz;
   mx_scratch &W = J.W;
