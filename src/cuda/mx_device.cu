@@ -75,6 +75,7 @@ extern "C" const char *mx_device_last_error(void) { return mx_last_error; }
 extern "C" void mx_device_release_pools(void) {
   mx_h2d_release();
   mx_scratch_pools_release();
+  mx_workspaces_release();
 }
 
 extern "C" int mx_device_synchronize(void) { return mx_cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
@@ -234,8 +235,10 @@ static mx_cold_kernel cold_rule(int32_t nrows, int64_t cold_nnz, int64_t maxlen,
   return MX_COLD_SEGMENT;
 }
 
-/* The cold kernel of request req for the host format F: the rule's statistics on the host. */
-static mx_cold_kernel resolve_cold(const mx_format *F, mx_cold_kernel req) {
+/* The cold kernel of request req for the host format F: the rule's statistics on the host (*longest:
+ * the longest cold row where measured, else -1). */
+static mx_cold_kernel resolve_cold(const mx_format *F, mx_cold_kernel req, int64_t *longest) {
+  *longest = -1;
   if (req == MX_COLD_SEGMENT || req == MX_COLD_MERGE) return req; /* cusparse: ours first, then switched */
   int64_t maxlen = 0, sumsq = 0;
   for (int r = 0; r < F->nrows; ++r) {
@@ -243,15 +246,17 @@ static mx_cold_kernel resolve_cold(const mx_format *F, mx_cold_kernel req) {
     maxlen = l > maxlen ? l : maxlen;
     sumsq += l * l;
   }
+  *longest = maxlen;
   return cold_rule(F->nrows, F->cold_nnz, maxlen, sumsq);
 }
 
-/* The same for D's cold CSR, the statistics on the GPU (mx_cold_row_stats_dev). */
+/* The same for D's cold CSR, the statistics on the GPU (mx_cold_row_stats_dev; D->cold_maxlen set). */
 static int resolve_cold_dev(mx_device *D, mx_cold_kernel req, mx_cold_kernel *k) {
   *k = req;
   if (req == MX_COLD_SEGMENT || req == MX_COLD_MERGE) return 0;
   int64_t maxlen, sumsq;
   if (mx_cold_row_stats_dev(D, &maxlen, &sumsq)) return 1;
+  D->cold_maxlen = maxlen;
   *k = cold_rule(D->nrows, D->cold_nnz, maxlen, sumsq);
   return 0;
 }
@@ -492,7 +497,7 @@ extern "C" int mx_device_upload_xhot(const mx_format *F, mx_cold_kernel cold, in
   if (mx_device_count() == 0) return mx_fail("mx_device_upload: no CUDA device is visible");
   mx_device *D = (mx_device *)calloc(1, sizeof *D);
   if (!D) return mx_fail("mx_device_upload: out of host memory");
-  D->cold = resolve_cold(F, cold);
+  D->cold = resolve_cold(F, cold, &D->cold_maxlen);
   if (upload_arrays(F, D) || finish_setup(F, xhot_cols, cold, D) || choose_cold(D, cold)) {
     mx_device_free(D);
     return 1;
@@ -511,6 +516,7 @@ extern "C" int mx_device_build(const mx_csr *A, mx_crux c, mx_mode_request mode,
   if (mx_device_count() == 0) return mx_fail("mx_device_build: no CUDA device is visible");
   mx_device *D = (mx_device *)calloc(1, sizeof *D);
   if (!D) return mx_fail("mx_device_build: out of host memory");
+  D->cold_maxlen = -1;
   mx_trace_step(nullptr);
   int rc = mx_build_on_device(A, c, mode, D, shell);
   mx_trace_step("build: end (scratch freed)");

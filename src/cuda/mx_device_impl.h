@@ -32,6 +32,7 @@ struct mx_device {
 
   /* cold CSR */
   int cold_nnz;
+  int64_t cold_maxlen; /* its longest row when the cold rule measured it (AUTO), else -1 */
   int *cold_rowptr, *cold_col, *cold_src;
   double *cold_val;
   /* segment plan: block b multiplies segment seg_plan[b].z and owns rows seg_plan[b].x .. .y-1 */
@@ -125,6 +126,23 @@ static inline void mx_cuda_free_on(mx_device *D, T **p, size_t count) {
 int mx_scratch_malloc(void **p, size_t bytes, cudaStream_t stream, bool make_pool, bool *from_pool, const char *what);
 void mx_scratch_free(void *p, cudaStream_t stream, bool from_pool);
 void mx_scratch_pools_release(void);
+
+/* A device's kept workspace for a short job started by one call and collected by a later one
+ * (mx_workspace.cu): a stream, an event, device scratch and a pinned host buffer, handed out with
+ * buffers of at least the bytes asked and given back once nothing queued on the stream is left.
+ * mx_workspaces_release destroys the idle ones (before the CUDA context goes). */
+struct mx_workspace {
+  int dev;
+  cudaStream_t stream;
+  cudaEvent_t done;
+  void *dev_buf;
+  size_t dev_bytes;
+  void *host_buf; /* pinned */
+  size_t host_bytes;
+};
+int mx_workspace_take(size_t dev_bytes, size_t host_bytes, mx_workspace **w);
+void mx_workspace_give(mx_workspace *w);
+void mx_workspaces_release(void);
 
 /* Wait for D's pending feature passes (if any) and free what they hold (mx_features_gpu.cu). */
 void mx_features_job_drop(mx_device *D);

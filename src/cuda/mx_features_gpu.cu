@@ -5,8 +5,9 @@
  * mx_features_from_counts: the result equals mx_features_compute on the same CSR bit for bit
  * (tests/cuda/test_cuda_features).
  *
- * Passes, all queued on a stream of their own from one scratch allocation (mx_device_features_start),
- * the host waiting for none of them; mx_device_features_finish reads the counts back once they ran:
+ * Passes, all queued on the stream of the device's kept workspace (mx_workspace: stream, event, scratch
+ * and pinned buffer made once per process) by mx_device_features_start, the host waiting for none of
+ * them; mx_device_features_finish reads what they copied back once they ran:
  *   1. one thread per row (a warp per row longer than kWideRow): row length, diag/upper/band/span
  *      counts, and every entry added to its column's length (integer reductions; a hub column's adds
  *      queue at one L2 line, which on an H100 cost less than the radix sort of the columns that
@@ -22,9 +23,10 @@
  *      whatever the order of the inserts, so no sort of the entries is needed;
  *   4. pass 2 on the column lengths (complete once the long rows are counted);
  *   5. rows stably sorted by length, descending (CUB; ties keep the index order, as the core's
- *      counting sort; on the bits of nnz, which no row is longer than, so that nothing waits for the
- *      longest row), then pass 3 on the groups of the sorted order;
- *   6. (finish) the host reads the counters and the pairs. */
+ *      counting sort; on the bits of the longest row where the upload measured it, else of nnz: no
+ *      row is longer, and nothing waits for the longest row), then pass 3 on the sorted groups;
+ *   6. one copy of the counters, the long rows' extreme columns and the pairs to the pinned buffer
+ *      (finish reads them from there: no copy call, no second wait). */
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -162,16 +164,17 @@ struct entry_stats {
 };
 
 /* Pass 1, one thread per row i (blocks of 32 kWarpsPerBlock consecutive rows: a warp's lanes are 32
- * consecutive rows, 8 of its lanes an 8-row group): the positional counts, row lengths and the
- * column lengths (collen, zeroed before; long_rows_pass adds the long rows' entries). A thread
+ * consecutive rows, 8 of its lanes an 8-row group): the positional counts, row lengths (and idx[i]
+ * = i, the row sort's values) and the column lengths (collen, zeroed before; long_rows_pass adds the
+ * long rows' entries). A thread
  * takes its row's entries alone when it has at most kWideRow, else its warp takes them together (the
  * warp's wide rows one after the other); a row longer than kLongRow is only listed (long_rows_pass
  * takes its entries). Sums over the warp, then the block's shared counters, then one atomic per
  * counter and block (integer atomics: the totals do not depend on the order). */
 constexpr int kWideRow = 32;
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
-row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int *rowlen, int *collen, unsigned long long *counts,
-         int *long_rows) {
+row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int *rowlen, int *idx, int *collen,
+         unsigned long long *counts, int *long_rows) {
   __shared__ unsigned long long s[C_NCOUNTS];
   if (threadIdx.x < C_NCOUNTS) s[threadIdx.x] = 0;
   __syncthreads();
@@ -190,7 +193,7 @@ row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int
     if (lane == r) e = ew;
   }
   if (len > kLongRow) long_rows[atomicAdd(&counts[C_NLONG], 1ull)] = i;
-  if (i < m) rowlen[i] = len;
+  if (i < m) rowlen[i] = len, idx[i] = i; /* idx: the row sort's values */
   int next = __shfl_down_sync(full, len, 1); /* row i + 1's length; lane 31 loads it */
   if (lane == 31 && i + 1 < m) next = rowptr[i + 2] - rowptr[i + 1];
   int group_max = len; /* the longest row of i's 8-row group, in the group's 8 lanes */
@@ -364,16 +367,6 @@ long_rows_pass(int n, const int *__restrict__ rowptr, const int *__restrict__ co
   }
 }
 
-/* the long rows' share of row_pass's row counts: each is non-empty, its span from its extreme columns */
-__global__ void long_rows_spans(int n, const int *__restrict__ jmax1, const int *__restrict__ jneg, unsigned long long *counts) {
-  const int nlong = (int)counts[C_NLONG];
-  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < nlong; r += gridDim.x * blockDim.x) {
-    const long long jmax = jmax1[r] - 1, jmin = n - jneg[r];
-    atomicAdd(&counts[C_NONEMPTY], 1ull);
-    atomicAdd(&counts[C_SPAN], (unsigned long long)(jmax - jmin + 1));
-  }
-}
-
 /* hist[l] += 1 for each length l = len[i] <= bound (hist zeroed, bound + 1 long), *over += 1 for each
  * longer one (only a CSR with repeated entries has a row longer than ncols), *maxl = max(*maxl, len):
  * the lanes of a warp holding the same length add once (stencil and power-law lengths repeat within a
@@ -409,31 +402,25 @@ __global__ void hist_pairs(const int *__restrict__ hist, int bound, const unsign
   }
 }
 
-/* idx[i] = i */
-__global__ void iota(int m, int *idx) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < m) idx[i] = i;
-}
-
 /* rank[perm[t]] = t */
 __global__ void invert(int m, const int *__restrict__ perm, int *rank) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t < m) rank[perm[t]] = t;
 }
 
-/* Every device array of the feature passes, carved out of one scratch allocation (one allocation and
- * one free per prediction, whatever the pool). The zeroed region [0, zero_bytes) holds counts, the
- * pairs, both histograms, collen and the long rows' extreme columns, so that one memset clears it. A
- * histogram is sized by the longest length a CSR without repeated entries can have (ncols for rows,
+/* Every device array of the feature passes, carved out of the device's kept workspace (mx_workspace:
+ * no allocation per prediction once a process has made it). The region [0, read_bytes) holds what the
+ * host reads back, in one copy queued behind the passes: counts, the long rows' extreme columns and
+ * the pairs; the zeroed region [0, zero_bytes) that and both histograms and collen, so that one
+ * memset clears it. A histogram is sized by the longest length a CSR without repeated entries can have (ncols for rows,
  * nrows for columns), so that no pass waits for the maxima; lengths beyond are counted apart
  * (full_hist_to_host then counts again). */
 struct feature_arrays {
   unsigned long long *counts;                   /* C_NCOUNTS */
+  int *jmax1, *jneg;                            /* nlong_max each: the long rows' extreme columns */
   int2 *pairs;                                  /* pair_cap: the histograms' non-zero bins (hist_pairs) */
-  size_t pair_cap;                              /* pairs' capacity */
   int *row_hist, *col_hist;                     /* ncols + 1, nrows + 1 */
   int *collen;                                  /* ncols */
-  int *jmax1, *jneg;                            /* nlong_max each: the long rows' extreme columns */
   int *long_rows;                               /* nlong_max: the rows longer than kLongRow */
   int *rowlen, *idx, *perm, *rank, *len_sorted; /* nrows each */
   unsigned long long *group_tab_off;            /* ngroups each: a big group's hash table in tables, */
@@ -442,7 +429,15 @@ struct feature_arrays {
   int *tables;                                  /* 2 nnz: the big groups' hash tables, 2 E ints each: the
                                                    groups of an order hold nnz entries at most, so they
                                                    fit by construction */
-  size_t zero_bytes;
+  size_t pair_cap, nlong_max;                   /* pairs' and the long rows' capacity */
+  size_t zero_bytes, read_bytes;
+};
+
+/* the same bytes [0, read_bytes) copied to the host: where each array is there */
+struct feature_readback {
+  const unsigned long long *counts;
+  const int *jmax1, *jneg;
+  const int2 *pairs;
 };
 
 /* bits of a row-length sort key for rows of at most maxl entries */
@@ -453,49 +448,69 @@ int length_bits(int maxl) { return std::max(1, bits_for((uint64_t)maxl)); }
  * per histogram. */
 size_t pair_capacity(int nnz) { return 2 * ((size_t)std::sqrt(2.0 * (double)nnz) + 2); }
 
-/* The row-length sort, the one CUB pass: keys on the bits of nnz, which no row is longer than (so
- * that nothing waits for the longest row); with A NULL a size query (nothing runs), else A's rows.
+/* The row-length sort, the one CUB pass: keys on the bits of maxl, which no row is longer than
+ * (longest_row_bound: nothing waits for the longest row); with A NULL a size query (nothing runs), else A's rows.
  * One function for both, so that the storage sized by the query is the sort's. */
-cudaError_t row_sort(void *tmp, size_t &bytes, const feature_arrays *A, int m, int nnz, cudaStream_t s) {
+cudaError_t row_sort(void *tmp, size_t &bytes, const feature_arrays *A, int m, int maxl, cudaStream_t s) {
   return cub::DeviceRadixSort::SortPairsDescending(tmp, bytes, A ? A->rowlen : nullptr, A ? A->len_sorted : nullptr, A ? A->idx : nullptr,
-                                                   A ? A->perm : nullptr, m, 0, length_bits(nnz), s);
+                                                   A ? A->perm : nullptr, m, 0, length_bits(maxl), s);
 }
 
 /* bytes of CUB temporary storage of the row-length sort (a size query: nothing runs) */
-int cub_bytes_needed(int m, int nnz, size_t *need) {
+int cub_bytes_needed(int m, int maxl, size_t *need) {
   *need = 0;
-  MX_CUDA_TRY(row_sort(nullptr, *need, nullptr, m, nnz, 0));
+  MX_CUDA_TRY(row_sort(nullptr, *need, nullptr, m, maxl, 0));
   return 0;
 }
 
 /* the offset after an array of bytes at off, rounded up to 256 bytes */
 size_t carve(size_t off, size_t bytes) { return (off + bytes + 255) / 256 * 256; }
 
-/* A's arrays and W's CUB storage (W.cub, W.cub_bytes: the row sort's) in one allocation */
-int feature_arrays_alloc(mx_device *D, mx_scratch &W, int m, int n, int nnz, feature_arrays *A) {
+/* Byte offsets of A's arrays in one buffer, the last one the row sort's CUB storage (off[NARRAYS]:
+ * the whole buffer) */
+struct feature_layout {
+  enum { NARRAYS = 18, NREAD = 4, NZEROED = 7 };
+  size_t off[NARRAYS + 1];
+  size_t pair_cap, nlong_max;
+};
+
+int feature_layout_of(int m, int n, int nnz, int maxl, feature_layout *L) {
   const size_t M = (size_t)std::max(m, 1), N = (size_t)std::max(n, 1), Z = (size_t)std::max(nnz, 1), I = sizeof(int);
   const size_t G = (M + MX_CHUNK_ROWS - 1) / MX_CHUNK_ROWS;
-  const size_t L = (size_t)nnz / (kLongRow + 1) + 1; /* rows longer than kLongRow, at most */
-  A->pair_cap = pair_capacity(nnz);
-  const size_t bytes[] = {sizeof(unsigned long long) * C_NCOUNTS, sizeof(int2) * A->pair_cap, I * ((size_t)n + 1),
-                          I * ((size_t)m + 1), I * N, I * L, I * L, /* zeroed */
-                          I * L, I * M, I * M, I * M, I * M, I * M, sizeof(unsigned long long) * G, sizeof(unsigned) * G, I * G,
-                          I * 2 * Z, 0};
-  enum { NARRAYS = sizeof bytes / sizeof bytes[0], NZEROED = 7 };
-  size_t off[NARRAYS + 1] = {0}, cub_bytes;
-  if (cub_bytes_needed(m, nnz, &cub_bytes)) return 1;
-  for (int k = 0; k < NARRAYS; ++k) off[k + 1] = carve(off[k], k == NARRAYS - 1 ? cub_bytes : bytes[k]);
-  char *base;
-  if (mx_scratch_alloc(D, W, &base, off[NARRAYS], "alloc feature scratch")) return 1;
-  void **at[NARRAYS] = {(void **)&A->counts, (void **)&A->pairs, (void **)&A->row_hist, (void **)&A->col_hist, (void **)&A->collen,
-                        (void **)&A->jmax1,  (void **)&A->jneg,     (void **)&A->long_rows,
-                        (void **)&A->rowlen, (void **)&A->idx,      (void **)&A->perm,
-                        (void **)&A->rank,   (void **)&A->len_sorted,
-                        (void **)&A->group_tab_off, (void **)&A->group_tab_size, (void **)&A->big, (void **)&A->tables, &W.cub};
-  for (int k = 0; k < NARRAYS; ++k) *at[k] = base + off[k];
-  A->zero_bytes = off[NZEROED];
-  W.cub_bytes = cub_bytes;
+  L->nlong_max = (size_t)nnz / (kLongRow + 1) + 1;
+  L->pair_cap = pair_capacity(nnz);
+  size_t cub_bytes;
+  if (cub_bytes_needed(m, maxl, &cub_bytes)) return 1;
+  const size_t NL = L->nlong_max;
+  const size_t bytes[feature_layout::NARRAYS] = {
+      sizeof(unsigned long long) * C_NCOUNTS, I * NL, I * NL, sizeof(int2) * L->pair_cap, /* read back */
+      I * ((size_t)n + 1), I * ((size_t)m + 1), I * N,                                   /* zeroed too */
+      I * NL, I * M, I * M, I * M, I * M, I * M, sizeof(unsigned long long) * G, sizeof(unsigned) * G, I * G, I * 2 * Z, cub_bytes};
+  L->off[0] = 0;
+  for (int k = 0; k < feature_layout::NARRAYS; ++k) L->off[k + 1] = carve(L->off[k], bytes[k]);
   return 0;
+}
+
+/* A's arrays and W's CUB storage (W.cub, W.cub_bytes: the row sort's) at L's offsets of base */
+void feature_arrays_carve(char *base, const feature_layout &L, mx_scratch &W, feature_arrays *A) {
+  void **at[feature_layout::NARRAYS] = {(void **)&A->counts, (void **)&A->jmax1, (void **)&A->jneg, (void **)&A->pairs,
+                                        (void **)&A->row_hist, (void **)&A->col_hist, (void **)&A->collen,
+                                        (void **)&A->long_rows, (void **)&A->rowlen, (void **)&A->idx, (void **)&A->perm,
+                                        (void **)&A->rank, (void **)&A->len_sorted, (void **)&A->group_tab_off,
+                                        (void **)&A->group_tab_size, (void **)&A->big, (void **)&A->tables, &W.cub};
+  for (int k = 0; k < feature_layout::NARRAYS; ++k) *at[k] = base + L.off[k];
+  A->pair_cap = L.pair_cap;
+  A->nlong_max = L.nlong_max;
+  A->read_bytes = L.off[feature_layout::NREAD];
+  A->zero_bytes = L.off[feature_layout::NZEROED];
+  W.cub_bytes = L.off[feature_layout::NARRAYS] - L.off[feature_layout::NARRAYS - 1];
+}
+
+/* the read-back copy's arrays at A's offsets of host */
+feature_readback readback_of(const void *host, const feature_arrays &A) {
+  const char *h = (const char *)host, *d = (const char *)A.counts;
+  return {(const unsigned long long *)h, (const int *)(h + ((const char *)A.jmax1 - d)), (const int *)(h + ((const char *)A.jneg - d)),
+          (const int2 *)(h + ((const char *)A.pairs - d))};
 }
 
 /* Pass 3 on the 8-row groups of the original order (perm NULL, rank unused) or of the rows sorted by
@@ -512,21 +527,15 @@ int group_distinct_counts(mx_device *D, mx_scratch &W, const feature_arrays &A, 
   if (perm) long_rows_pass<false><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(D->ncols, D->cold_rowptr, D->cold_col, A.long_rows, rank, A.tables, A.group_tab_off, A.group_tab_size, A.counts, S, nullptr, nullptr, nullptr);
   else long_rows_pass<true><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(D->ncols, D->cold_rowptr, D->cold_col, A.long_rows, nullptr, A.tables, A.group_tab_off, A.group_tab_size, A.counts, S, A.collen, A.jmax1, A.jneg);
   MX_LAUNCH_CHECK("feature long_rows_pass launch");
-  if (!perm) {
-    long_rows_spans<<<4, 256, 0, W.stream>>>(D->ncols, A.jmax1, A.jneg, A.counts);
-    MX_LAUNCH_CHECK("feature long_rows_spans launch");
-  }
   return 0;
 }
 
 /* rows sorted by length, descending, ties by index (a radix sort is stable): perm, and rank = its
- * inverse (m > 0). W's CUB storage was sized by cub_bytes_needed for these m and nnz
- * (feature_arrays_alloc), so the sort runs without a second size query. */
-int sort_rows_by_length(mx_scratch &W, int m, int nnz, const feature_arrays &A) {
-  iota<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.idx);
-  MX_LAUNCH_CHECK("feature iota launch");
+ * inverse (m > 0), no row longer than maxl. W's CUB storage was sized by cub_bytes_needed for these m
+ * and maxl (feature_layout_of), so the sort runs without a second size query. */
+int sort_rows_by_length(mx_scratch &W, int m, int maxl, const feature_arrays &A) {
   size_t bytes = W.cub_bytes;
-  if (mx_cuda_check(row_sort(W.cub, bytes, &A, m, nnz, W.stream), "feature sort rows by length")) return 1;
+  if (mx_cuda_check(row_sort(W.cub, bytes, &A, m, maxl, W.stream), "feature sort rows by length")) return 1;
   invert<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.perm, A.rank);
   MX_LAUNCH_CHECK("feature invert launch");
   return 0;
@@ -573,12 +582,15 @@ void keys_to_bins(std::vector<uint64_t> &keys, host_bins &H) {
 /* rows, cols: the bins from the pairs that hist_pairs listed (a row pair (l, c), a column pair (~l, c)),
  * sorted by length (lengths are distinct within a dimension: a sort of 64-bit keys), or counted
  * again (full_hist_to_host) where lengths went beyond the histogram */
-int bins_to_host(mx_device *D, mx_scratch &W, const feature_arrays &A, const unsigned long long *h, const std::vector<int2> &pairs,
+int bins_to_host(mx_device *D, mx_scratch &W, const feature_arrays &A, const unsigned long long *h, const int2 *pairs, size_t npairs,
                  host_bins &rows, host_bins &cols) {
   std::vector<uint64_t> rk, ck;
-  rk.reserve(pairs.size());
-  ck.reserve(pairs.size());
-  for (const int2 &p : pairs) (p.x >= 0 ? rk : ck).push_back((uint64_t)(p.x >= 0 ? p.x : ~p.x) << 32 | (uint32_t)p.y);
+  rk.reserve(npairs);
+  ck.reserve(npairs);
+  for (size_t k = 0; k < npairs; ++k) {
+    const int2 p = pairs[k];
+    (p.x >= 0 ? rk : ck).push_back((uint64_t)(p.x >= 0 ? p.x : ~p.x) << 32 | (uint32_t)p.y);
+  }
   keys_to_bins(rk, rows);
   keys_to_bins(ck, cols);
   if (D->nrows > 0 && h[C_ROW_OVER] && full_hist_to_host(D, W, A.rowlen, D->nrows, (int32_t)h[C_ROW_MAX], rows)) return 1;
@@ -586,40 +598,44 @@ int bins_to_host(mx_device *D, mx_scratch &W, const feature_arrays &A, const uns
   return 0;
 }
 
-/* the counts, then the histograms' pairs, read back once the passes finished */
-int read_counts_and_pairs(const feature_arrays &A, unsigned long long *h, std::vector<int2> &pairs) {
-  MX_CUDA_TRY(cudaMemcpy(h, A.counts, sizeof(unsigned long long) * C_NCOUNTS, cudaMemcpyDeviceToHost));
-  if (h[C_NPAIRS] > A.pair_cap)
-    return mx_fail("mx_device_features: %llu histogram bins listed, more than the %zu a CSR can have", h[C_NPAIRS], A.pair_cap);
-  pairs.resize((size_t)h[C_NPAIRS]);
-  if (!pairs.empty()) MX_CUDA_TRY(cudaMemcpy(pairs.data(), A.pairs, sizeof(int2) * pairs.size(), cudaMemcpyDeviceToHost));
-  return 0;
+/* no row of D is longer: its longest row where the cold rule measured it at upload, else nnz (so
+ * that the row sort's keys take the bits needed, and nothing waits for the longest row) */
+int longest_row_bound(const mx_device *D) { return D->cold_maxlen >= 0 ? (int)D->cold_maxlen : D->cold_nnz; }
+
+/* the long rows' share of row_pass's row counts (row_pass only listed them): each is non-empty, its
+ * span from its extreme columns */
+void long_rows_spans(const feature_readback &R, int n, mx_feature_counts *c) {
+  const int nlong = (int)R.counts[C_NLONG];
+  for (int r = 0; r < nlong; ++r) {
+    const long long jmax = R.jmax1[r] - 1, jmin = n - R.jneg[r];
+    c->nonempty_rows += 1;
+    c->span_sum += jmax - jmin + 1;
+  }
 }
 
 } // namespace
 
-/* The feature passes of one D queued on a stream of their own: its scratch (freed with the job),
- * the arrays carved out of it, and the event recorded after the last pass. */
+/* The feature passes of one D queued on its device's kept workspace (stream, event, scratch, pinned
+ * read-back buffer: given back with the job), the arrays carved out of the scratch, and rare extra
+ * scratch in W (full_hist_to_host, on the workspace's stream). */
 struct mx_features_job {
+  mx_workspace *ws;
   mx_scratch W;
   feature_arrays A;
-  cudaEvent_t done = nullptr;
-  explicit mx_features_job(cudaStream_t s) : W(s) {}
+  explicit mx_features_job(mx_workspace *w) : ws(w), W(w->stream) {}
 };
 
 namespace {
 
-/* Every pass queued on J's stream, the host waiting for none of them (row_sort needs no longest row
- * read back). */
-int queue_passes(mx_device *D, mx_features_job &J) {
-  const int m = D->nrows, n = D->ncols, nnz = D->cold_nnz;
+/* Every pass queued on J's stream, then the copy of [0, read_bytes) to the pinned buffer and the
+ * event: the host waits for none of them (maxl bounds the rows: the sort reads no longest row back). */
+int queue_passes(mx_device *D, mx_features_job &J, int maxl) {
+  const int m = D->nrows, n = D->ncols;
   mx_scratch &W = J.W;
   feature_arrays &A = J.A;
-  if (feature_arrays_alloc(D, W, m, n, nnz, &A)) return 1;
   MX_CUDA_TRY(cudaMemsetAsync(A.counts, 0, A.zero_bytes, W.stream));
-  mx_trace_step(W.ptrs[0].from_pool ? "features: scratch (pool)" : "features: scratch (cudaMalloc)");
   if (m > 0) {
-    row_pass<<<(m + 32 * kWarpsPerBlock - 1) / (32 * kWarpsPerBlock), 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, A.rowlen, A.collen, A.counts, A.long_rows);
+    row_pass<<<(m + 32 * kWarpsPerBlock - 1) / (32 * kWarpsPerBlock), 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, A.rowlen, A.idx, A.collen, A.counts, A.long_rows);
     MX_LAUNCH_CHECK("feature row_pass launch");
     mx_trace_step("features: row pass, column lengths");
     length_hist<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.rowlen, n, A.row_hist, A.counts + C_ROW_MAX, A.counts + C_ROW_OVER);
@@ -637,44 +653,47 @@ int queue_passes(mx_device *D, mx_features_job &J) {
     MX_LAUNCH_CHECK("feature column hist_pairs launch");
   }
   mx_trace_step("features: column length histogram, pairs");
-  if (m > 0 && sort_rows_by_length(W, m, nnz, A)) return 1;
+  if (m > 0 && sort_rows_by_length(W, m, maxl, A)) return 1;
   mx_trace_step("features: rows sorted by length");
   if (m > 0 && group_distinct_counts(D, W, A, A.perm, A.rank, kSortedOrder)) return 1;
   mx_trace_step("features: sorted 8-row groups");
-  MX_CUDA_TRY(cudaEventRecord(J.done, W.stream));
+  MX_CUDA_TRY(cudaMemcpyAsync(J.ws->host_buf, A.counts, A.read_bytes, cudaMemcpyDeviceToHost, W.stream));
+  MX_CUDA_TRY(cudaEventRecord(J.ws->done, W.stream));
   return 0;
 }
 
-/* c's counts and the histograms' bins from J's finished passes */
+/* c's counts and the histograms' bins from J's finished passes (their read-back copy) */
 int collect_counts(mx_device *D, mx_features_job &J, mx_feature_counts *c, host_bins &rows, host_bins &cols) {
-  unsigned long long h[C_NCOUNTS];
-  std::vector<int2> pairs;
-  if (read_counts_and_pairs(J.A, h, pairs)) return 1;
-  mx_trace_step("features: counts, pairs read");
-  if (bins_to_host(D, J.W, J.A, h, pairs, rows, cols)) return 1;
+  const feature_readback R = readback_of(J.ws->host_buf, J.A);
+  const unsigned long long *h = R.counts;
+  if (h[C_NPAIRS] > J.A.pair_cap)
+    return mx_fail("mx_device_features: %llu histogram bins listed, more than the %zu a CSR can have", h[C_NPAIRS], J.A.pair_cap);
+  if (h[C_NLONG] > J.A.nlong_max)
+    return mx_fail("mx_device_features: %llu long rows listed, more than the %zu a CSR can have", h[C_NLONG], J.A.nlong_max);
+  if (bins_to_host(D, J.W, J.A, h, R.pairs, (size_t)h[C_NPAIRS], rows, cols)) return 1;
   c->diag = (int64_t)h[C_DIAG];
   c->upper = (int64_t)h[C_UPPER];
   c->band_max = (int64_t)h[C_BAND_MAX];
   c->band_sum = (int64_t)h[C_BAND_SUM];
   c->nonempty_rows = (int64_t)h[C_NONEMPTY];
   c->span_sum = (int64_t)h[C_SPAN];
+  long_rows_spans(R, D->ncols, c);
   c->long32_nnz = (int64_t)h[C_LONG32];
   c->adj_sum = (int64_t)h[C_ADJ];
   c->ell8_cells = (int64_t)h[C_CELLS];
   c->chunk8_distinct = (int64_t)h[C_DISTINCT];
   c->chunk8_sorted_distinct = (int64_t)h[C_SORTED_DISTINCT];
-  mx_trace_step("features: histogram bins");
+  mx_trace_step("features: counts, histogram bins");
   return 0;
 }
 
-/* J's passes waited for (errors ignored: the job is being given up or was read), its scratch freed
- * (mx_scratch's destructor), its stream and event destroyed */
+/* J's passes waited for (errors ignored: the job is being given up or was read), its extra scratch
+ * freed (mx_scratch's destructor), its workspace given back */
 void job_delete(mx_features_job *J) {
-  const cudaStream_t s = J->W.stream;
-  cudaStreamSynchronize(s);
-  if (J->done) cudaEventDestroy(J->done);
+  mx_workspace *ws = J->ws;
+  cudaStreamSynchronize(ws->stream);
   delete J;
-  cudaStreamDestroy(s);
+  mx_workspace_give(ws);
 }
 
 } // namespace
@@ -683,7 +702,7 @@ void mx_features_job_drop(mx_device *D) {
   if (!D || !D->features_job) return;
   job_delete(D->features_job);
   D->features_job = nullptr;
-  mx_trace_step("features: scratch freed");
+  mx_trace_step("features: workspace given back");
 }
 
 extern "C" int mx_device_features_start(mx_device *D) {
@@ -692,20 +711,22 @@ extern "C" int mx_device_features_start(mx_device *D) {
     return mx_fail("mx_device_features: the device format does not hold the whole matrix as plain CSR (a hot part or x-hot codes)");
   mx_features_job_drop(D);
   mx_trace_step(nullptr);
-  cudaStream_t s;
-  MX_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  mx_features_job *J = new (std::nothrow) mx_features_job(s);
+  feature_layout L;
+  const int maxl = longest_row_bound(D);
+  if (feature_layout_of(D->nrows, D->ncols, D->cold_nnz, maxl, &L)) return 1;
+  const size_t dev_bytes = L.off[feature_layout::NARRAYS];
+  mx_workspace *ws;
+  if (mx_workspace_take(dev_bytes, L.off[feature_layout::NREAD], &ws)) return 1;
+  mx_features_job *J = new (std::nothrow) mx_features_job(ws);
   if (!J) {
-    cudaStreamDestroy(s);
+    mx_workspace_give(ws);
     return mx_fail("mx_device_features_start: out of host memory");
   }
   D->features_job = J;
-  if (mx_cuda_check(cudaEventCreateWithFlags(&J->done, cudaEventDisableTiming), "features: cudaEventCreate")) {
-    mx_features_job_drop(D);
-    return 1;
-  }
-  mx_trace_step("features: stream, event");
-  if (queue_passes(D, *J)) {
+  if (D->bytes + dev_bytes > D->build_peak_bytes) D->build_peak_bytes = D->bytes + dev_bytes;
+  feature_arrays_carve((char *)ws->dev_buf, L, J->W, &J->A);
+  mx_trace_step("features: workspace");
+  if (queue_passes(D, *J, maxl)) {
     mx_features_job_drop(D);
     return 1;
   }
@@ -716,7 +737,7 @@ extern "C" int mx_device_features_ready(mx_device *D, int *ready) {
   if (!D || !ready) return mx_fail("mx_device_features_ready: NULL argument");
   *ready = 0;
   if (!D->features_job) return mx_fail("mx_device_features_ready: no feature passes pending");
-  const cudaError_t e = cudaEventQuery(D->features_job->done);
+  const cudaError_t e = cudaEventQuery(D->features_job->ws->done);
   if (e == cudaErrorNotReady) return 0;
   if (mx_cuda_check(e, "features: cudaEventQuery")) return 1;
   *ready = 1;
@@ -732,7 +753,7 @@ extern "C" int mx_device_features_finish(mx_device *D, mx_features *f) {
   c.ncols = D->ncols;
   c.nnz = D->cold_nnz;
   mx_trace_step(nullptr);
-  const int rc = mx_cuda_check(cudaEventSynchronize(D->features_job->done), "features: cudaEventSynchronize") ||
+  const int rc = mx_cuda_check(cudaEventSynchronize(D->features_job->ws->done), "features: cudaEventSynchronize") ||
                  collect_counts(D, *D->features_job, &c, rows, cols);
   mx_features_job_drop(D);
   if (rc) return 1;
