@@ -516,12 +516,17 @@ feature_readback readback_of(const void *host, const feature_arrays &A) {
 /* Pass 3 on the 8-row groups of the original order (perm NULL, rank unused) or of the rows sorted by
  * length (perm, its inverse rank), into the slots S (m > 0); on the original order also the long rows'
  * positional counts. */
-int group_distinct_counts(mx_device *D, mx_scratch &W, const feature_arrays &A, const int *perm, const int *rank, order_slots S) {
+int group_distinct_counts(mx_device *D, mx_scratch &W, const feature_arrays &A, const int *perm, const int *rank, order_slots S, int maxl) {
   const int m = D->nrows, ngroups = (m + MX_CHUNK_ROWS - 1) / MX_CHUNK_ROWS;
   group_distinct<<<(ngroups + kWarpsPerBlock - 1) / kWarpsPerBlock, 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, perm, A.counts, S, A.big, A.group_tab_off, A.group_tab_size);
   MX_LAUNCH_CHECK("feature group_distinct launch");
+  /* rows of at most maxl entries: a group holds at most 8 maxl, so the passes below that would find
+   * nothing to do are not launched (their launches are most of the host's time on small stencils) */
+  const long long group_max = (long long)MX_CHUNK_ROWS * maxl;
+  if (group_max <= kSmallGroup) return 0;
   big_groups<kBigThreads, false><<<std::min(ngroups, 2048), kBigThreads, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, perm, A.big, A.tables, A.group_tab_off, A.counts, S);
   MX_LAUNCH_CHECK("feature big_groups launch");
+  if (group_max <= kBlockGroup) return 0;
   big_groups<kGlobalThreads, true><<<std::min(ngroups, 512), kGlobalThreads, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, perm, A.big, A.tables, A.group_tab_off, A.counts, S);
   MX_LAUNCH_CHECK("feature big_groups (global tables) launch");
   if (perm) long_rows_pass<false><<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(D->ncols, D->cold_rowptr, D->cold_col, A.long_rows, rank, A.tables, A.group_tab_off, A.group_tab_size, A.counts, S, nullptr, nullptr, nullptr);
@@ -643,7 +648,7 @@ int queue_passes(mx_device *D, mx_features_job &J, int maxl) {
     hist_pairs<<<std::min((n + 256) / 256, 1024), 256, 0, W.stream>>>(A.row_hist, n, A.counts + C_ROW_MAX, false, A.pairs, A.counts + C_NPAIRS, A.pair_cap);
     MX_LAUNCH_CHECK("feature row hist_pairs launch");
     mx_trace_step("features: row length histogram, pairs");
-    if (group_distinct_counts(D, W, A, nullptr, nullptr, kOriginalOrder)) return 1;
+    if (group_distinct_counts(D, W, A, nullptr, nullptr, kOriginalOrder, maxl)) return 1;
     mx_trace_step("features: 8-row groups, long rows");
   }
   if (n > 0) { /* after the long rows' entries were counted into collen */
@@ -655,7 +660,7 @@ int queue_passes(mx_device *D, mx_features_job &J, int maxl) {
   mx_trace_step("features: column length histogram, pairs");
   if (m > 0 && sort_rows_by_length(W, m, maxl, A)) return 1;
   mx_trace_step("features: rows sorted by length");
-  if (m > 0 && group_distinct_counts(D, W, A, A.perm, A.rank, kSortedOrder)) return 1;
+  if (m > 0 && group_distinct_counts(D, W, A, A.perm, A.rank, kSortedOrder, maxl)) return 1;
   mx_trace_step("features: sorted 8-row groups");
   MX_CUDA_TRY(cudaMemcpyAsync(J.ws->host_buf, A.counts, A.read_bytes, cudaMemcpyDeviceToHost, W.stream));
   MX_CUDA_TRY(cudaEventRecord(J.ws->done, W.stream));
