@@ -13,8 +13,8 @@
  *      queue at one L2 line, which on an H100 cost less than the radix sort of the columns that
  *      counted them before); rows longer than kLongRow are listed and their entries (these counts
  *      too) spread over several blocks each (long_rows_pass, in pass 3);
- *   2. the histogram of the row lengths and its maximum (warp-aggregated atomics into a histogram as
- *      long as a length can be without repeated entries, so nothing waits for the maximum), its
+ *   2. the histogram of the row lengths and its maximum (in pass 1; warp-aggregated atomics into a
+ *      histogram as long as a length can be without repeated entries, so nothing waits for the maximum), its
  *      non-zero bins listed as (length, count) pairs: what the host reads back is a few thousand
  *      pairs, not the 10^5+ bins of a power-law graph's histograms;
  *   3. the distinct columns of each 8-row group: its columns inserted into a hash table of twice its
@@ -73,6 +73,14 @@ __device__ __forceinline__ long long warp_min(long long v) {
 __device__ __forceinline__ long long warp_max(long long v) {
   for (int o = 16; o > 0; o >>= 1) v = max(v, (long long)__shfl_xor_sync(0xffffffffu, v, o));
   return v;
+}
+
+/* hist[l] += 1 for the lengths l of a warp's lanes with 0 <= l <= bound (l = -1: no length): the
+ * lanes holding the same length add once (stencil and power-law lengths repeat within a warp, which
+ * would serialise plain atomics on a few bins). All 32 lanes must call it. */
+__device__ __forceinline__ void add_to_histogram(int l, int bound, int *hist) {
+  const unsigned peers = __match_any_sync(0xffffffffu, l);
+  if (l >= 0 && l <= bound && (int)(threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(hist + l, __popc(peers));
 }
 
 /* f(col[k]) for the entries k = beg + t + stride q of [beg, end) (thread t of stride threads on
@@ -163,18 +171,22 @@ struct entry_stats {
   }
 };
 
+/* the counters taken as a maximum (atomicMax); the others are sums */
+__device__ __forceinline__ bool is_max_slot(int q) { return q == C_BAND_MAX || q == C_ROW_MAX; }
+
 /* Pass 1, one thread per row i (blocks of 32 kWarpsPerBlock consecutive rows: a warp's lanes are 32
  * consecutive rows, 8 of its lanes an 8-row group): the positional counts, row lengths (and idx[i]
- * = i, the row sort's values) and the column lengths (collen, zeroed before; long_rows_pass adds the
- * long rows' entries). A thread
- * takes its row's entries alone when it has at most kWideRow, else its warp takes them together (the
+ * = i, the row sort's values), their histogram (pass 2's: row_hist bounded by n, its maximum and the
+ * rows beyond in counts) and the column lengths (collen, zeroed before; long_rows_pass adds the long
+ * rows' entries). A thread takes its row's entries alone when it has at most kWideRow, else its warp takes them together (the
  * warp's wide rows one after the other); a row longer than kLongRow is only listed (long_rows_pass
  * takes its entries). Sums over the warp, then the block's shared counters, then one atomic per
  * counter and block (integer atomics: the totals do not depend on the order). */
 constexpr int kWideRow = 32;
+
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
-row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int *rowlen, int *idx, int *collen,
-         unsigned long long *counts, int *long_rows) {
+row_pass(int m, int n, const int *__restrict__ rowptr, const int *__restrict__ col, int *rowlen, int *idx, int *collen,
+         int *row_hist, unsigned long long *counts, int *long_rows) {
   __shared__ unsigned long long s[C_NCOUNTS];
   if (threadIdx.x < C_NCOUNTS) s[threadIdx.x] = 0;
   __syncthreads();
@@ -194,6 +206,7 @@ row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int
   }
   if (len > kLongRow) long_rows[atomicAdd(&counts[C_NLONG], 1ull)] = i;
   if (i < m) rowlen[i] = len, idx[i] = i; /* idx: the row sort's values */
+  add_to_histogram(i < m ? len : -1, n, row_hist);
   int next = __shfl_down_sync(full, len, 1); /* row i + 1's length; lane 31 loads it */
   if (lane == 31 && i + 1 < m) next = rowptr[i + 2] - rowptr[i + 1];
   int group_max = len; /* the longest row of i's 8-row group, in the group's 8 lanes */
@@ -204,14 +217,15 @@ row_pass(int m, const int *__restrict__ rowptr, const int *__restrict__ col, int
       warp_sum(nonempty), warp_sum(nonempty ? (unsigned long long)(e.jmax - e.jmin + 1) : 0ull),
       warp_sum(len > 32 ? (unsigned long long)len : 0ull),
       warp_sum(i + 1 < m ? (unsigned long long)(len > next ? len - next : next - len) : 0ull),
-      warp_sum(i < m && i % MX_CHUNK_ROWS == 0 ? (unsigned long long)MX_CHUNK_ROWS * (unsigned long long)group_max : 0ull)};
-  const int slot[] = {C_DIAG, C_UPPER, C_BAND_SUM, C_BAND_MAX, C_NONEMPTY, C_SPAN, C_LONG32, C_ADJ, C_CELLS};
+      warp_sum(i < m && i % MX_CHUNK_ROWS == 0 ? (unsigned long long)MX_CHUNK_ROWS * (unsigned long long)group_max : 0ull),
+      (unsigned long long)warp_max(len), warp_sum(len > n)};
+  const int slot[] = {C_DIAG, C_UPPER, C_BAND_SUM, C_BAND_MAX, C_NONEMPTY, C_SPAN, C_LONG32, C_ADJ, C_CELLS, C_ROW_MAX, C_ROW_OVER};
   if (lane == 0)
     for (int q = 0; q < (int)(sizeof slot / sizeof slot[0]); ++q)
-      if (v[q]) slot[q] == C_BAND_MAX ? atomicMax(&s[C_BAND_MAX], v[q]) : atomicAdd(&s[slot[q]], v[q]);
+      if (v[q]) is_max_slot(slot[q]) ? atomicMax(&s[slot[q]], v[q]) : atomicAdd(&s[slot[q]], v[q]);
   __syncthreads();
   if (threadIdx.x < C_NCOUNTS && s[threadIdx.x]) {
-    if (threadIdx.x == C_BAND_MAX) atomicMax(counts + C_BAND_MAX, s[C_BAND_MAX]);
+    if (is_max_slot(threadIdx.x)) atomicMax(counts + threadIdx.x, s[threadIdx.x]);
     else atomicAdd(counts + threadIdx.x, s[threadIdx.x]);
   }
 }
@@ -368,18 +382,14 @@ long_rows_pass(int n, const int *__restrict__ rowptr, const int *__restrict__ co
 }
 
 /* hist[l] += 1 for each length l = len[i] <= bound (hist zeroed, bound + 1 long), *over += 1 for each
- * longer one (only a CSR with repeated entries has a row longer than ncols), *maxl = max(*maxl, len):
- * the lanes of a warp holding the same length add once (stencil and power-law lengths repeat within a
- * warp, which would serialise plain atomics on a few bins). blockDim is a multiple of 32. */
+ * longer one (only a CSR with repeated entries has a row longer than ncols), *maxl = max(*maxl, len)
+ * (add_to_histogram; the row lengths' histogram is row_pass's). blockDim is a multiple of 32. */
 __global__ void length_hist(int n, const int *__restrict__ len, int bound, int *hist, unsigned long long *maxl,
                             unsigned long long *over) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const int l = i < n ? len[i] : -1; /* -1: past the end */
-  const unsigned peers = __match_any_sync(0xffffffffu, l);
-  if (l >= 0 && (int)(threadIdx.x & 31) == __ffs(peers) - 1) {
-    if (l <= bound) atomicAdd(hist + l, __popc(peers));
-    else atomicAdd(over, (unsigned long long)__popc(peers));
-  }
+  add_to_histogram(l, bound, hist);
+  if (l > bound) atomicAdd(over, 1ull); /* rare: only a CSR with repeated entries */
   const long long top = warp_max(l);
   if ((threadIdx.x & 31) == 0 && top >= 0) atomicMax(maxl, (unsigned long long)top);
 }
@@ -640,14 +650,12 @@ int queue_passes(mx_device *D, mx_features_job &J, int maxl) {
   feature_arrays &A = J.A;
   MX_CUDA_TRY(cudaMemsetAsync(A.counts, 0, A.zero_bytes, W.stream));
   if (m > 0) {
-    row_pass<<<(m + 32 * kWarpsPerBlock - 1) / (32 * kWarpsPerBlock), 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_rowptr, D->cold_col, A.rowlen, A.idx, A.collen, A.counts, A.long_rows);
+    row_pass<<<(m + 32 * kWarpsPerBlock - 1) / (32 * kWarpsPerBlock), 32 * kWarpsPerBlock, 0, W.stream>>>(m, n, D->cold_rowptr, D->cold_col, A.rowlen, A.idx, A.collen, A.row_hist, A.counts, A.long_rows);
     MX_LAUNCH_CHECK("feature row_pass launch");
-    mx_trace_step("features: row pass, column lengths");
-    length_hist<<<(m + 255) / 256, 256, 0, W.stream>>>(m, A.rowlen, n, A.row_hist, A.counts + C_ROW_MAX, A.counts + C_ROW_OVER);
-    MX_LAUNCH_CHECK("feature row length_hist launch");
+    mx_trace_step("features: row pass, row lengths' histogram, column lengths");
     hist_pairs<<<std::min((n + 256) / 256, 1024), 256, 0, W.stream>>>(A.row_hist, n, A.counts + C_ROW_MAX, false, A.pairs, A.counts + C_NPAIRS, A.pair_cap);
     MX_LAUNCH_CHECK("feature row hist_pairs launch");
-    mx_trace_step("features: row length histogram, pairs");
+    mx_trace_step("features: row length pairs");
     if (group_distinct_counts(D, W, A, nullptr, nullptr, kOriginalOrder, maxl)) return 1;
     mx_trace_step("features: 8-row groups, long rows");
   }
