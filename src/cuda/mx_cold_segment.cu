@@ -7,6 +7,34 @@
 #include "mx_device_impl.h"
 #include "mx_kernel_common.cuh"
 
+/* Phase 1: the products of nonzeros [s0, s1) in shared memory, prod[k - s0] = value(k) * x[col(k)]:
+ * first the segment [s0, s1_seg) (at most MX_SEG_NNZ), then the short tail [s1_seg, s1) (at most one
+ * per thread). Two ways, the same products in the same slots (so the same sums and y, bit for bit):
+ *   mx_seg_stage_strided  thread t handles i = j * MX_SEG_THREADS + t (mx_stage_products_dec:
+ *                         coalesced scalar loads); the plain kernel's, and the packed one's where
+ *                         mx_pack_vec8 says so;
+ *   mx_seg_stage_vec8     thread t handles the 8 consecutive i = 8t .. 8t+7 (mx_stage_products_vec8:
+ *                         a vector load per array, packed decoders only). */
+struct mx_seg_stage_strided {
+  template <int XH, class Dec>
+  static __device__ __forceinline__ void stage(const Dec &dec, const int *__restrict__ col, const double *__restrict__ val,
+                                               const double *__restrict__ x, const double *__restrict__ xhot, int s0,
+                                               int s1_seg, int s1, double *prod) {
+    mx_stage_products_dec<MX_SEG_THREADS, MX_SEG_PER_THREAD, XH>(dec, col, val, x, xhot, s0, s1_seg, prod); /* Alg. 2 */
+    mx_stage_products_dec<MX_SEG_THREADS, 1, XH>(dec, col, val, x, xhot, s1_seg, s1, prod + (s1_seg - s0)); /* short tail */
+  }
+};
+struct mx_seg_stage_vec8 {
+  static_assert(MX_SEG_PER_THREAD == 8, "a thread stages 8 consecutive products of its segment");
+  template <int XH, class Dec>
+  static __device__ __forceinline__ void stage(const Dec &dec, const int *__restrict__ col, const double *__restrict__ val,
+                                               const double *__restrict__ x, const double *__restrict__ xhot, int s0,
+                                               int s1_seg, int s1, double *prod) {
+    mx_stage_products_vec8<XH>(dec, col, val, x, xhot, s0, s1_seg, prod);
+    mx_stage_products_dec<MX_SEG_THREADS, 1, XH>(dec, col, val, x, xhot, s1_seg, s1, prod + (s1_seg - s0)); /* short tail */
+  }
+};
+
 /* Phase 2: rows [ra, rb) lie wholly inside the segment; their row pointers are in s_rp (s_rp[i] =
  * rowptr[ra+i] - s0). A lane group of g lanes (the largest power of two with gk * g <= the block's
  * mean row length, MX_SEG_GROUP_K in production) sums each row from shared memory, then y[r] =
@@ -77,14 +105,15 @@ __device__ __forceinline__ void seg_crossing_row(const Dec &dec, const int *__re
  * reproducible. z may alias y: each y[r] is read then written by its owner only.
  * XH: x-hot cache mode (mx_kernel_common.cuh); it changes where x values are read, not the sums.
  * Dec: how nonzero g is read (mx_cold_decode.cuh); it changes the bytes read, not the products.
- * MINB: blocks per SM it is compiled for (the plain CSR: MX_SEG_MIN_BLOCKS; packed: mx_pack_minb). */
-template <int XH, class Dec, int MINB>
+ * MINB: blocks per SM it is compiled for (the plain CSR: MX_SEG_MIN_BLOCKS; packed: mx_pack_minb).
+ * Stg: how the products are staged (phase 1); not which, nor where. */
+template <int XH, class Dec, int MINB, class Stg = mx_seg_stage_strided>
 __global__ void __launch_bounds__(MX_SEG_THREADS, MINB)
 mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *__restrict__ col,
                        const double *__restrict__ val, const int4 *__restrict__ plan,
                        const double *__restrict__ x, const double *__restrict__ xhot, const double *z, double *y,
                        const Dec dec, int gk) {
-  __shared__ double prod[MX_SEG_NNZ + MX_SEG_THREADS];
+  __shared__ __align__(16) double prod[MX_SEG_NNZ + MX_SEG_THREADS]; /* 16: mx_seg_stage_vec8 stores pairs */
   __shared__ int s_rp[MX_SEG_MAX_ROWS + 1];
   __shared__ double red[MX_SEG_THREADS / 32];
   const int4 p = plan[blockIdx.x];
@@ -93,8 +122,7 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
   const int s1 = p.w; /* segment end, extended over the last row's tail when that is short */
   const int s1_seg = min(s0 + MX_SEG_NNZ, s1);
   for (int i = threadIdx.x; i <= rb - ra; i += MX_SEG_THREADS) s_rp[i] = rowptr[ra + i] - s0;
-  mx_stage_products_dec<MX_SEG_THREADS, MX_SEG_PER_THREAD, XH>(dec, col, val, x, xhot, s0, s1_seg, prod); /* Alg. 2 */
-  mx_stage_products_dec<MX_SEG_THREADS, 1, XH>(dec, col, val, x, xhot, s1_seg, s1, prod + (s1_seg - s0)); /* short tail */
+  Stg::template stage<XH>(dec, col, val, x, xhot, s0, s1_seg, s1, prod);
   __syncthreads();
   const bool crossing = rb > ra && s_rp[rb - ra] > s1 - s0;
   seg_rows_from_shared(s_rp, ra, crossing ? rb - 1 : rb, prod, z, y, gk);
@@ -136,33 +164,59 @@ template <int VE, int IE> struct mx_pack_minb {
   enum { value = (IE != MX_IDX_PLAIN && VE == MX_VAL_DICT0) || (IE == MX_IDX_DELTA8 && VE == MX_VAL_PLAIN) ? 8 : 6 };
 };
 
-/* which packed kernel runs (tuning A/B; mx_cold_pack_set_variant): 0 as mx_pack_minb says, 1 every
- * encoding at 6 blocks per SM, 2 every encoding at 8; 3, 4, 5: lane groups by gk = 2 (the rule before
- * MX_SEG_GROUP_K), 8, 32 instead of MX_SEG_GROUP_K (other summation orders: not bitwise the plain
- * kernel's y, for timing only) */
+/* The packed kernel's staging per encoding: vectorized (mx_seg_stage_vec8) where the values are
+ * not plain doubles and the columns are deltas, strided elsewhere. Measured on an H200
+ * (cold-pack-bench, tuning/results/h200/cold-pack-vec8-2026-11-26): vec8 vs strided dict0/delta16
+ * (rgg:20 ones) 1.078x, dict8/delta16 (stencils) 1.009-1.023x; but plain values 0.62-0.94x
+ * (band:2000000:5 plain/delta8 0.62, lap3d:100 unique plain/delta16 0.88) and plain columns
+ * 0.98-0.99x (kron:20:16 ones, PageRank): a thread's eight 8-byte values or 4-byte columns are two
+ * to four vector loads that use half of each sector they touch. */
+template <int VE, int IE> struct mx_pack_vec8 {
+  enum { value = VE != MX_VAL_PLAIN && IE != MX_IDX_PLAIN };
+};
+
+/* which packed kernel runs (tuning A/B; mx_cold_pack_set_variant): its blocks per SM, lane-group
+ * rule and staging. 0 as mx_pack_minb and mx_pack_vec8 say; 1 every encoding at 6 blocks per SM,
+ * 2 every encoding at 8; 3, 4, 5: lane groups by gk = 2 (the rule before MX_SEG_GROUP_K), 8, 32
+ * instead of MX_SEG_GROUP_K (other summation orders: not bitwise the plain kernel's y, for timing
+ * only); 6 strided staging for every encoding, 7 vectorized staging for every encoding (the same
+ * products and sums: bitwise the plain kernel's y, like 0-2) */
+enum pack_staging { STAGE_RULE, STAGE_STRIDED, STAGE_VEC8 };
+struct pack_variant {
+  int minb;          /* 6 or 8; 0: mx_pack_minb's */
+  int gk;            /* the lane-group rule's gk (seg_rows_from_shared) */
+  pack_staging stg;  /* STAGE_RULE: mx_pack_vec8's */
+};
+static const pack_variant pack_variants[MX_PACK_VARIANTS] = {
+    {0, MX_SEG_GROUP_K, STAGE_RULE}, {6, MX_SEG_GROUP_K, STAGE_RULE}, {8, MX_SEG_GROUP_K, STAGE_RULE},
+    {0, 2, STAGE_RULE},              {0, 8, STAGE_RULE},              {0, 32, STAGE_RULE},
+    {0, MX_SEG_GROUP_K, STAGE_STRIDED}, {0, MX_SEG_GROUP_K, STAGE_VEC8}};
 static int g_pack_variant = 0;
 
-/* the lane-group rule's gk of the packed kernel (seg_rows_from_shared) */
-static int pack_group_k() {
-  static const int gk[MX_PACK_VARIANTS] = {MX_SEG_GROUP_K, MX_SEG_GROUP_K, MX_SEG_GROUP_K, 2, 8, 32};
-  return gk[g_pack_variant];
-}
 extern "C" int mx_cold_pack_set_variant(int v) {
   const int old = g_pack_variant;
   if (v >= 0 && v < MX_PACK_VARIANTS) g_pack_variant = v;
   return old;
 }
 
-template <class Dec, int MINB>
+template <class Dec, int MINB, class Stg>
 static int packed_launch_mb(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s, const Dec &dec) {
   static bool carveout = false; /* 8 blocks of 26.7 KB need the largest shared-memory carveout */
   if (MINB > 6 && !carveout) {
-    MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
+    MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB, Stg>, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
     carveout = true;
   }
-  mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(
-      D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, D->seg_plan, x, nullptr, z, y, dec, pack_group_k());
+  mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB, Stg><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(
+      D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, D->seg_plan, x, nullptr, z, y, dec, pack_variants[g_pack_variant].gk);
   return 0;
+}
+
+/* the packed kernel with staging Stg at minb (6 or 8) blocks per SM */
+template <class Dec, class Stg>
+static int packed_launch_stg(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s, const Dec &dec,
+                             int minb) {
+  if (minb == 8) return packed_launch_mb<Dec, 8, Stg>(D, x, z, y, s, dec);
+  return packed_launch_mb<Dec, 6, Stg>(D, x, z, y, s, dec);
 }
 
 /* y = C x + z from the packed form (mx_cold_pack_dev_active(D) holds), decoder by mx_pack_dispatch */
@@ -173,10 +227,13 @@ struct packed_segment_launch {
   cudaStream_t s;
   template <int VE, int IE>
   int run() const {
-    const mx_dec_pack<VE, IE> dec = mx_pack_decoder<VE, IE>(D->pack);
-    const int minb = g_pack_variant == 1 ? 6 : g_pack_variant == 2 ? 8 : (int)mx_pack_minb<VE, IE>::value;
-    if (minb == 8) return packed_launch_mb<mx_dec_pack<VE, IE>, 8>(D, x, z, y, s, dec);
-    return packed_launch_mb<mx_dec_pack<VE, IE>, 6>(D, x, z, y, s, dec);
+    typedef mx_dec_pack<VE, IE> Dec;
+    const Dec dec = mx_pack_decoder<VE, IE>(D->pack);
+    const pack_variant &pv = pack_variants[g_pack_variant];
+    const int minb = pv.minb == 0 ? (int)mx_pack_minb<VE, IE>::value : pv.minb;
+    const bool vec8 = pv.stg == STAGE_RULE ? (bool)mx_pack_vec8<VE, IE>::value : pv.stg == STAGE_VEC8;
+    if (vec8) return packed_launch_stg<Dec, mx_seg_stage_vec8>(D, x, z, y, s, dec, minb);
+    return packed_launch_stg<Dec, mx_seg_stage_strided>(D, x, z, y, s, dec, minb);
   }
 };
 
