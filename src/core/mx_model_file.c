@@ -303,6 +303,15 @@ static void adopt(building *B, mx_model *M) {
   memset(B, 0, sizeof(*B));
 }
 
+/* M->node from M's arrays (owned like them: mx_model_free frees it). */
+static mx_model_status build_nodes(parser *P, mx_model *M) {
+  mx_model_node *node = malloc((size_t)M->nnodes * sizeof(*node));
+  if (!node) return perr(P, MX_MODEL_ERR_MEM, "out of memory for the node array of %d nodes", (int)M->nnodes);
+  mx_model_nodes_fill(M, node);
+  M->node = node;
+  return MX_MODEL_OK;
+}
+
 mx_model_status mx_model_read_stream(FILE *f, const char *name, mx_model *M, char *err, size_t errlen) {
   if (err && errlen) err[0] = 0;
   if (!M) return MX_MODEL_ERR_VALUE;
@@ -318,10 +327,9 @@ mx_model_status mx_model_read_stream(FILE *f, const char *name, mx_model *M, cha
   if (st == MX_MODEL_OK) {
     adopt(&B, M);
     char what[200];
-    if ((st = mx_model_check(M, what, sizeof what)) != MX_MODEL_OK) {
+    if ((st = build_nodes(&P, M)) == MX_MODEL_OK && (st = mx_model_check(M, what, sizeof what)) != MX_MODEL_OK)
       perr(&P, st, "%s", what);
-      mx_model_free(M);
-    }
+    if (st != MX_MODEL_OK) mx_model_free(M);
   }
   building_free(&B);
   if (st != MX_MODEL_OK) memset(M, 0, sizeof(*M));

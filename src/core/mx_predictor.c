@@ -45,21 +45,24 @@ static double as_float32(double v) {
  * (15 evaluations of the 50-tree default model: 110 us with a cold cache one by one). */
 #define TREE_BATCH 64
 
+_Static_assert(sizeof(mx_model_node) == 24, "mx_model_node is the 24 bytes mx_predictor.h states");
+
 /* y[i] = output of tree t0 + i, i < nt <= TREE_BATCH: every tree walked from its root, all of them
- * one level per sweep; children are greater than their parent, so every walk ends. */
+ * one level per sweep; children are greater than their parent, so every walk ends. Each step reads
+ * one element of M->node (split = threshold here, = value at the leaf where the walk stops). */
 static void trees_eval(const mx_model *M, int32_t t0, int32_t nt, const double *x32, double *y) {
-  int32_t node[TREE_BATCH];
-  for (int32_t i = 0; i < nt; i++) node[i] = M->tree_start[t0 + i];
+  const mx_model_node *at[TREE_BATCH]; /* tree t0 + i's walk is at node at[i] */
+  for (int32_t i = 0; i < nt; i++) at[i] = &M->node[M->tree_start[t0 + i]];
   for (int walking = 1; walking;) {
     walking = 0;
     for (int32_t i = 0; i < nt; i++) {
-      const int32_t k = node[i];
-      if (M->left[k] < 0) continue;
-      node[i] = M->tree_start[t0 + i] + (x32[M->feature[k]] <= M->threshold[k] ? M->left[k] : M->right[k]);
+      const mx_model_node *n = at[i];
+      if (n->left < 0) continue; /* a leaf: this walk is done */
+      at[i] = &M->node[M->tree_start[t0 + i] + (x32[n->feature] <= n->split ? n->left : n->right)];
       walking = 1;
     }
   }
-  for (int32_t i = 0; i < nt; i++) y[i] = M->value[node[i]];
+  for (int32_t i = 0; i < nt; i++) y[i] = at[i]->split;
 }
 
 typedef struct {
@@ -233,6 +236,7 @@ static mx_model_status check_header(const mx_model *M, char *err, size_t errlen)
     return fail(err, errlen, MX_MODEL_ERR_VALUE, "setup coefficients must be finite");
   if (!M->tree_start || !M->tree_weight || !M->feature || !M->threshold || !M->left || !M->right || !M->value || !M->candidates)
     return fail(err, errlen, MX_MODEL_ERR_VALUE, "missing arrays");
+  if (!M->node) return fail(err, errlen, MX_MODEL_ERR_VALUE, "missing node array (mx_model_nodes_fill makes it from the arrays)");
   double total = 0.0;
   for (int32_t t = 0; t < M->ntrees; t++) {
     const double w = M->tree_weight[t];
@@ -243,6 +247,31 @@ static mx_model_status check_header(const mx_model *M, char *err, size_t errlen)
   if (M->ensemble == MX_ENSEMBLE_WEIGHTED_MEDIAN && !(total > 0.0))
     return fail(err, errlen, MX_MODEL_ERR_VALUE, "weighted_median needs a positive total tree weight");
   return MX_MODEL_OK;
+}
+
+/* Node k as the arrays give it (the value of an inner node is dropped: the walk never reads it). */
+static mx_model_node node_of_arrays(const mx_model *M, int32_t k) {
+  const int leaf = M->left[k] < 0;
+  return (mx_model_node){leaf ? M->value[k] : M->threshold[k], M->feature[k], M->left[k], M->right[k]};
+}
+
+void mx_model_nodes_fill(const mx_model *M, mx_model_node *node) {
+  for (int32_t k = 0; k < M->nnodes; k++) node[k] = node_of_arrays(M, k);
+}
+
+/* 0 if M->node[k] equals node k of the arrays (split compared bit for bit: a leaf's -0.0 is not its
+ * 0.0), else 1 and the first field that differs in what[len]. Node k must be well formed. */
+static int node_disagrees(const mx_model *M, int32_t k, char *what, size_t len) {
+  const mx_model_node a = node_of_arrays(M, k), *n = &M->node[k];
+  if (memcmp(&a.split, &n->split, sizeof a.split) != 0)
+    return snprintf(what, len, "node array's split %.17g differs from the %s %.17g", n->split,
+                    a.left < 0 ? "value" : "threshold", a.split), 1;
+  if (a.feature != n->feature)
+    return snprintf(what, len, "node array's feature %d differs from the arrays' %d", (int)n->feature, (int)a.feature), 1;
+  if (a.left != n->left || a.right != n->right)
+    return snprintf(what, len, "node array's children %d, %d differ from the arrays' %d, %d", (int)n->left, (int)n->right,
+                    (int)a.left, (int)a.right), 1;
+  return 0;
 }
 
 mx_model_status mx_model_check(const mx_model *M, char *err, size_t errlen) {
@@ -257,7 +286,8 @@ mx_model_status mx_model_check(const mx_model *M, char *err, size_t errlen) {
     for (int32_t n = 0; n < nn; n++) {
       char what[160];
       if (mx_model_node_problem(nn, n, M->feature[b + n], M->threshold[b + n], M->left[b + n], M->right[b + n],
-                                M->value[b + n], what, sizeof what))
+                                M->value[b + n], what, sizeof what) ||
+          node_disagrees(M, b + n, what, sizeof what))
         return fail(err, errlen, MX_MODEL_ERR_TREE, "tree %d node %d: %s", (int)t, (int)n, what);
     }
   }
@@ -277,6 +307,7 @@ void mx_model_free(mx_model *M) {
   free((void *)M->left);
   free((void *)M->right);
   free((void *)M->value);
+  free((void *)M->node);
   free((void *)M->candidates);
   memset(M, 0, sizeof(*M));
 }

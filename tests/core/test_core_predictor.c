@@ -1,6 +1,7 @@
 /* test_core_predictor.c - the plan predictor: a model file with known trees gives known predictions
  * and plans (sum, mean, weighted median; float32 splits as scikit-learn), every kind of bad model
- * file is refused with its status and the line, the embedded model checks and round-trips through
+ * file is refused with its status and the line, the node array agrees with the arrays (or the model
+ * is refused), the embedded model checks and round-trips through
  * the file format, a model of many trees evaluates as its trees walked one by one, a list of plans as
  * its plans one by one, plans and their names, the setup model, and the ski-rental rule's bound. */
 #include "core/mx_plan.h"
@@ -285,6 +286,45 @@ static void check_in_memory(void) {
   free(text);
 }
 
+/* The node array the evaluation reads: what mx_model_read builds, and mx_model_check refusing one
+ * that is missing or differs from the arrays in any field (naming tree and node). */
+static void node_array(void) {
+  char err[512], *text = model_text("sum", "0.1", "0.2");
+  mx_model M;
+  CHECK(read_text(text, &M, err, sizeof err) == MX_MODEL_OK, "%s", err);
+  int differ = 0;
+  for (int32_t k = 0; k < M.nnodes; k++) {
+    const mx_model_node *n = &M.node[k];
+    const double split = M.left[k] < 0 ? M.value[k] : M.threshold[k];
+    differ += n->split != split || n->feature != M.feature[k] || n->left != M.left[k] || n->right != M.right[k];
+  }
+  CHECK(differ == 0, "read: %d nodes differ from the arrays", differ);
+  mx_model_node *node = (mx_model_node *)M.node;
+  const mx_model_node keep = node[2]; /* tree 0 node 2: split on plan_tau_c at 0.5, children 3, 4 */
+  node[2].split = 0.25;
+  CHECK(mx_model_check(&M, err, sizeof err) == MX_MODEL_ERR_TREE && strstr(err, "tree 0 node 2") && strstr(err, "threshold 0.5"),
+        "split: %s", err);
+  node[2] = keep, node[2].feature = 81;
+  CHECK(mx_model_check(&M, err, sizeof err) == MX_MODEL_ERR_TREE && strstr(err, "tree 0 node 2") && strstr(err, "feature 81"),
+        "feature: %s", err);
+  node[2] = keep, node[2].right = 3;
+  CHECK(mx_model_check(&M, err, sizeof err) == MX_MODEL_ERR_TREE && strstr(err, "tree 0 node 2") && strstr(err, "children 3, 3"),
+        "children: %s", err);
+  node[2] = keep;
+  const mx_model_node leaf = node[M.tree_start[1] + 2]; /* tree 1 node 2: leaf -0.75 */
+  node[M.tree_start[1] + 2].split = 0.75;
+  CHECK(mx_model_check(&M, err, sizeof err) == MX_MODEL_ERR_TREE && strstr(err, "tree 1 node 2") && strstr(err, "value -0.75"),
+        "leaf: %s", err);
+  node[M.tree_start[1] + 2] = leaf;
+  CHECK(mx_model_check(&M, err, sizeof err) == MX_MODEL_OK, "restored: %s", err);
+  mx_model copy = M;
+  copy.node = NULL;
+  CHECK(mx_model_check(&copy, err, sizeof err) == MX_MODEL_ERR_VALUE && strstr(err, "node array"), "missing: %s", err);
+  mx_model_free(&M);
+  CHECK(M.node == NULL, "free zeroes node");
+  free(text);
+}
+
 /* ---- round trips and the embedded model ------------------------------------------------------------ */
 
 /* M written and read back predicts exactly the same for every candidate on random features. */
@@ -395,9 +435,11 @@ static void many_trees(void) {
     start[t + 1] = start[t] + many_tree(t, feature + start[t], threshold + start[t], left + start[t], right + start[t], value + start[t]);
     weight[t] = 0.5 + (double)rand() / RAND_MAX;
   }
+  static mx_model_node node[MANY_NODES];
   mx_model M = {.version = 1, .base_score = 0.25, .ntrees = MANY_TREES, .nnodes = start[MANY_TREES], .tree_start = start,
                 .tree_weight = weight, .feature = feature, .threshold = threshold, .left = left, .right = right,
-                .value = value, .ncandidates = 2, .candidates = cand};
+                .value = value, .node = node, .ncandidates = 2, .candidates = cand};
+  mx_model_nodes_fill(&M, node); /* reference_eval walks the arrays, mx_model_eval the node array */
   char err[512];
   const mx_ensemble kinds[] = {MX_ENSEMBLE_SUM, MX_ENSEMBLE_MEAN, MX_ENSEMBLE_WEIGHTED_MEDIAN};
   for (int k = 0; k < 3; k++) {
@@ -517,6 +559,7 @@ int main(void) {
   bad_files();
   bad_files_more();
   check_in_memory();
+  node_array();
   embedded();
   many_trees();
   plan_lists();

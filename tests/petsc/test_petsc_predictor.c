@@ -35,6 +35,7 @@ static PetscErrorCode WriteModels(void)
   static const int32_t right[5]      = {2, -1, 4, -1, -1};
   static const double  value[5]      = {0, 0, 0, -0.3, -0.7};
   static const mx_plan candidates[2] = {{{0.0, 0.0}, MX_MODE_AUTO, MX_PLAN_COLD_AUTO}, {{0.7, 0.5}, MX_MODE_SE, MX_PLAN_COLD_MERGE}};
+  mx_model_node        node[5];
   mx_model             M = {0};
   char                 err[512];
   PetscMPIInt          rank;
@@ -55,6 +56,8 @@ static PetscErrorCode WriteModels(void)
     M.left        = left;
     M.right       = right;
     M.value       = value;
+    M.node        = node;
+    mx_model_nodes_fill(&M, node);
     M.ncandidates = 2;
     M.candidates  = candidates;
     M.setup       = (mx_setup_model){200.0, 0.0, 0.0};

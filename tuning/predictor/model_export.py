@@ -1,5 +1,11 @@
-"""model_export.py - the plan model as plain lists, written as the model file (src/core/mx_predictor.h
-describes the format) and as the generated C source src/core/mx_model_default.c (the same arrays).
+"""model_export.py - the plan model as plain lists, written as (and read from) the model file
+(src/core/mx_predictor.h describes the format) and written as the generated C source
+src/core/mx_model_default.c (the same arrays, and the same trees once more as one node array).
+
+Command line: regenerate the C source from a model file (e.g. the embedded model, written by
+`matxtract-predictor export-default MODEL`) without retraining:
+    python3 tuning/predictor/model_export.py --c-source MODEL OUT.c [--command TEXT]
+TEXT is the regeneration command the header states (default: this command line).
 
 Pure Python (no numpy, no scikit-learn): from_sklearn() only reads the fitted estimators' public
 tree_ arrays, so the placeholder model can be written on a machine without scikit-learn.
@@ -123,6 +129,55 @@ def write_model_file(m, path):
         f.write("setup_ns_per_nnz %s %s %s\nend\n" % tuple(g(x) for x in m.setup))
 
 
+def _fields(line, key, n):
+    """The n fields after `key` of a model-file record (split on blanks), or ValueError."""
+    tok = line.split()
+    if not tok or tok[0] != key or len(tok) != n + 1:
+        raise ValueError("'%s' with %d fields expected, found %r" % (key, n, line))
+    return tok[1:]
+
+
+def read_model_file(path):
+    """The Model in a model file (what write_model_file and mx_model_write write; '#' lines and
+    blank lines skipped). Checks the record order and the indices, not the trees (mx_model_read does)."""
+    with open(path) as f:
+        records = iter([ln.rstrip("\n") for ln in f if ln.strip() and not ln.lstrip().startswith("#")])
+    nxt = records.__next__
+    if _fields(nxt(), "matxtract-model", 1) != ["1"]:
+        raise ValueError("%s: not a version 1 matxtract model file" % path)
+    trained_on = nxt().strip()
+    if not trained_on.startswith("trained_on "):
+        raise ValueError("%s: 'trained_on' expected" % path)
+    trained_on = trained_on[len("trained_on "):]
+    ensemble, = _fields(nxt(), "ensemble", 1)
+    base_score = float(_fields(nxt(), "base_score", 1)[0])
+    input_names = []
+    for i in range(int(_fields(nxt(), "inputs", 1)[0])):
+        idx, name = _fields(nxt(), "input", 2)
+        assert int(idx) == i, (path, "input", i)
+        input_names.append(name)
+    trees = []
+    for t in range(int(_fields(nxt(), "trees", 1)[0])):
+        idx, nn, w = _fields(nxt(), "tree", 3)
+        assert int(idx) == t, (path, "tree", t)
+        nodes = []
+        for n in range(int(nn)):
+            idx, feat, thr, left, right, val = _fields(nxt(), "node", 6)
+            assert int(idx) == n, (path, "tree", t, "node", n)
+            nodes.append((int(feat), float(thr), int(left), int(right), float(val)))
+        trees.append((float(w), nodes))
+    candidates = []
+    for c in range(int(_fields(nxt(), "candidates", 1)[0])):
+        idx, tc, tr, mode, cold = _fields(nxt(), "candidate", 5)
+        assert int(idx) == c, (path, "candidate", c)
+        candidates.append((float(tc), float(tr), mode, cold))
+    setup = [float(v) for v in _fields(nxt(), "setup_ns_per_nnz", 3)]
+    _fields(nxt(), "end", 0)
+    if next(records, None) is not None:
+        raise ValueError("%s: records after 'end'" % path)
+    return Model(trained_on, ensemble, base_score, trees, candidates, setup, input_names)
+
+
 def _c_array(ctype, name, values, per_line=8):
     lines = []
     for k in range(0, len(values), per_line):
@@ -134,13 +189,21 @@ def _c_string(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def _c_node(f_, t_, l_, r_, v_):
+    """One mx_model_node initializer: split = threshold at an inner node, value at a leaf."""
+    return "{%s, %d, %d, %d}" % (repr(v_ if l_ == LEAF else t_), f_, l_, r_)
+
+
 def write_c_source(m, path, command):
-    """src/core/mx_model_default.c: the same arrays as the model file, as static const data."""
-    starts, weights, feat, thr, left, right, val = ["0"], [], [], [], [], [], []
+    """src/core/mx_model_default.c: the same arrays as the model file, and the same trees once more
+    as the node array (mx_model_node) the evaluation reads, as static const data. command: how to
+    regenerate the file (one or more lines)."""
+    starts, weights, feat, thr, left, right, val, node = ["0"], [], [], [], [], [], [], []
     for w, nodes in m.trees:
         weights.append(repr(w))
         for f_, t_, l_, r_, v_ in nodes:
             feat.append(str(f_)), thr.append(repr(t_)), left.append(str(l_)), right.append(str(r_)), val.append(repr(v_))
+            node.append(_c_node(f_, t_, l_, r_, v_))
         starts.append(str(len(feat)))
     cand = ["{{%s, %s}, MX_MODE_%s, MX_PLAN_COLD_%s}" % (repr(tc), repr(tr), mo.upper(), co.upper())
             for tc, tr, mo, co in m.candidates]
@@ -151,7 +214,8 @@ def write_c_source(m, path, command):
                " * The plan model compiled into the library (see mx_predictor.h for the meaning of every array).\n"
                " * trained_on: %s\n"
                " * %d trees, %d nodes, ensemble %s, %d candidate plans. */\n"
-               % (command, m.trained_on.replace("*/", "* /"), len(m.trees), len(feat), m.ensemble, len(m.candidates)))
+               % ("\n *   ".join(command.replace("*/", "* /").splitlines()), m.trained_on.replace("*/", "* /"), len(m.trees),
+                  len(feat), m.ensemble, len(m.candidates)))
     out.append('#include "mx_predictor.h"\n\n')
     out.append(_c_array("int32_t", "tree_start", starts))
     out.append(_c_array("double", "tree_weight", weights, 4))
@@ -160,15 +224,31 @@ def write_c_source(m, path, command):
     out.append(_c_array("int32_t", "left", left, 16))
     out.append(_c_array("int32_t", "right", right, 16))
     out.append(_c_array("double", "value", val, 4))
+    out.append(_c_array("mx_model_node", "node", node, 4))
     out.append(_c_array("mx_plan", "candidates", cand, 2))
     out.append("\nstatic const mx_model default_model = {\n"
                "    .version = MX_MODEL_VERSION,\n    .trained_on = %s,\n    .ensemble = %s,\n    .base_score = %s,\n"
                "    .ntrees = %d,\n    .nnodes = %d,\n    .tree_start = tree_start,\n    .tree_weight = tree_weight,\n"
                "    .feature = feature,\n    .threshold = threshold,\n    .left = left,\n    .right = right,\n"
-               "    .value = value,\n    .ncandidates = %d,\n    .candidates = candidates,\n"
+               "    .value = value,\n    .node = node,\n    .ncandidates = %d,\n    .candidates = candidates,\n"
                "    .setup = {%s, %s, %s},\n    .owned = 0};\n\n"
                "const mx_model *mx_model_default(void) { return &default_model; }\n"
                % (_c_string(m.trained_on), ens, repr(m.base_score), len(m.trees), len(feat), len(m.candidates),
                   repr(m.setup[0]), repr(m.setup[1]), repr(m.setup[2])))
     with open(path, "w") as f:
         f.write("".join(out))
+
+
+def main(argv=None):
+    import argparse
+    import sys
+    ap = argparse.ArgumentParser(description="Write the generated C source of a model file (no retraining).")
+    ap.add_argument("--c-source", nargs=2, metavar=("MODEL", "OUT"), required=True, help="model file in, C source out")
+    ap.add_argument("--command", help="the regeneration command the header states (default: this command line)")
+    a = ap.parse_args(argv)
+    command = a.command or " ".join(["python3", "tuning/predictor/model_export.py"] + (sys.argv[1:] if argv is None else argv))
+    write_c_source(read_model_file(a.c_source[0]), a.c_source[1], command)
+
+
+if __name__ == "__main__":
+    main()

@@ -87,6 +87,7 @@ typedef struct {
   mx_model M;
   int32_t *start, *feat, *left, *right;
   double *weight, *thr, *val;
+  mx_model_node *node;
   mx_plan *cand;
 } synthetic;
 
@@ -102,8 +103,9 @@ static int synthetic_build(int ntrees, int depth, int ncand, synthetic *S) {
   S->right = malloc((size_t)nn * sizeof(int32_t));
   S->thr = malloc((size_t)nn * sizeof(double));
   S->val = malloc((size_t)nn * sizeof(double));
+  S->node = malloc((size_t)nn * sizeof(mx_model_node));
   S->cand = malloc((size_t)ncand * sizeof(mx_plan));
-  if (!S->start || !S->weight || !S->feat || !S->left || !S->right || !S->thr || !S->val || !S->cand) return 1;
+  if (!S->start || !S->weight || !S->feat || !S->left || !S->right || !S->thr || !S->val || !S->node || !S->cand) return 1;
   srand(12345);
   for (int t = 0; t < ntrees; t++) {
     S->start[t] = t * per;
@@ -124,7 +126,9 @@ static int synthetic_build(int ntrees, int depth, int ncand, synthetic *S) {
   }
   S->M = (mx_model){.version = MX_MODEL_VERSION, .ensemble = MX_ENSEMBLE_SUM, .ntrees = ntrees, .nnodes = nn,
                     .tree_start = S->start, .tree_weight = S->weight, .feature = S->feat, .threshold = S->thr,
-                    .left = S->left, .right = S->right, .value = S->val, .ncandidates = ncand, .candidates = S->cand};
+                    .left = S->left, .right = S->right, .value = S->val, .node = S->node, .ncandidates = ncand,
+                    .candidates = S->cand};
+  mx_model_nodes_fill(&S->M, S->node);
   snprintf(S->M.trained_on, sizeof S->M.trained_on, "synthetic random model for timing only");
   char err[256];
   if (mx_model_check(&S->M, err, sizeof err) != MX_MODEL_OK) return fprintf(stderr, "synthetic: %s\n", err), 1;
@@ -132,7 +136,7 @@ static int synthetic_build(int ntrees, int depth, int ncand, synthetic *S) {
 }
 
 static void synthetic_free(synthetic *S) {
-  free(S->start), free(S->weight), free(S->feat), free(S->left), free(S->right), free(S->thr), free(S->val), free(S->cand);
+  free(S->start), free(S->weight), free(S->feat), free(S->left), free(S->right), free(S->thr), free(S->val), free(S->node), free(S->cand);
 }
 
 /* ---- commands ------------------------------------------------------------------------------------ */
