@@ -8,19 +8,26 @@
  * first job.
  *
  * Invariants: slot[d] holds at most one idle workspace of device d; mx_workspace_take hands it out
- * (or makes a new one when it is out or absent) and grows its buffers to what is asked; a workspace
- * given back returns to its slot when the slot is empty and its device buffer is at most kKeepBytes,
- * else it is destroyed. The caller gives back only after every use queued on its stream finished.
- * mx_workspaces_release destroys the idle ones (before the CUDA context goes). */
+ * (or makes a new one when it is out or absent) and grows its buffers to what is asked (the pinned
+ * one to at least kMinHostBytes: pinning costs ~1 ms per MiB, so it is done once per process); a
+ * workspace given back returns to its slot when the slot is empty, its device buffer freed first if
+ * larger than kKeepBytes, else it is destroyed. The caller gives back only after every use queued
+ * on its stream finished. mx_workspaces_release destroys the idle ones (before the CUDA context
+ * goes). */
+#include <algorithm>
 #include <mutex>
 #include <new>
 #include "mx_device_impl.h"
 
 namespace {
 
-/* the most device bytes an idle workspace keeps: the feature passes of a matrix of up to ~6M
- * nonzeros; larger matrices make theirs per job, whose ~0.1 ms is < 1% of their aijcusparse setup */
+/* the most device bytes an idle workspace keeps: the feature passes of a matrix of up to ~4M
+ * nonzeros; larger matrices allocate theirs per job, whose cudaMalloc + cudaFree (~0.1 ms) is < 1%
+ * of their aijcusparse setup (> 35 ms). Destroying the whole workspace instead (its pinned buffer,
+ * stream and event too) cost such a prediction 1.5-3 ms (predict-cost-2026-11-26). */
 constexpr size_t kKeepBytes = (size_t)64 << 20;
+/* the pinned buffer's least size: what the feature passes of ~250M nonzeros read back */
+constexpr size_t kMinHostBytes = (size_t)1 << 20;
 constexpr int kMaxDevices = 64;
 
 std::mutex slots_lock;
@@ -60,6 +67,7 @@ int grow(mx_workspace *w, size_t dev_bytes, size_t host_bytes) {
     w->dev_bytes = dev_bytes;
   }
   if (host_bytes > w->host_bytes) {
+    host_bytes = std::max(host_bytes, std::max(kMinHostBytes, 2 * w->host_bytes));
     if (w->host_buf) cudaFreeHost(w->host_buf);
     w->host_buf = nullptr;
     w->host_bytes = 0;
@@ -97,9 +105,14 @@ int mx_workspace_take(size_t dev_bytes, size_t host_bytes, mx_workspace **out) {
 
 void mx_workspace_give(mx_workspace *w) {
   if (!w) return;
+  if (w->dev_bytes > kKeepBytes) { /* not kept idle: the next job of that size allocates again */
+    cudaFree(w->dev_buf);
+    w->dev_buf = nullptr;
+    w->dev_bytes = 0;
+  }
   {
     std::lock_guard<std::mutex> guard(slots_lock);
-    if (!slot[w->dev] && w->dev_bytes <= kKeepBytes) {
+    if (!slot[w->dev]) {
       slot[w->dev] = w;
       return;
     }
