@@ -35,54 +35,45 @@ struct mx_seg_stage_vec8 {
   }
 };
 
-/* A row wholly inside a segment longer than max(MX_SEG_LONG_MIN, 4 gk g) is summed by a whole warp
- * after the lane groups (seg_rows_from_shared): with g chosen from the block's mean, one long row
- * among short ones was one lane's serial sum (a power-law graph's 641-entry row with g = 1 made
- * chunglu-dir:100000:4:3 22.9 us instead of 13.6, tuning/results/h100/predictor-2026-11-26). A
- * segment holds at most kSegLongCap such rows. */
+/* A row wholly inside a segment longer than max(MX_SEG_LONG_MIN, 4 gk g) is summed by its whole
+ * warp (seg_rows_from_shared): with g chosen from the block's mean, one long row among short ones was
+ * one lane's serial sum (a power-law graph's 641-entry row with g = 1 made chunglu-dir:100000:4:3
+ * 22.9 us instead of 13.6, tuning/results/h100/predictor-2026-11-26; 12.1 us with the warp). */
 #define MX_SEG_LONG_MIN 64
-constexpr int kSegLongCap = (MX_SEG_NNZ + MX_SEG_THREADS) / (MX_SEG_LONG_MIN + 1) + 1;
 
 /* Phase 2: rows [ra, rb) lie wholly inside the segment; their row pointers are in s_rp (s_rp[i] =
  * rowptr[ra+i] - s0). A lane group of g lanes (the largest power of two with gk * g <= the block's
  * mean row length, MX_SEG_GROUP_K in production) sums each row from shared memory, then y[r] =
- * sum + z[r]; a long row (above) is listed in long_rows[*nlong] (*nlong zeroed before, the list
- * complete after the barrier) and summed by a warp, 32 lanes then a butterfly. Every row's order of
- * adds is fixed by its length and g, whichever group or warp takes it: y is bitwise reproducible.
- * All threads of the block call it. */
+ * sum + z[r]; a long row (above) is summed by the 32 lanes of its group's warp instead, right after
+ * the groups' rows of that round (the warp's long rows one after the other, by a ballot: no block
+ * barrier). Every row's order of adds is fixed by its length and g: y is bitwise reproducible. */
 __device__ __forceinline__ void seg_rows_from_shared(const int *s_rp, int ra, int rb, const double *prod,
-                                                     const double *z, double *y, int gk, int *long_rows, int *nlong) {
+                                                     const double *z, double *y, int gk) {
   const int nr = rb - ra;
   if (nr <= 0) return; /* block-uniform */
   const int mean = (s_rp[nr] - s_rp[0]) / nr;
   int g = 1;
   while (g < MX_SEG_MAX_GROUP && gk * g <= mean) g *= 2;
   const int long_len = max(MX_SEG_LONG_MIN, 4 * gk * g);
-  const int lane_g = threadIdx.x & (g - 1), group = threadIdx.x / g, ngroups = MX_SEG_THREADS / g;
+  const int lane = threadIdx.x & 31, lane_g = threadIdx.x & (g - 1), group = threadIdx.x / g, ngroups = MX_SEG_THREADS / g;
   for (int base = 0; base < nr; base += ngroups) { /* same trip count for every lane */
     const int i = base + group;
+    int beg = 0, end = 0; /* past nr: no row, no entries */
+    if (i < nr) beg = s_rp[i], end = s_rp[i + 1];
+    const bool is_long = end - beg > long_len; /* the group's lanes agree: they see the same row */
     double sum = 0.0;
-    bool summed = i < nr;
-    if (summed) {
-      const int beg = s_rp[i], end = s_rp[i + 1];
-      if (end - beg > long_len) { /* the group's lanes agree: they see the same row */
-        summed = false;
-        if (lane_g == 0) long_rows[atomicAdd(nlong, 1)] = i;
-      } else {
-        for (int k = beg + lane_g; k < end; k += g) sum += prod[k];
-      }
-    }
+    if (!is_long)
+      for (int k = beg + lane_g; k < end; k += g) sum += prod[k];
     sum = mx_group_sum(sum, g);
-    if (summed && lane_g == 0) y[ra + i] = z ? sum + z[ra + i] : sum;
-  }
-  __syncthreads(); /* long_rows complete */
-  const int lane = threadIdx.x & 31;
-  for (int q = threadIdx.x / 32; q < *nlong; q += MX_SEG_THREADS / 32) {
-    const int i = long_rows[q], end = s_rp[i + 1];
-    double sum = 0.0;
-    for (int k = s_rp[i] + lane; k < end; k += 32) sum += prod[k];
-    sum = mx_group_sum(sum, 32);
-    if (lane == 0) y[ra + i] = z ? sum + z[ra + i] : sum;
+    if (i < nr && !is_long && lane_g == 0) y[ra + i] = z ? sum + z[ra + i] : sum;
+    for (unsigned longs = __ballot_sync(MX_FULL_MASK, is_long && lane_g == 0); longs; longs &= longs - 1) {
+      const int r = __ffs(longs) - 1, ir = __shfl_sync(MX_FULL_MASK, i, r);
+      const int br = __shfl_sync(MX_FULL_MASK, beg, r), er = __shfl_sync(MX_FULL_MASK, end, r);
+      double lsum = 0.0;
+      for (int k = br + lane; k < er; k += 32) lsum += prod[k];
+      lsum = mx_group_sum(lsum, 32);
+      if (lane == 0) y[ra + ir] = z ? lsum + z[ra + ir] : lsum;
+    }
   }
 }
 
@@ -143,18 +134,16 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
   __shared__ __align__(16) double prod[MX_SEG_NNZ + MX_SEG_THREADS]; /* 16: mx_seg_stage_vec8 stores pairs */
   __shared__ int s_rp[MX_SEG_MAX_ROWS + 1];
   __shared__ double red[MX_SEG_THREADS / 32];
-  __shared__ int long_rows[kSegLongCap], nlong;
   const int4 p = plan[blockIdx.x];
   const int ra = p.x, rb = p.y;
   const int s0 = p.z * MX_SEG_NNZ;
   const int s1 = p.w; /* segment end, extended over the last row's tail when that is short */
   const int s1_seg = min(s0 + MX_SEG_NNZ, s1);
   for (int i = threadIdx.x; i <= rb - ra; i += MX_SEG_THREADS) s_rp[i] = rowptr[ra + i] - s0;
-  if (threadIdx.x == 0) nlong = 0;
   Stg::template stage<XH>(dec, col, val, x, xhot, s0, s1_seg, s1, prod);
   __syncthreads();
   const bool crossing = rb > ra && s_rp[rb - ra] > s1 - s0;
-  seg_rows_from_shared(s_rp, ra, crossing ? rb - 1 : rb, prod, z, y, gk, long_rows, &nlong);
+  seg_rows_from_shared(s_rp, ra, crossing ? rb - 1 : rb, prod, z, y, gk);
   if (crossing) seg_crossing_row<XH>(dec, rowptr, col, val, x, xhot, rb - 1, s0, s1, prod, z, y, red);
 }
 
