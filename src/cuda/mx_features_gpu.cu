@@ -422,9 +422,9 @@ __global__ void invert(int m, const int *__restrict__ perm, int *rank) {
  * no allocation per prediction once a process has made it). The region [0, read_bytes) holds what the
  * host reads back, in one copy queued behind the passes: counts, the long rows' extreme columns and
  * the pairs; the zeroed region [0, zero_bytes) that and both histograms and collen, so that one
- * memset clears it. A histogram is sized by the longest length a CSR without repeated entries can have (ncols for rows,
- * nrows for columns), so that no pass waits for the maxima; lengths beyond are counted apart
- * (full_hist_to_host then counts again). */
+ * memset clears it. A histogram is sized by the longest length a CSR without repeated entries can
+ * have (ncols for rows, nrows for columns), so that no pass waits for the maxima; lengths beyond are
+ * counted apart (full_hist_to_host then counts again). */
 struct feature_arrays {
   unsigned long long *counts;                   /* C_NCOUNTS */
   int *jmax1, *jneg;                            /* nlong_max each: the long rows' extreme columns */
@@ -459,8 +459,8 @@ int length_bits(int maxl) { return std::max(1, bits_for((uint64_t)maxl)); }
 size_t pair_capacity(int nnz) { return 2 * ((size_t)std::sqrt(2.0 * (double)nnz) + 2); }
 
 /* The row-length sort, the one CUB pass: keys on the bits of maxl, which no row is longer than
- * (longest_row_bound: nothing waits for the longest row); with A NULL a size query (nothing runs), else A's rows.
- * One function for both, so that the storage sized by the query is the sort's. */
+ * (longest_row_bound: nothing waits for the longest row); with A NULL a size query (nothing runs),
+ * else A's rows. One function for both, so that the storage sized by the query is the sort's. */
 cudaError_t row_sort(void *tmp, size_t &bytes, const feature_arrays *A, int m, int maxl, cudaStream_t s) {
   return cub::DeviceRadixSort::SortPairsDescending(tmp, bytes, A ? A->rowlen : nullptr, A ? A->len_sorted : nullptr, A ? A->idx : nullptr,
                                                    A ? A->perm : nullptr, m, 0, length_bits(maxl), s);
