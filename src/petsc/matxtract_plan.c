@@ -44,7 +44,9 @@
  * the default plan ((0,0), the cold kernel by the row-length rule, packed where the pack was faster
  * as compress auto does), over the 129 label matrices of >= 1M nonzeros on an H100
  * (tuning/predictor/gain_prior.py on tuning/results/h100/predictor-2026-11-25/labels.jsonl.gz: mean
- * 0.016, median 0, p90 0.069; 0.028 with the unpacked labels of 2026-11-23b). Predicting pays, on
+ * 0.016, median 0, p90 0.069; 0.028 with the unpacked labels of 2026-11-23b; 0.010 with those of
+ * 2026-11-26, which hold a segment-kernel regression fixed after them: kept until a re-label at the
+ * fixed kernels). Predicting pays, on
  * average, once a future as long as the past would save its cost at this gain: spent * gain >= cost.
  * (At spent >= cost, the rule before, PageRank on kron:20:16 paid 10 ms of features after 51 of 100
  * MatMults for a plan that could not pay for its own build.) */
