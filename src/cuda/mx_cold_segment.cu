@@ -139,8 +139,14 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
   const int s0 = p.z * MX_SEG_NNZ;
   const int s1 = p.w; /* segment end, extended over the last row's tail when that is short */
   const int s1_seg = min(s0 + MX_SEG_NNZ, s1);
-  for (int i = threadIdx.x; i <= rb - ra; i += MX_SEG_THREADS) s_rp[i] = rowptr[ra + i] - s0;
+  /* row t's pointer is loaded before the staging's loads and stored after them, so its latency
+   * overlaps theirs instead of coming first (a segment with more rows reads the rest after the
+   * staging; a second register for row t + T spills where x-hot is on) */
+  const int nr = rb - ra;
+  const int rp0 = (int)threadIdx.x <= nr ? rowptr[ra + threadIdx.x] : 0;
   Stg::template stage<XH>(dec, col, val, x, xhot, s0, s1_seg, s1, prod);
+  if ((int)threadIdx.x <= nr) s_rp[threadIdx.x] = rp0 - s0;
+  for (int i = threadIdx.x + MX_SEG_THREADS; i <= nr; i += MX_SEG_THREADS) s_rp[i] = rowptr[ra + i] - s0;
   __syncthreads();
   const bool crossing = rb > ra && s_rp[rb - ra] > s1 - s0;
   seg_rows_from_shared(s_rp, ra, crossing ? rb - 1 : rb, prod, z, y, gk);

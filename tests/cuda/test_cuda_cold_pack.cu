@@ -33,8 +33,28 @@ static bool same_array(const T *a, const T *b, size_t n) {
   return memcmp(a, b, n * sizeof(T)) == 0;
 }
 
+/* a and b bitwise equal, except that two NaNs match whatever their payloads: IEEE 754 leaves open
+ * which operand's payload an operation on two NaNs returns, and ptxas may order the operands of a
+ * commutative add differently in two kernels that take the same sums (the "special" values carry
+ * two NaN payloads; a pipelined variant of the packed kernel tried on 2026-11-26 differed from the
+ * plain kernel in NaN payloads only, on those values only). The first real difference is printed
+ * with both bit patterns; payload-only differences are counted and reported at the end. */
+static long g_nan_payload_diffs = 0;
 static bool bitwise_equal(const std::vector<double> &a, const std::vector<double> &b) {
-  return a.size() == b.size() && (a.empty() || memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    uint64_t ua, ub;
+    memcpy(&ua, &a[i], sizeof ua);
+    memcpy(&ub, &b[i], sizeof ub);
+    if (ua == ub) continue;
+    if (std::isnan(a[i]) && std::isnan(b[i])) {
+      ++g_nan_payload_diffs;
+      continue;
+    }
+    printf("  y[%zu]: %016llx vs %016llx\n", i, (unsigned long long)ua, (unsigned long long)ub);
+    return false;
+  }
+  return true;
 }
 
 static bool all_finite(const std::vector<double> &v) {
@@ -332,6 +352,6 @@ int main(int argc, char **argv) {
       fflush(stdout);
     }
   }
-  printf("%d checks, %d failed\n", g_checks, g_fail);
+  printf("%d checks, %d failed; %ld entries of y differed only in their NaN payload\n", g_checks, g_fail, g_nan_payload_diffs);
   return g_fail ? 1 : 0;
 }
