@@ -10,7 +10,7 @@
  * planners' of the upload entry for entry, and the AUTO cold-kernel rule (row statistics on the GPU)
  * picks the upload's kernel. Bad input
  * (invalid crux, column out of range, decreasing rowptr, unknown mode) is refused with a message.
- * Usage: test_cuda_build [small] [MATRICES_DIR]. Exit: 0 pass, 1 fail, 77 no GPU. */
+ * Usage: test_cuda_build [small|race] [MATRICES_DIR]. Exit: 0 pass, 1 fail, 77 no GPU. */
 #include "cuda_test_util.h"
 #include "cuda/mx_device_impl.h" /* the launch plans, compared field by field */
 

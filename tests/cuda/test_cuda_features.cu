@@ -3,7 +3,7 @@
  * a product running meanwhile, a job restarted, or dropped by mx_device_free while pending; (2)
  * mx_device_set_cold_kernel switches between every pair of cold kernels with products bitwise equal
  * to a format uploaded with that kernel from the start, and close to the CPU oracle.
- * Usage: test_cuda_features [small] [MATRICES_DIR]; exits 77 (skipped) without a GPU. */
+ * Usage: test_cuda_features [small|race] [MATRICES_DIR]; exits 77 (skipped) without a GPU. */
 #include "cuda_test_util.h"
 
 extern "C" {

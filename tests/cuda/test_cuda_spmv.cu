@@ -4,7 +4,8 @@
  * each call; checks y = A x, y = A x + z, y = A x + y (y == z), the host-vector entry point, and a
  * value refresh, each to a relative 2-norm error <= 1e-12, and bitwise equality of two runs; with the
  * x-hot cache forced on (k = 1, ncols/8+1, all columns): bitwise equal to the same kernels without it.
- * Usage: test_cuda_spmv [small] [MATRICES_DIR]   (small: the quick set for compute-sanitizer)
+ * Usage: test_cuda_spmv [small|race] [MATRICES_DIR]   (small: the quick set for compute-sanitizer,
+ * race: a smaller one for its racecheck)
  * Exit: 0 pass, 1 fail, 77 no GPU (CMake SKIP_RETURN_CODE). */
 #include "cuda_test_util.h"
 
@@ -136,15 +137,17 @@ static void csr_spmv(const Csr &A, const std::vector<double> &x, std::vector<dou
 }
 
 static void check_matrix(const Csr &A, bool small, std::mt19937_64 &rng) {
-  static const mx_crux grid[] = {{0, 0}, {1, 1}, {1, 0}, {0.5, 0.3}, {0.9, 0.8}, {0.7, 0.5}};
+  static const mx_crux grid[] = {{0, 0}, {1, 1}, {0.5, 0.3}, {1, 0}, {0.9, 0.8}, {0.7, 0.5}};
+  const size_t ngrid = g_race ? 3 : sizeof grid / sizeof grid[0]; /* racecheck: (0,0), all hot, a split */
   static const mx_mode_request modes[] = {MX_MODE_DU, MX_MODE_SE};
   static const mx_cold_kernel colds[] = {MX_COLD_SEGMENT, MX_COLD_MERGE, MX_COLD_CUSPARSE};
   const int fail0 = g_fail;
   mx_csr a = A.view();
   int ncase = 0;
-  for (const mx_crux &c : grid)
+  for (size_t gi = 0; gi < ngrid; ++gi)
     for (mx_mode_request md : modes)
-      for (int borrow = 0; borrow <= (c.tau_c == 0 ? 1 : 0); ++borrow) { /* (0,0): owned and borrowed cold CSR */
+      for (int borrow = 0; borrow <= (grid[gi].tau_c == 0 ? 1 : 0); ++borrow) { /* (0,0): owned and borrowed cold CSR */
+        const mx_crux &c = grid[gi];
         if (c.tau_c == 0 && md == MX_MODE_SE) continue; /* (0,0) has no hot region: one mode is enough */
         mx_format F;
         if ((borrow ? mx_format_build_borrow(&a, c, md, &F) : mx_format_build(&a, c, md, &F)) != MX_OK) {
@@ -164,7 +167,9 @@ static void check_matrix(const Csr &A, bool small, std::mt19937_64 &rng) {
                    ck == MX_COLD_SEGMENT ? "segment" : ck == MX_COLD_MERGE ? "merge" : "cusparse", borrow ? " borrowed" : "");
           check_case(A, &F, ck, tag, rng);
           if (ck != MX_COLD_CUSPARSE) /* cuSPARSE reads plain columns: a coded cold CSR falls back to ours */
-            for (int k : {1, 1 + A.ncols / 8, A.ncols + 3}) check_xhot(A, &F, ck, k, std::string(tag) + " k=" + std::to_string(k), rng);
+            for (int k : g_race ? std::vector<int>{1 + A.ncols / 8} /* racecheck: one size, the same kernels */
+                                : std::vector<int>{1, 1 + A.ncols / 8, A.ncols + 3})
+              check_xhot(A, &F, ck, k, std::string(tag) + " k=" + std::to_string(k), rng);
           ++ncase;
         }
         mx_format_free(&F);

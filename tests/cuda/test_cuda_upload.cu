@@ -2,7 +2,7 @@
  * upload thread count, for pieces below, at and above the staging sizes (empty, odd lengths, many
  * slots), and the copy waits for work queued before it on the stream (a kernel still reading the
  * destination sees the old bytes). Thread counts outside 1..16 are refused.
- * Usage: test_cuda_upload [small] [MATRICES_DIR]; exits 77 (skipped) without a GPU. */
+ * Usage: test_cuda_upload [small|race] [MATRICES_DIR]; exits 77 (skipped) without a GPU. */
 #include "cuda_test_util.h"
 #include "cuda/mx_upload.h"
 
