@@ -85,6 +85,7 @@ typedef struct {
   mx_plan_cold        cold_pred;            /* the best cold kernel for the crux and hot mode in use (when predicted) */
   double              log_ratio_cold;       /* its model output */
   PetscBool           features_on_gpu;      /* the features were computed on the GPU */
+  double              predict_nnz;          /* nonzeros they were computed on (under upgrade now: before the first build) */
   PetscBool           predict_pending;      /* the features' GPU passes are queued (MatXtractPredictStart), not yet collected */
   PetscLogDouble      predict_started;      /* host seconds of queueing them */
   PetscLogDouble      predict_seconds;      /* host seconds of features + prediction (queueing and collecting the GPU passes) */

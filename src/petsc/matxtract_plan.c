@@ -96,22 +96,27 @@ static PetscBool MatXtractFeaturesOnDevice(const Mat_MatXtract *x)
   return (PetscBool)(x->D && x->F.hot_nnz == 0);
 }
 
-/* Estimated seconds of features + prediction of x's matrix: the features (GPU or CPU), and every
- * candidate walked through every tree (depth about log2 of a tree's nodes). */
-static PetscLogDouble MatXtractPredictCost(const mx_model *M, const Mat_MatXtract *x)
+/* Estimated seconds of features + prediction of a matrix of nnz nonzeros: the features (on the GPU
+ * or the CPU), and every candidate walked through every tree (depth about log2 of a tree's nodes). */
+static PetscLogDouble MatXtractPredictCost(const mx_model *M, PetscBool gpu, double nnz)
 {
   const double depth = log2((double)M->nnodes / (double)M->ntrees + 1.0) + 1.0;
-  const PetscBool gpu   = MatXtractFeaturesOnDevice(x);
-  const double    ns    = gpu ? MATXTRACT_FEATURES_GPU_NS_PER_NNZ : MATXTRACT_FEATURES_NS_PER_NNZ;
+  const double ns    = gpu ? MATXTRACT_FEATURES_GPU_NS_PER_NNZ : MATXTRACT_FEATURES_NS_PER_NNZ;
 
-  return (gpu ? MATXTRACT_FEATURES_GPU_FIXED_S : 0.0) + 1e-9 * (ns * (double)x->F.nnz + MATXTRACT_TREE_LEVEL_NS * (double)M->ncandidates * (double)M->ntrees * depth);
+  return (gpu ? MATXTRACT_FEATURES_GPU_FIXED_S : 0.0) + 1e-9 * (ns * nnz + MATXTRACT_TREE_LEVEL_NS * (double)M->ncandidates * (double)M->ntrees * depth);
+}
+
+/* ... of x's built format, where its features would be computed now */
+static PetscLogDouble MatXtractPredictCostNow(const mx_model *M, const Mat_MatXtract *x)
+{
+  return MatXtractPredictCost(M, MatXtractFeaturesOnDevice(x), (double)x->F.nnz);
 }
 
 /* MatMult seconds after which upgrade auto predicts: when a future as long as the past, saving the
  * mean gain of a prediction, pays for its estimated cost. */
 static PetscLogDouble MatXtractPredictAfter(const mx_model *M, const Mat_MatXtract *x)
 {
-  return MatXtractPredictCost(M, x) / MATXTRACT_PREDICT_GAIN;
+  return MatXtractPredictCostNow(M, x) / MATXTRACT_PREDICT_GAIN;
 }
 
 /* Queue the features' passes on the GPU when it holds the plain matrix (nothing waits for them:
@@ -217,6 +222,7 @@ static PetscErrorCode MatXtractPredictFinish(Mat A)
   st->cold_pred       = st->plan.cold;
   st->log_ratio_cold  = y[nc];
   st->features_on_gpu = on_gpu;
+  st->predict_nnz     = f.v[mx_feature_index("nnz")]; /* a name the feature set keeps (tuning/ reads it too) */
   for (int32_t c = 0; c < nc; c++) {
     if (y[c] < st->log_ratio_pred) {
       st->pred_plan      = plans[c];
@@ -241,7 +247,7 @@ static PetscErrorCode MatXtractPredictInfo(Mat A)
   PetscFunctionBegin;
   PetscCall(PetscInfo(A, "matxtract: predicted plan crux (%g,%g) hot mode %s cold kernel %s: model output %g vs %g for the plan in use (crux (%g,%g) %s %s), %.3gx its time; features (on the %s) + prediction took %g s of the host (queueing the GPU passes %g s; estimated %g s) after %" PetscInt_FMT " MatMults\n", st->pred_plan.crux.tau_c, st->pred_plan.crux.tau_r,
                       mx_plan_mode_name(st->pred_plan.mode), mx_plan_cold_name(st->pred_plan.cold), st->log_ratio_pred, st->log_ratio_cur, st->plan.crux.tau_c, st->plan.crux.tau_r, mx_plan_mode_name(st->plan.mode), mx_plan_cold_name(st->plan.cold), exp(st->log_ratio_pred - st->log_ratio_cur),
-                      st->features_on_gpu ? "GPU" : "CPU", (double)st->predict_seconds, (double)st->predict_started, (double)MatXtractPredictCost(MatXtractSettingsModel(&x->set), x), st->mults));
+                      st->features_on_gpu ? "GPU" : "CPU", (double)st->predict_seconds, (double)st->predict_started, (double)MatXtractPredictCost(MatXtractSettingsModel(&x->set), st->features_on_gpu, st->predict_nnz), st->mults));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -590,7 +596,7 @@ static PetscErrorCode MatXtractPlanMaybePredict(Mat A, PetscLogDouble t_cur, Pet
 
   PetscFunctionBegin;
   if (N > 0 && (PetscLogDouble)N * t_cur < after) {
-    PetscCall(PetscInfo(A, "matxtract: %" PetscInt_FMT " expected MatMults of %g s cannot pay for the prediction (estimated %g s) at its mean gain %g\n", N, (double)t_cur, (double)MatXtractPredictCost(M, x), MATXTRACT_PREDICT_GAIN));
+    PetscCall(PetscInfo(A, "matxtract: %" PetscInt_FMT " expected MatMults of %g s cannot pay for the prediction (estimated %g s) at its mean gain %g\n", N, (double)t_cur, (double)MatXtractPredictCostNow(M, x), MATXTRACT_PREDICT_GAIN));
     PetscCall(MatXtractPlanSettle(A, "the expected MatMults cannot pay for predicting (-mat_matxtract_expected_mults)"));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -696,7 +702,7 @@ PetscErrorCode MatXtractPlanView(Mat A, PetscViewer viewer)
   if (st->predicted)
     PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: predicted plan crux (%g, %g) hot mode %s cold kernel %s, %.3gx the time of the plan then in use; features (on the %s) + prediction %.3g ms\n", st->pred_plan.crux.tau_c, st->pred_plan.crux.tau_r, mx_plan_mode_name(st->pred_plan.mode), mx_plan_cold_name(st->pred_plan.cold), exp(st->log_ratio_pred - st->log_ratio_cur), st->features_on_gpu ? "GPU" : "CPU", 1e3 * st->predict_seconds));
   else if (st->predict_pending) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: predicting: the feature passes run on the GPU (%" PetscInt_FMT " MatMults on the plan so far; the next MatMult after they ran collects them)\n", st->mults));
-  else if (!st->settled) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: not predicted yet: it runs once the MatMult time spent (%.3g ms) reaches %.3g ms (its estimated cost %.3g ms / the mean gain of a prediction %g)\n", 1e3 * spent, 1e3 * MatXtractPredictAfter(MatXtractSettingsModel(set), x), 1e3 * MatXtractPredictCost(MatXtractSettingsModel(set), x), MATXTRACT_PREDICT_GAIN));
+  else if (!st->settled) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: not predicted yet: it runs once the MatMult time spent (%.3g ms) reaches %.3g ms (its estimated cost %.3g ms / the mean gain of a prediction %g)\n", 1e3 * spent, 1e3 * MatXtractPredictAfter(MatXtractSettingsModel(set), x), 1e3 * MatXtractPredictCostNow(MatXtractSettingsModel(set), x), MATXTRACT_PREDICT_GAIN));
   if (st->t_pred > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult predicted %.4g us for the predicted plan (from the plan then in use, measured)\n", 1e6 * st->t_pred));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult measured %.4g us for the plan in use (%" PetscInt_FMT " MatMults on it; 0: not measured yet)\n", 1e6 * t_cur, st->mults));
   if (st->upgrade_tried) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: upgrade tried (estimated at %.3g ms): %s\n", 1e3 * st->upgrade_setup, st->src_crux == MATXTRACT_CRUX_GUARD || st->src_mode == MATXTRACT_CRUX_GUARD || st->src_cold == MATXTRACT_CRUX_GUARD ? "the guard timed it slower and kept the previous plan" : "kept"));
