@@ -15,8 +15,8 @@
  *           permutation inside the library would give; the per-product permutation of x not timed)
  * Without specs: the default list below. Writes OUTDIR/cold_pack.csv, cold_pack.md, env.txt.
  * COLD_PACK_VARIANTS="1 2" also times those packed kernel variants (mx_cold_pack_set_variant, listed
- * in src/cuda/mx_cold_pack_dev.h, e.g. "6 7" the strided and the vectorized staging everywhere; the table keeps variant 0) and
- * prints each with its bitwise check against the plain kernel.
+ * in src/cuda/mx_cold_pack_dev.h, e.g. "6 7" the strided and the vectorized staging everywhere; the
+ * table keeps variant 0) and prints each with its bitwise check against the plain kernel.
  * COLD_PACK_MERGE=1 also times the merge cold kernel plain vs on the pack (it reads the pack by default;
  * mx_cold_pack_set_merge is the A/B switch) and prints both with the bitwise check.
  * Exit 1 if any variant was wrong (error or not bitwise equal). */
