@@ -66,6 +66,7 @@ typedef struct {
   PetscBool           compress_in_use;  /* packed and MatMult reads the pack (GPU: only the segment cold kernel does) */
   const char         *compress_values;  /* "plain", "dict0", "dict8", "dict16" or "colconst" */
   const char         *compress_columns; /* "plain", "delta8" or "delta16" */
+  const char         *compress_rows;    /* row pointers: "plain" or "off16" (16-bit offsets per 64 rows) */
   PetscInt            compress_dict;    /* dictionary entries (dict*) or column constants (colconst) */
   PetscBool           compress_fell_back; /* the last value refresh no longer fit the value encoding: plain values */
   const char         *compress_note;    /* why the cold region is not packed ("compression off", "not packed (x-hot)", ...); NULL when packed */

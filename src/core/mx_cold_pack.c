@@ -12,6 +12,7 @@ mx_pack_request mx_pack_request_of(mx_compress_request c) {
   mx_pack_request r;
   r.val = c == MX_COMPRESS_AUTO ? MX_PACK_AUTO : MX_VAL_PLAIN;
   r.idx = c == MX_COMPRESS_AUTO ? MX_PACK_AUTO : MX_IDX_PLAIN;
+  r.row = c == MX_COMPRESS_AUTO ? MX_PACK_AUTO : MX_ROW_PLAIN;
   return r;
 }
 
@@ -25,9 +26,15 @@ const char *mx_idx_enc_name(int e) {
   return e >= 0 && e <= MX_IDX_DELTA16 ? n[e] : "?";
 }
 
+const char *mx_row_enc_name(int e) {
+  static const char *n[] = {"plain", "off16"};
+  return e >= 0 && e <= MX_ROW_OFF16 ? n[e] : "?";
+}
+
 /* ---- exact bytes and the choice ------------------------------------------------------------------ */
 
 static int64_t nseg_of(int64_t nnz) { return (nnz + MX_PACK_SEG - 1) / MX_PACK_SEG; }
+static int64_t nrchunk_of(int32_t nrows) { return ((int64_t)nrows + MX_PACK_RCHUNK) / MX_PACK_RCHUNK; } /* nrows+1 pointers */
 
 size_t mx_pack_value_bytes(mx_val_enc e, const mx_cold_pack_stats *st) {
   const size_t nnz = (size_t)st->nnz, nd = (size_t)st->ndistinct;
@@ -51,6 +58,11 @@ size_t mx_pack_index_bytes(mx_idx_enc e, int64_t nnz) {
   return 4 * (size_t)nnz;
 }
 
+size_t mx_pack_row_bytes(mx_row_enc e, int32_t nrows) {
+  if (e == MX_ROW_OFF16) return 4 * (size_t)nrchunk_of(nrows) + 2 * ((size_t)nrows + 1);
+  return 4 * ((size_t)nrows + 1);
+}
+
 int mx_pack_value_fits(mx_val_enc e, const mx_cold_pack_stats *st) {
   switch (e) {
     case MX_VAL_PLAIN: return 1;
@@ -71,7 +83,13 @@ int mx_pack_index_fits(mx_idx_enc e, const mx_cold_pack_stats *st) {
   }
 }
 
-mx_status mx_cold_pack_choose(const mx_pack_request *req, const mx_cold_pack_stats *st, mx_val_enc *v, mx_idx_enc *ix) {
+int mx_pack_row_fits(mx_row_enc e, const mx_cold_pack_stats *st) {
+  if (e == MX_ROW_PLAIN) return 1;
+  return e == MX_ROW_OFF16 && st->max_row_span <= 0xffff;
+}
+
+mx_status mx_cold_pack_choose(const mx_pack_request *req, const mx_cold_pack_stats *st, mx_val_enc *v, mx_idx_enc *ix,
+                              mx_row_enc *rw) {
   if (req->val != MX_PACK_AUTO) {
     if (req->val < MX_VAL_PLAIN || req->val > MX_VAL_COLCONST || !mx_pack_value_fits((mx_val_enc)req->val, st)) return MX_ERR_ARG;
     *v = (mx_val_enc)req->val;
@@ -89,6 +107,11 @@ mx_status mx_cold_pack_choose(const mx_pack_request *req, const mx_cold_pack_sta
       if (mx_pack_index_fits((mx_idx_enc)e, st) && mx_pack_index_bytes((mx_idx_enc)e, st->nnz) < mx_pack_index_bytes(*ix, st->nnz))
         *ix = (mx_idx_enc)e;
   }
+  if (req->row != MX_PACK_AUTO) {
+    if (req->row < MX_ROW_PLAIN || req->row > MX_ROW_OFF16 || !mx_pack_row_fits((mx_row_enc)req->row, st)) return MX_ERR_ARG;
+    *rw = (mx_row_enc)req->row;
+  } else /* OFF16 is smaller wherever it fits; alone it does not pay for the pack (mx_cold_pack.h) */
+    *rw = (*v != MX_VAL_PLAIN || *ix != MX_IDX_PLAIN) && mx_pack_row_fits(MX_ROW_OFF16, st) ? MX_ROW_OFF16 : MX_ROW_PLAIN;
   return MX_OK;
 }
 
@@ -199,6 +222,16 @@ static int64_t max_segment_span(const int32_t *col, int64_t n) {
   return span;
 }
 
+/* max over row chunks of (row pointer of its last pointer - of its first); rowptr has nrows+1 */
+static int64_t max_row_chunk_span(const int32_t *rowptr, int32_t nrows) {
+  int64_t span = 0;
+  for (int64_t i0 = 0; i0 <= nrows; i0 += MX_PACK_RCHUNK) {
+    const int64_t i1 = i0 + MX_PACK_RCHUNK - 1 < nrows ? i0 + MX_PACK_RCHUNK - 1 : nrows;
+    if ((int64_t)rowptr[i1] - rowptr[i0] > span) span = (int64_t)rowptr[i1] - rowptr[i0];
+  }
+  return span;
+}
+
 /* The value statistics (ndistinct, colconst) of n values with columns col (or P's). */
 static mx_status value_stats(int32_t ncols, int64_t n, const int32_t *col, const mx_cold_pack *P, const double *val,
                              const int32_t *src, mx_cold_pack_stats *st) {
@@ -213,6 +246,8 @@ mx_status mx_cold_pack_stats_of(const mx_csr *C, mx_cold_pack_stats *st) {
   st->nnz = n;
   st->ncols = C->ncols;
   st->max_span = max_segment_span(C->colidx, n);
+  st->nrows = C->nrows;
+  st->max_row_span = C->nrows > 0 ? max_row_chunk_span(C->rowptr, C->nrows) : 0;
   return value_stats(C->ncols, n, C->colidx, NULL, C->val, NULL, st);
 }
 
@@ -302,6 +337,28 @@ static mx_status encode_columns(mx_cold_pack *P, mx_idx_enc e, const int32_t *co
   return MX_OK;
 }
 
+/* The row pointer arrays of encoding e from the cold CSR's rowptr (nrows+1 entries). */
+static mx_status encode_rows(mx_cold_pack *P, mx_row_enc e, const int32_t *rowptr) {
+  const int64_t np = (int64_t)P->nrows + 1;
+  P->row_enc = e;
+  if (e == MX_ROW_PLAIN) {
+    if (!(P->rowptr = malloc((size_t)np * sizeof(int32_t)))) return MX_ERR_MEM;
+    if (P->nrows > 0) memcpy(P->rowptr, rowptr, (size_t)np * sizeof(int32_t));
+    else P->rowptr[0] = 0;
+    return MX_OK;
+  }
+  P->nrchunk = (int32_t)nrchunk_of(P->nrows);
+  P->row_base = malloc((size_t)P->nrchunk * sizeof(int32_t));
+  P->row_off = malloc((size_t)np * sizeof(uint16_t));
+  if (!P->row_base || !P->row_off) return MX_ERR_MEM;
+  for (int64_t i = 0; i < np; i++) {
+    const int32_t r = P->nrows > 0 ? rowptr[i] : 0;
+    if (i % MX_PACK_RCHUNK == 0) P->row_base[i / MX_PACK_RCHUNK] = r;
+    P->row_off[i] = (uint16_t)(r - P->row_base[i / MX_PACK_RCHUNK]);
+  }
+  return MX_OK;
+}
+
 mx_status mx_cold_pack_build(const mx_csr *C, const mx_pack_request *req, mx_cold_pack *P) {
   if (!P) return MX_ERR_ARG;
   memset(P, 0, sizeof *P);
@@ -310,19 +367,16 @@ mx_status mx_cold_pack_build(const mx_csr *C, const mx_pack_request *req, mx_col
   mx_status s = mx_cold_pack_stats_of(C, &st);
   mx_val_enc ve = MX_VAL_PLAIN;
   mx_idx_enc ie = MX_IDX_PLAIN;
-  if (s == MX_OK) s = mx_cold_pack_choose(req, &st, &ve, &ie);
+  mx_row_enc re = MX_ROW_PLAIN;
+  if (s == MX_OK) s = mx_cold_pack_choose(req, &st, &ve, &ie, &re);
   if (s != MX_OK) return s;
   P->nrows = C->nrows;
   P->ncols = C->ncols;
   P->nnz = (int32_t)st.nnz;
   P->req = *req;
   P->prev_val_enc = ve;
-  if (!(P->rowptr = malloc(((size_t)C->nrows + 1) * sizeof(int32_t)))) s = MX_ERR_MEM;
-  if (s == MX_OK) {
-    if (C->nrows > 0) memcpy(P->rowptr, C->rowptr, ((size_t)C->nrows + 1) * sizeof(int32_t));
-    else P->rowptr[0] = 0;
-    s = encode_columns(P, ie, C->colidx);
-  }
+  s = encode_rows(P, re, C->rowptr);
+  if (s == MX_OK) s = encode_columns(P, ie, C->colidx);
   if (s == MX_OK) s = encode_values(P, ve, C->val, NULL);
   if (s != MX_OK) mx_cold_pack_free(P);
   return s;
@@ -338,17 +392,18 @@ int mx_pack_colconst_settles(int val, const mx_cold_pack_stats *st) {
 }
 
 mx_val_enc mx_cold_pack_refresh_choose(const mx_pack_request *req, const mx_cold_pack_stats *st) {
-  const mx_pack_request vreq = {req->val, MX_IDX_PLAIN};
+  const mx_pack_request vreq = {req->val, MX_IDX_PLAIN, MX_ROW_PLAIN};
   mx_val_enc ve;
   mx_idx_enc ie;
-  return mx_cold_pack_choose(&vreq, st, &ve, &ie) == MX_OK ? ve : MX_VAL_PLAIN;
+  mx_row_enc re;
+  return mx_cold_pack_choose(&vreq, st, &ve, &ie, &re) == MX_OK ? ve : MX_VAL_PLAIN;
 }
 
 /* ---- refresh and scale --------------------------------------------------------------------------- */
 
 mx_status mx_cold_pack_refresh(mx_cold_pack *P, const double *val, const int32_t *src) {
   if (!P || (P->nnz > 0 && !val)) return MX_ERR_ARG;
-  mx_cold_pack_stats st = {P->nnz, P->ncols, 0, 0, 0};
+  mx_cold_pack_stats st = {P->nnz, P->ncols, 0, 0, 0, P->nrows, 0};
   mx_status s = value_stats(P->ncols, P->nnz, NULL, P, val, src, &st);
   if (s != MX_OK) return s;
   const mx_val_enc ve = mx_cold_pack_refresh_choose(&P->req, &st);
@@ -382,13 +437,16 @@ void mx_cold_pack_scale(mx_cold_pack *P, double alpha) {
  * 2.4x slower than the plain CSR kernel on kron:14:8). */
 static MX_ALWAYS_INLINE void pack_rows(const mx_cold_pack *P, mx_val_enc ve, mx_idx_enc ie, const double *x, const double *z,
                                        double *y) {
-  const int32_t m = P->nrows, *Cp = P->rowptr, *base = P->seg_base, *col = P->col;
+  const int32_t m = P->nrows, *base = P->seg_base, *col = P->col;
   const uint8_t *d8 = P->delta8, *c8 = P->code8;
   const uint16_t *d16 = P->delta16, *c16 = P->code16;
   const double *dict = P->dict, *val = P->val;
+  int32_t end = m > 0 ? mx_pack_rowptr(P, 0) : 0;
   for (int32_t i = 0; i < m; i++) {
+    const int32_t beg = end;
     double s = z ? z[i] : 0.0;
-    for (int32_t p = Cp[i]; p < Cp[i + 1]; p++) {
+    end = mx_pack_rowptr(P, i + 1);
+    for (int32_t p = beg; p < end; p++) {
       const int32_t c = ie == MX_IDX_DELTA8    ? base[p / MX_PACK_SEG] + (int32_t)d8[p]
                         : ie == MX_IDX_DELTA16 ? base[p / MX_PACK_SEG] + (int32_t)d16[p]
                                                : col[p];
@@ -428,7 +486,7 @@ void mx_cold_pack_spmv_format(const mx_format *F, const mx_cold_pack *P, const d
 }
 
 void mx_cold_pack_expand(const mx_cold_pack *P, int32_t *rowptr, int32_t *col, double *val) {
-  memcpy(rowptr, P->rowptr, ((size_t)P->nrows + 1) * sizeof(int32_t));
+  for (int32_t i = 0; i <= P->nrows; i++) rowptr[i] = mx_pack_rowptr(P, i);
   for (int32_t p = 0; p < P->nnz; p++) {
     col[p] = mx_pack_col(P, p);
     val[p] = mx_pack_val(P, p, col[p]);
@@ -436,13 +494,13 @@ void mx_cold_pack_expand(const mx_cold_pack *P, int32_t *rowptr, int32_t *col, d
 }
 
 size_t mx_cold_pack_bytes(const mx_cold_pack *P) {
-  mx_cold_pack_stats st = {P->nnz, P->ncols, P->ndict, 0, 0};
-  return 4 * ((size_t)P->nrows + 1) + mx_pack_value_bytes(P->val_enc, &st) + mx_pack_index_bytes(P->idx_enc, P->nnz);
+  mx_cold_pack_stats st = {P->nnz, P->ncols, P->ndict, 0, 0, P->nrows, 0};
+  return mx_pack_row_bytes(P->row_enc, P->nrows) + mx_pack_value_bytes(P->val_enc, &st) + mx_pack_index_bytes(P->idx_enc, P->nnz);
 }
 
 void mx_cold_pack_free(mx_cold_pack *P) {
   if (!P) return;
-  free(P->rowptr);
+  free(P->rowptr), free(P->row_base), free(P->row_off);
   free_values(P);
   free(P->seg_base), free(P->delta8), free(P->delta16), free(P->col);
   memset(P, 0, sizeof *P);

@@ -17,6 +17,13 @@
  *                    (segment k = nonzeros 32k .. 32k+31, one warp load on the GPU), each with a
  *                    32-bit base (its smallest column) and a 1- or 2-byte unsigned delta per
  *                    nonzero: col(p) = seg_base[p / 32] + delta[p]. One width per matrix.
+ *   rows    PLAIN    the row pointers as they are, 4 bytes per row;
+ *           OFF16    rows cut into chunks of MX_PACK_RCHUNK = 64 by their index, each with a 32-bit
+ *                    base (the row pointer of its first row) and a 2-byte offset per row pointer:
+ *                    rowptr(i) = row_base[i / 64] + row_off[i], i <= nrows. Fits where no chunk's
+ *                    rows hold more than 65535 nonzeros. Only with a packed value or column part
+ *                    under AUTO: alone it saves at most 2 bytes per row of >= 12 per nonzero + 4 per
+ *                    row, less than the GPU guard's timing of the pack costs at setup.
  * Each encoding is chosen by EXACT byte count (mx_cold_pack_choose) from a few statistics of the
  * matrix (mx_cold_pack_stats), so the host encoder here and the GPU encoder (src/cuda) decide alike
  * and produce the same bytes.
@@ -37,11 +44,13 @@ extern "C" {
 #endif
 
 #define MX_PACK_SEG 32            /* nonzeros per index segment (one warp) */
+#define MX_PACK_RCHUNK 64         /* row pointers per row chunk (OFF16) */
 #define MX_PACK_DICT_MAX 65536    /* most dictionary entries (DICT16) */
 #define MX_PACK_AUTO (-1)         /* request: choose by exact byte count */
 
 typedef enum { MX_VAL_PLAIN = 0, MX_VAL_DICT0 = 1, MX_VAL_DICT8 = 2, MX_VAL_DICT16 = 3, MX_VAL_COLCONST = 4 } mx_val_enc;
 typedef enum { MX_IDX_PLAIN = 0, MX_IDX_DELTA8 = 1, MX_IDX_DELTA16 = 2 } mx_idx_enc;
+typedef enum { MX_ROW_PLAIN = 0, MX_ROW_OFF16 = 1 } mx_row_enc;
 
 /* -mat_matxtract_compress auto|off */
 typedef enum { MX_COMPRESS_OFF = 0, MX_COMPRESS_AUTO = 1 } mx_compress_request;
@@ -50,9 +59,10 @@ typedef enum { MX_COMPRESS_OFF = 0, MX_COMPRESS_AUTO = 1 } mx_compress_request;
 typedef struct {
   int val; /* MX_PACK_AUTO or an mx_val_enc */
   int idx; /* MX_PACK_AUTO or an mx_idx_enc */
+  int row; /* MX_PACK_AUTO or an mx_row_enc */
 } mx_pack_request;
 
-/* OFF = {PLAIN, PLAIN}; AUTO = {AUTO, AUTO}. */
+/* OFF = {PLAIN, PLAIN, PLAIN}; AUTO = {AUTO, AUTO, AUTO}. */
 mx_pack_request mx_pack_request_of(mx_compress_request c);
 
 /* What the choice depends on, nothing else (the GPU encoder computes the same numbers). */
@@ -62,6 +72,8 @@ typedef struct {
   int64_t ndistinct; /* distinct value bit patterns, capped at MX_PACK_DICT_MAX + 1 */
   int colconst;      /* 1 iff in every column all nonzeros have one bit pattern (1 when nnz = 0) */
   int64_t max_span;  /* max over index segments of (largest - smallest column); 0 when nnz = 0 */
+  int32_t nrows;
+  int64_t max_row_span; /* max over row chunks of rowptr(last pointer in it) - rowptr(first) */
 } mx_cold_pack_stats;
 
 /* Exact bytes of the value part and of the column part of each encoding (see the table above:
@@ -69,17 +81,22 @@ typedef struct {
  * DELTAw 4*ceil(nnz/32) + w*nnz). */
 size_t mx_pack_value_bytes(mx_val_enc e, const mx_cold_pack_stats *st);
 size_t mx_pack_index_bytes(mx_idx_enc e, int64_t nnz);
+/* Row part: PLAIN 4*(nrows+1); OFF16 4*ceil((nrows+1)/64) + 2*(nrows+1). */
+size_t mx_pack_row_bytes(mx_row_enc e, int32_t nrows);
 /* 1 iff encoding e can hold the matrix of these statistics. */
 int mx_pack_value_fits(mx_val_enc e, const mx_cold_pack_stats *st);
 int mx_pack_index_fits(mx_idx_enc e, const mx_cold_pack_stats *st);
+int mx_pack_row_fits(mx_row_enc e, const mx_cold_pack_stats *st);
 
 /* The encodings for a request: a forced one (MX_ERR_ARG if it cannot hold the matrix or is not an
  * encoding), or AUTO = the fitting one of fewest bytes moved per product, ties to the first of
- * PLAIN, DICT0, DICT8, DICT16, COLCONST (columns: PLAIN, DELTA8, DELTA16). Bytes moved = the exact
+ * PLAIN, DICT0, DICT8, DICT16, COLCONST (columns: PLAIN, DELTA8, DELTA16; rows: OFF16 where it fits
+ * and the values or the columns are packed, else PLAIN). Bytes moved = the exact
  * bytes above, plus for COLCONST 16*ncols: the GPU kernels scale x once per product (xs_j = s_j x_j:
  * read x, write xs; then gather xs where the plain kernel gathers x) instead of gathering s_j per
  * nonzero, which cost more than it saved (kron:20:16 PageRank on an H100: 613 us vs plain 362). */
-mx_status mx_cold_pack_choose(const mx_pack_request *req, const mx_cold_pack_stats *st, mx_val_enc *v, mx_idx_enc *ix);
+mx_status mx_cold_pack_choose(const mx_pack_request *req, const mx_cold_pack_stats *st, mx_val_enc *v, mx_idx_enc *ix,
+                              mx_row_enc *rw);
 
 /* 1 iff the value choice of request val (MX_PACK_AUTO or an encoding) is COLCONST however many
  * distinct values there are beyond one: the matrix is column-constant (st->colconst) and COLCONST
@@ -97,7 +114,13 @@ typedef struct {
   mx_pack_request req; /* as built; a value refresh re-chooses the value encoding by req.val */
   mx_val_enc val_enc;
   mx_idx_enc idx_enc;
-  int32_t *rowptr; /* nrows+1, a copy of the cold CSR's */
+  mx_row_enc row_enc;
+
+  /* row pointers (the cold CSR's, decoded by mx_pack_rowptr) */
+  int32_t *rowptr;   /* nrows+1, PLAIN */
+  int32_t nrchunk;   /* ceil((nrows+1)/64) for OFF16, else 0 */
+  int32_t *row_base; /* nrchunk, OFF16 */
+  uint16_t *row_off; /* nrows+1, OFF16 */
 
   /* values */
   int32_t ndict;   /* DICT*: distinct values; COLCONST: ncols; PLAIN: 0 */
@@ -120,7 +143,8 @@ typedef struct {
 } mx_cold_pack;
 
 /* The statistics of a cold CSR C (nrows, ncols, rowptr, colidx, val; C need not be well formed
- * beyond 0 <= colidx < ncols). MX_ERR_MEM if scratch cannot be allocated. */
+ * beyond 0 <= colidx < ncols and nondecreasing row pointers). MX_ERR_MEM if scratch cannot be
+ * allocated. */
 mx_status mx_cold_pack_stats_of(const mx_csr *C, mx_cold_pack_stats *st);
 
 /* Pack C by request. On success *P owns its arrays; on failure *P is zeroed. */
@@ -147,16 +171,23 @@ void mx_cold_pack_spmv_format(const mx_format *F, const mx_cold_pack *P, const d
 /* Back to plain CSR (caller's arrays: nrows+1, nnz, nnz): the cold CSR P was built from. */
 void mx_cold_pack_expand(const mx_cold_pack *P, int32_t *rowptr, int32_t *col, double *val);
 
-/* Bytes of the packed SpMV arrays: 4*(nrows+1) + value bytes + column bytes (the plain CSR is
+/* Bytes of the packed SpMV arrays: row bytes + value bytes + column bytes (the plain CSR is
  * mx_csr_bytes(nrows, nnz)). */
 size_t mx_cold_pack_bytes(const mx_cold_pack *P);
 
 /* Short names for -mat_view: "plain", "dict0", "dict8", "dict16", "colconst"; "plain", "delta8",
- * "delta16" ("?" for anything else). */
+ * "delta16"; "plain", "off16" ("?" for anything else). */
 const char *mx_val_enc_name(int e);
 const char *mx_idx_enc_name(int e);
+const char *mx_row_enc_name(int e);
 
 void mx_cold_pack_free(mx_cold_pack *P);
+
+/* Row pointer i <= nrows (kernels and checks). */
+static inline int32_t mx_pack_rowptr(const mx_cold_pack *P, int64_t i) {
+  if (P->row_enc == MX_ROW_OFF16) return P->row_base[i / MX_PACK_RCHUNK] + (int32_t)P->row_off[i];
+  return P->rowptr[i];
+}
 
 /* Decoders of one nonzero (kernels and checks). */
 static inline int32_t mx_pack_col(const mx_cold_pack *P, int64_t p) {

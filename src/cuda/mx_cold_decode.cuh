@@ -6,6 +6,7 @@
  *   col_at(col, g, off)  its column (col: the plain column array, read only by decoders that use it),
  *   raw_at(val, g, off)  what is stored per nonzero for its value (a double, a code, or nothing),
  *   value(raw, c)    its value from that and its column c;
+ *   row_at(rowptr, r) row pointer r (rowptr: the plain row pointers, read only by decoders that use them);
  * the packed decoders also give cols8 / raws8: col_at / raw_at of 8 aligned nonzeros by vector
  * loads, in a pair order (mx_stage_products_vec8).
  * The kernels issue every col_at/raw_at of a thread before any value()/x gather (as
@@ -82,6 +83,7 @@ struct mx_dec_plain {
     return mx_ld_stream(val + g + off);
   }
   __device__ __forceinline__ double value(double r, int) const { return r; }
+  __device__ __forceinline__ int row_at(const int *__restrict__ rowptr, int r) const { return rowptr[r]; }
 };
 
 /* per-nonzero value storage of value encoding VE */
@@ -107,6 +109,8 @@ struct mx_dec_pack {
   const uint8_t *code8;
   const uint16_t *code16;
   const double *dict; /* DICT*: ndict entries (COLCONST: unread, the constants are in xs) */
+  const int *row_base;     /* MX_ROW_OFF16: a base per MX_PACK_RCHUNK row pointers ... */
+  const uint16_t *row_off; /* ... and an offset per row pointer; NULL: the plain row pointers */
 
   __device__ __forceinline__ int col_at(const int *__restrict__ col, int g0, int off = 0) const {
     const int g = g0 + off;
@@ -127,6 +131,12 @@ struct mx_dec_pack {
     if (VE == MX_VAL_DICT0) return __ldg(dict);
     if (VE == MX_VAL_COLCONST) return 1.0; /* x is xs: the column constant is in it */
     return __ldg(dict + (int)r); /* DICT8, DICT16 */
+  }
+  /* the row encoding is a runtime choice (a grid-uniform branch, about one row pointer per thread):
+   * a template parameter would double the packed kernels' instantiations */
+  __device__ __forceinline__ int row_at(const int *__restrict__ rowptr, int r) const {
+    if (row_off) return __ldg(row_base + r / MX_PACK_RCHUNK) + (int)mx_ld_stream_u16(row_off + r);
+    return rowptr[r];
   }
 
   /* col_at / raw_at of the 8 nonzeros g .. g+7 at once, in pair order r (r < 4): element 2m + e is

@@ -123,7 +123,7 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
   /* aligned warp loads: 3.5-4.8% faster on power-law/random graphs, 1.3% slower on band_2M_20 (A/B in
    * tuning/results/h200/kernels-2026-11-21-s3.md) */
   merge_stage<MX_MERGE_THREADS, MX_MERGE_ITEMS, XH>(dec, col, val, x, xhot, n0, n0 + tile_nnz, s_prod);
-  for (int i = threadIdx.x; i < tile_rows; i += MX_MERGE_THREADS) s_rowend[i] = rowptr[r0 + 1 + i];
+  for (int i = threadIdx.x; i < tile_rows; i += MX_MERGE_THREADS) s_rowend[i] = dec.row_at(rowptr, r0 + 1 + i);
   if (threadIdx.x == 0) s_rowend[tile_rows] = INT_MAX; /* past the tile's last row end: nonzeros only */
   __syncthreads();
 

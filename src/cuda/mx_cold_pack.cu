@@ -4,9 +4,11 @@
  *               sorted unique list IS the host's dictionary); column constants: s[col] = pattern
  *               scattered (racing writes store the same bits where a column is constant), then a
  *               check pass flags any nonzero whose pattern differs from s[col]; empty columns keep
- *               s = +0.0 as on the host; segment spans: one warp per 32-nonzero segment (min/max).
+ *               s = +0.0 as on the host; segment spans: one warp per 32-nonzero segment (min/max);
+ *               row chunk spans: one thread per chunk of 64 row pointers.
  *   choice      the host's own mx_cold_pack_choose on those numbers (copied back: one sync).
- *   encoding    codes = rank in the sorted dictionary (binary search), deltas = col - base.
+ *   encoding    codes = rank in the sorted dictionary (binary search), deltas = col - base, row
+ *               offsets = rowptr - the chunk's first.
  * Integer atomics only (the span maximum, the mismatch flag): no floating-point atomics.
  * Compression is off while x-hot codes the cold CSR (its column codes are not columns): the kernel
  * choice rule keeps x-hot out of the cold CSR by default (MX_XHOT_COLD 0). */
@@ -65,6 +67,25 @@ __global__ void __launch_bounds__(MX_PACK_THREADS) mx_pack_seg_bases(int n, int 
   }
 }
 
+/* One thread per row chunk k (row pointers 64k .. min(64k + 63, nrows)): *span = max over chunks of
+ * (last pointer - first) */
+__global__ void __launch_bounds__(MX_PACK_THREADS) mx_pack_row_spans(int nrows, const int *__restrict__ rowptr, int *span) {
+  const int k = blockIdx.x * MX_PACK_THREADS + threadIdx.x, i0 = k * MX_PACK_RCHUNK;
+  if (i0 > nrows) return;
+  atomicMax(span, rowptr[min(i0 + MX_PACK_RCHUNK - 1, nrows)] - rowptr[i0]);
+}
+
+/* row_off[i] = rowptr[i] - rowptr[first pointer of i's chunk], row_base[k] = that first pointer,
+ * i <= nrows (fits 16 bits: the spans were checked) */
+__global__ void __launch_bounds__(MX_PACK_THREADS) mx_pack_row_offsets(int nrows, const int *__restrict__ rowptr,
+                                                                       int *row_base, uint16_t *row_off) {
+  const int i = blockIdx.x * MX_PACK_THREADS + threadIdx.x;
+  if (i > nrows) return;
+  const int first = rowptr[i - i % MX_PACK_RCHUNK];
+  row_off[i] = (uint16_t)(rowptr[i] - first);
+  if (i % MX_PACK_RCHUNK == 0) row_base[i / MX_PACK_RCHUNK] = first;
+}
+
 /* delta[g] = col[g] - base[g / 32] (fits T: the span was checked) */
 template <typename T>
 __global__ void __launch_bounds__(MX_PACK_THREADS) mx_pack_deltas(int n, const int *__restrict__ col,
@@ -108,6 +129,8 @@ void mx_cold_pack_dev_free(mx_device *D) {
   mx_cuda_free_on(D, &P->seg_base, (size_t)P->nseg);
   mx_cuda_free_on(D, &P->delta8, P->delta8 ? (size_t)D->cold_nnz : 0);
   mx_cuda_free_on(D, &P->delta16, P->delta16 ? (size_t)D->cold_nnz : 0);
+  mx_cuda_free_on(D, &P->row_base, (size_t)P->nrchunk);
+  mx_cuda_free_on(D, &P->row_off, P->row_off ? (size_t)D->nrows + 1 : 0);
   free(P);
   D->pack = nullptr;
 }
@@ -158,26 +181,31 @@ static int value_stats(mx_device *D, mx_scratch &W, cudaStream_t s, int val, mx_
   return 0;
 }
 
-/* st->max_span and the segment bases (P->seg_base, P->nseg entries: freed by encode_columns unless
- * the columns are delta coded). */
+/* st->max_span, st->max_row_span and the segment bases (P->seg_base, P->nseg entries: freed by
+ * encode_columns unless the columns are delta coded). */
 static int index_stats(mx_device *D, mx_scratch &W, cudaStream_t s, mx_cold_pack_stats *st) {
   const int n = D->cold_nnz;
   mx_cold_pack_dev *P = D->pack;
-  int *span;
+  int *span; /* [0] the segments', [1] the row chunks' */
   P->nseg = (int)(((int64_t)n + MX_PACK_SEG - 1) / MX_PACK_SEG);
-  if (mx_cuda_alloc_on(D, &P->seg_base, (size_t)P->nseg, "pack: segment bases") || mx_scratch_alloc(D, W, &span, 1, "pack: span")) return 1;
+  if (mx_cuda_alloc_on(D, &P->seg_base, (size_t)P->nseg, "pack: segment bases") || mx_scratch_alloc(D, W, &span, 2, "pack: spans")) return 1;
   mx_note_peak(D, W);
   int *const base = P->seg_base;
   const int nseg = P->nseg;
-  MX_CUDA_TRY(cudaMemsetAsync(span, 0, sizeof(int), s));
+  MX_CUDA_TRY(cudaMemsetAsync(span, 0, 2 * sizeof(int), s));
   if (nseg > 0) {
     mx_pack_seg_bases<<<pk_blocks((int64_t)nseg * 32), MX_PACK_THREADS, 0, s>>>(n, nseg, D->cold_col, base, span);
     MX_LAUNCH_CHECK("pack: segment bases");
   }
-  int h = 0;
-  MX_CUDA_TRY(cudaMemcpyAsync(&h, span, sizeof h, cudaMemcpyDeviceToHost, s));
+  if (D->nrows > 0) {
+    mx_pack_row_spans<<<pk_blocks(D->nrows / MX_PACK_RCHUNK + 1), MX_PACK_THREADS, 0, s>>>(D->nrows, D->cold_rowptr, span + 1);
+    MX_LAUNCH_CHECK("pack: row chunk spans");
+  }
+  int h[2] = {0, 0};
+  MX_CUDA_TRY(cudaMemcpyAsync(h, span, sizeof h, cudaMemcpyDeviceToHost, s));
   MX_CUDA_TRY(cudaStreamSynchronize(s));
-  st->max_span = h;
+  st->max_span = h[0];
+  st->max_row_span = h[1];
   return 0;
 }
 
@@ -227,23 +255,43 @@ static int encode_columns(mx_device *D, mx_cold_pack_dev *P, cudaStream_t s, mx_
   return 0;
 }
 
+/* The row pointer arrays of encoding re (PLAIN: none, the kernels read D's cold_rowptr). */
+static int encode_rows(mx_device *D, mx_cold_pack_dev *P, cudaStream_t s, mx_row_enc re) {
+  P->row_enc = re;
+  if (re == MX_ROW_PLAIN) return 0;
+  P->nrchunk = D->nrows / MX_PACK_RCHUNK + 1;
+  if (mx_cuda_alloc_on(D, &P->row_base, (size_t)P->nrchunk, "pack: row chunk bases") ||
+      mx_cuda_alloc_on(D, &P->row_off, (size_t)D->nrows + 1, "pack: 2-byte row offsets"))
+    return 1;
+  if (D->nrows == 0) { /* one pointer, 0 */
+    MX_CUDA_TRY(cudaMemsetAsync(P->row_base, 0, sizeof(int), s));
+    MX_CUDA_TRY(cudaMemsetAsync(P->row_off, 0, sizeof(uint16_t), s));
+    return 0;
+  }
+  mx_pack_row_offsets<<<pk_blocks((int64_t)D->nrows + 1), MX_PACK_THREADS, 0, s>>>(D->nrows, D->cold_rowptr, P->row_base, P->row_off);
+  MX_LAUNCH_CHECK("pack: row offsets");
+  return 0;
+}
+
 /* Statistics, choice, encoding of D's cold CSR into D->pack (allocated, req set). */
 static int build_pack(mx_device *D, cudaStream_t s) {
   mx_cold_pack_dev *P = D->pack;
   mx_scratch W(s);
-  mx_cold_pack_stats st = {D->cold_nnz, D->ncols, 0, 1, 0};
+  mx_cold_pack_stats st = {D->cold_nnz, D->ncols, 0, 1, 0, D->nrows, 0};
   u64 *uniq = nullptr, *colbits = nullptr;
   if (value_stats(D, W, s, P->req.val, &st, &uniq, &colbits) || index_stats(D, W, s, &st)) return 1;
   mx_val_enc ve;
   mx_idx_enc ie;
-  if (mx_cold_pack_choose(&P->req, &st, &ve, &ie) != MX_OK)
-    return mx_fail("mx_device_compress: the requested encoding (values %s, columns %s) cannot hold the cold CSR "
-                   "(%lld distinct values, column-constant %d, largest segment span %lld)",
+  mx_row_enc re;
+  if (mx_cold_pack_choose(&P->req, &st, &ve, &ie, &re) != MX_OK)
+    return mx_fail("mx_device_compress: the requested encoding (values %s, columns %s, rows %s) cannot hold the cold CSR "
+                   "(%lld distinct values, column-constant %d, largest segment span %lld, largest row chunk span %lld)",
                    P->req.val == MX_PACK_AUTO ? "auto" : mx_val_enc_name(P->req.val),
-                   P->req.idx == MX_PACK_AUTO ? "auto" : mx_idx_enc_name(P->req.idx), (long long)st.ndistinct, st.colconst,
-                   (long long)st.max_span);
+                   P->req.idx == MX_PACK_AUTO ? "auto" : mx_idx_enc_name(P->req.idx),
+                   P->req.row == MX_PACK_AUTO ? "auto" : mx_row_enc_name(P->req.row), (long long)st.ndistinct, st.colconst,
+                   (long long)st.max_span, (long long)st.max_row_span);
   P->prev_val_enc = ve;
-  if (encode_columns(D, P, s, ie) || encode_values(D, P, s, ve, st.ndistinct, uniq, colbits)) return 1;
+  if (encode_rows(D, P, s, re) || encode_columns(D, P, s, ie) || encode_values(D, P, s, ve, st.ndistinct, uniq, colbits)) return 1;
   MX_CUDA_TRY(cudaStreamSynchronize(s)); /* the scratch is freed when W goes */
   return 0;
 }
@@ -268,7 +316,7 @@ int mx_cold_pack_dev_x(const mx_device *D, const double *x, cudaStream_t s, cons
 extern "C" int mx_device_compress(mx_device *D, const mx_pack_request *req) {
   if (!D || !req) return mx_fail("mx_device_compress: NULL argument");
   mx_cold_pack_dev_free(D);
-  if (req->val == MX_VAL_PLAIN && req->idx == MX_IDX_PLAIN) return 0; /* off */
+  if (req->val == MX_VAL_PLAIN && req->idx == MX_IDX_PLAIN && req->row == MX_ROW_PLAIN) return 0; /* off */
   if (D->xhot_cold && D->xhot_n > 0) return 0; /* x-hot codes in the cold CSR: compression off */
   D->pack = (mx_cold_pack_dev *)calloc(1, sizeof *D->pack);
   if (!D->pack) return mx_fail("mx_device_compress: out of host memory");
@@ -288,7 +336,7 @@ int mx_cold_pack_dev_refresh(mx_device *D, cudaStream_t s) {
   mx_cold_pack_dev *P = D->pack;
   if (!P) return 0;
   mx_scratch W(s);
-  mx_cold_pack_stats st = {D->cold_nnz, D->ncols, 0, 1, 0};
+  mx_cold_pack_stats st = {D->cold_nnz, D->ncols, 0, 1, 0, D->nrows, 0};
   u64 *uniq = nullptr, *colbits = nullptr;
   if (value_stats(D, W, s, P->req.val, &st, &uniq, &colbits)) { /* the old codes are stale: plain values (cold_val is refreshed) */
     P->prev_val_enc = P->val_enc;
@@ -316,11 +364,12 @@ extern "C" int mx_device_compress_info(const mx_device *D, mx_device_pack_info *
   info->in_use = info->packed && (D->cold == MX_COLD_SEGMENT || (D->cold == MX_COLD_MERGE && mx_cold_pack_merge_on()));
   info->val_enc = P ? P->val_enc : MX_VAL_PLAIN;
   info->idx_enc = P ? P->idx_enc : MX_IDX_PLAIN;
+  info->row_enc = info->packed ? P->row_enc : MX_ROW_PLAIN; /* read only beside a packed part */
   info->prev_val_enc = P ? P->prev_val_enc : MX_VAL_PLAIN;
   info->fell_back = P ? P->fell_back : 0;
   info->ndict = P ? P->ndict : 0;
   const mx_cold_pack_stats st = {D->cold_nnz, D->ncols, info->ndict, 0, 0};
-  info->bytes = 4 * ((size_t)D->nrows + 1) + mx_pack_value_bytes(info->val_enc, &st) + mx_pack_index_bytes(info->idx_enc, D->cold_nnz);
+  info->bytes = mx_pack_row_bytes(info->row_enc, D->nrows) + mx_pack_value_bytes(info->val_enc, &st) + mx_pack_index_bytes(info->idx_enc, D->cold_nnz);
   info->plain_bytes = mx_csr_bytes(D->nrows, D->cold_nnz);
   return 0;
 }
@@ -346,12 +395,15 @@ extern "C" int mx_device_download_pack(const mx_device *D, mx_cold_pack *Q) {
   Q->req = P ? P->req : mx_pack_request_of(MX_COMPRESS_OFF);
   Q->val_enc = P ? P->val_enc : MX_VAL_PLAIN;
   Q->idx_enc = P ? P->idx_enc : MX_IDX_PLAIN;
+  Q->row_enc = P ? P->row_enc : MX_ROW_PLAIN;
+  Q->nrchunk = P ? P->nrchunk : 0;
   Q->prev_val_enc = P ? P->prev_val_enc : MX_VAL_PLAIN;
   Q->fell_back = P ? P->fell_back : 0;
   Q->ndict = P ? P->ndict : 0;
   Q->nseg = P ? P->nseg : 0;
   const bool pv = Q->val_enc == MX_VAL_PLAIN, pi = Q->idx_enc == MX_IDX_PLAIN;
-  int rc = fetch(D->cold_rowptr, (size_t)D->nrows + 1, &Q->rowptr, "download pack rowptr") ||
+  const bool pr = Q->row_enc == MX_ROW_PLAIN;
+  int rc = fetch(pr ? D->cold_rowptr : nullptr, (size_t)D->nrows + 1, &Q->rowptr, "download pack rowptr") ||
            fetch(pv ? D->cold_val : nullptr, n, &Q->val, "download pack values") ||
            fetch(pi ? D->cold_col : nullptr, n, &Q->col, "download pack columns");
   if (!rc && P)
@@ -360,7 +412,9 @@ extern "C" int mx_device_download_pack(const mx_device *D, mx_cold_pack *Q) {
          fetch(P->code16, P->code16 ? n : 0, &Q->code16, "download pack 2-byte codes") ||
          fetch(P->seg_base, (size_t)P->nseg, &Q->seg_base, "download pack segment bases") ||
          fetch(P->delta8, P->delta8 ? n : 0, &Q->delta8, "download pack 1-byte deltas") ||
-         fetch(P->delta16, P->delta16 ? n : 0, &Q->delta16, "download pack 2-byte deltas");
+         fetch(P->delta16, P->delta16 ? n : 0, &Q->delta16, "download pack 2-byte deltas") ||
+         fetch(P->row_base, (size_t)P->nrchunk, &Q->row_base, "download pack row chunk bases") ||
+         fetch(P->row_off, P->row_off ? (size_t)D->nrows + 1 : 0, &Q->row_off, "download pack row offsets");
   if (rc) mx_cold_pack_free(Q);
   return rc;
 }

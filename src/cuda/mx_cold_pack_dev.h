@@ -19,6 +19,7 @@ struct mx_cold_pack_dev {
   mx_pack_request req; /* as asked; a value refresh re-chooses the value encoding by req.val */
   mx_val_enc val_enc;
   mx_idx_enc idx_enc;
+  mx_row_enc row_enc; /* OFF16: row_base + row_off; PLAIN: D's own cold_rowptr */
   int ndict;          /* DICT*: distinct values; COLCONST: ncols; else 0 */
   int nseg;           /* DELTA*: ceil(cold_nnz / 32); else 0 */
   double *dict;       /* ndict */
@@ -28,11 +29,16 @@ struct mx_cold_pack_dev {
   int *seg_base;      /* nseg */
   uint8_t *delta8;    /* cold_nnz, DELTA8 */
   uint16_t *delta16;  /* cold_nnz, DELTA16 */
+  int nrchunk;        /* OFF16: ceil((nrows + 1) / MX_PACK_RCHUNK); else 0 */
+  int *row_base;      /* nrchunk */
+  uint16_t *row_off;  /* nrows + 1, OFF16 */
   mx_val_enc prev_val_enc; /* as mx_cold_pack: the last refresh's encoding before it ... */
   int fell_back;           /* ... and whether it fell back to plain */
 };
 
-/* 1 iff D has a pack with at least one packed part: the segment kernel then reads it. */
+/* 1 iff D has a pack with a packed value or column part: the segment and merge kernels then read it
+ * (and its row pointers, packed or not). Packed row pointers alone never make a pack active: AUTO
+ * packs them only beside a packed part, a refresh that falls back to plain values leaves them. */
 static inline bool mx_cold_pack_dev_active(const mx_device *D) {
   return D->pack && (D->pack->val_enc != MX_VAL_PLAIN || D->pack->idx_enc != MX_IDX_PLAIN);
 }
@@ -60,7 +66,7 @@ bool mx_cold_pack_merge_on(void);
  * cold_col / cold_val). */
 template <int VE, int IE>
 static inline mx_dec_pack<VE, IE> mx_pack_decoder(const mx_cold_pack_dev *P) {
-  return mx_dec_pack<VE, IE>{P->seg_base, P->delta8, P->delta16, P->code8, P->code16, P->dict};
+  return mx_dec_pack<VE, IE>{P->seg_base, P->delta8, P->delta16, P->code8, P->code16, P->dict, P->row_base, P->row_off};
 }
 
 /* f.template run<VE, IE>() for P's value and column encodings (one instantiation per pair): how the

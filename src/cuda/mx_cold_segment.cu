@@ -86,7 +86,7 @@ __device__ __forceinline__ void seg_crossing_row(const Dec &dec, const int *__re
                                                  const double *__restrict__ xhot, int r, int s0, int s1, const double *prod,
                                                  const double *z, double *y,
                                                  double *red) {
-  const int beg = rowptr[r], end = rowptr[r + 1];
+  const int beg = dec.row_at(rowptr, r), end = dec.row_at(rowptr, r + 1);
   const int T = MX_SEG_THREADS;
   double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
   for (int k = beg + threadIdx.x; k < s1; k += T) a0 += prod[k - s0];
@@ -143,10 +143,10 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
    * overlaps theirs instead of coming first (a segment with more rows reads the rest after the
    * staging; a second register for row t + T spills where x-hot is on) */
   const int nr = rb - ra;
-  const int rp0 = (int)threadIdx.x <= nr ? rowptr[ra + threadIdx.x] : 0;
+  const int rp0 = (int)threadIdx.x <= nr ? dec.row_at(rowptr, ra + threadIdx.x) : 0;
   Stg::template stage<XH>(dec, col, val, x, xhot, s0, s1_seg, s1, prod);
   if ((int)threadIdx.x <= nr) s_rp[threadIdx.x] = rp0 - s0;
-  for (int i = threadIdx.x + MX_SEG_THREADS; i <= nr; i += MX_SEG_THREADS) s_rp[i] = rowptr[ra + i] - s0;
+  for (int i = threadIdx.x + MX_SEG_THREADS; i <= nr; i += MX_SEG_THREADS) s_rp[i] = dec.row_at(rowptr, ra + i) - s0;
   __syncthreads();
   const bool crossing = rb > ra && s_rp[rb - ra] > s1 - s0;
   seg_rows_from_shared(s_rp, ra, crossing ? rb - 1 : rb, prod, z, y, gk);

@@ -152,8 +152,9 @@ typedef struct {
                        * tuning switch mx_cold_pack_set_merge(0), src/cuda/mx_cold_pack_dev.h) */
   mx_val_enc val_enc; /* plain when not packed */
   mx_idx_enc idx_enc;
+  mx_row_enc row_enc; /* plain when not packed (packed row pointers alone are not read) */
   int32_t ndict;      /* dictionary entries (DICT*) or column constants (COLCONST) */
-  size_t bytes;       /* cold bytes the kernel reads: 4(nrows+1) + values + columns (mx_cold_pack_bytes) */
+  size_t bytes;       /* cold bytes the kernel reads: row pointers + values + columns (mx_cold_pack_bytes) */
   size_t plain_bytes; /* the same cold CSR plain: mx_csr_bytes(nrows, cold_nnz) */
   mx_val_enc prev_val_enc; /* the last refresh: value encoding before it, */
   int fell_back;           /* and 1 if it fell back to plain values */

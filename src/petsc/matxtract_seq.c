@@ -187,7 +187,7 @@ static PetscErrorCode MatXtractCompress(Mat A, PetscLogDouble t_plain_known)
      * pack info does not tell that apart from a pack where plain is smallest */
     if (!pi.packed) x->pack_note = mx_device_xhot_cols(x->D) > 0 ? "not packed (x-hot, or plain is smallest)" : "not packed (plain is smallest)";
     else if (pi.in_use && guard) PetscCall(MatXtractPackGuard(A, t_plain));
-    if (pi.packed && !x->pack_note) PetscCall(PetscInfo(A, "matxtract: cold region packed on the GPU: values %s, columns %s, %zu bytes vs %zu plain\n", mx_val_enc_name(pi.val_enc), mx_idx_enc_name(pi.idx_enc), pi.bytes, pi.plain_bytes));
+    if (pi.packed && !x->pack_note) PetscCall(PetscInfo(A, "matxtract: cold region packed on the GPU: values %s, columns %s, row pointers %s, %zu bytes vs %zu plain\n", mx_val_enc_name(pi.val_enc), mx_idx_enc_name(pi.idx_enc), mx_row_enc_name(pi.row_enc), pi.bytes, pi.plain_bytes));
   } else {
     mx_csr    C = {x->F.nrows, x->F.ncols, x->F.cold_rowptr, x->F.cold_col, x->F.cold_val};
     mx_status st = mx_cold_pack_build(&C, &req, &x->P);
@@ -202,7 +202,7 @@ static PetscErrorCode MatXtractCompress(Mat A, PetscLogDouble t_plain_known)
       mx_cold_pack_free(&x->P);
       x->packed    = PETSC_FALSE;
       x->pack_note = "not packed (plain is smallest)";
-    } else PetscCall(PetscInfo(A, "matxtract: cold region packed: values %s, columns %s, %zu bytes vs %zu plain\n", mx_val_enc_name(x->P.val_enc), mx_idx_enc_name(x->P.idx_enc), mx_cold_pack_bytes(&x->P), mx_csr_bytes(x->F.nrows, x->F.cold_nnz)));
+    } else PetscCall(PetscInfo(A, "matxtract: cold region packed: values %s, columns %s, row pointers %s, %zu bytes vs %zu plain\n", mx_val_enc_name(x->P.val_enc), mx_idx_enc_name(x->P.idx_enc), mx_row_enc_name(x->P.row_enc), mx_cold_pack_bytes(&x->P), mx_csr_bytes(x->F.nrows, x->F.cold_nnz)));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -732,7 +732,7 @@ PetscErrorCode MatXtractViewInfo_SeqAIJ(Mat A, PetscViewer viewer)
   if (info.compress_packed) {
     char dict[64] = "";
     if (info.compress_dict) PetscCall(PetscSNPrintf(dict, sizeof dict, " (%" PetscInt_FMT " %s)", info.compress_dict, strcmp(info.compress_values, "colconst") ? "entries" : "column constants"));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: cold region packed (-mat_matxtract_compress %s): values %s%s, columns %s: %.3g bytes per nonzero vs %.3g plain (%.3fx)%s%s\n", info.compress, info.compress_values, dict, info.compress_columns, info.packed_bytes_per_nnz,
+    PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: cold region packed (-mat_matxtract_compress %s): values %s%s, columns %s, row pointers %s: %.3g bytes per nonzero vs %.3g plain (%.3fx)%s%s\n", info.compress, info.compress_values, dict, info.compress_columns, info.compress_rows, info.packed_bytes_per_nnz,
                                      info.plain_bytes_per_nnz, info.plain_bytes_per_nnz > 0 ? info.packed_bytes_per_nnz / info.plain_bytes_per_nnz : 1.0, info.compress_fell_back ? "; the last value refresh fell back to plain values" : "",
                                      info.compress_in_use ? "" : "; not read: the cold kernel in use reads the plain CSR"));
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: cold region %s%s, %.3g bytes per nonzero\n", info.compress_note ? info.compress_note : "not packed", info.compress_fell_back ? " (the last value refresh fell back to plain values)" : "", info.plain_bytes_per_nnz));
@@ -817,6 +817,7 @@ static PetscErrorCode MatXtractPackGetInfo(Mat A, MatXtractInfo *info)
   info->compress_in_use       = PETSC_FALSE;
   info->compress_values       = mx_val_enc_name(MX_VAL_PLAIN);
   info->compress_columns      = mx_idx_enc_name(MX_IDX_PLAIN);
+  info->compress_rows         = mx_row_enc_name(MX_ROW_PLAIN);
   info->compress_dict         = 0;
   info->compress_fell_back    = PETSC_FALSE;
   info->compress_note         = x->built ? x->pack_note : "not built";
@@ -828,6 +829,7 @@ static PetscErrorCode MatXtractPackGetInfo(Mat A, MatXtractInfo *info)
       info->compress_in_use  = pi.in_use ? PETSC_TRUE : PETSC_FALSE;
       info->compress_values  = mx_val_enc_name(pi.val_enc);
       info->compress_columns = mx_idx_enc_name(pi.idx_enc);
+      info->compress_rows    = mx_row_enc_name(pi.row_enc);
       info->compress_dict    = pi.ndict;
       bytes                  = pi.bytes;
     }
@@ -838,6 +840,7 @@ static PetscErrorCode MatXtractPackGetInfo(Mat A, MatXtractInfo *info)
     info->compress_in_use    = info->compress_packed;
     info->compress_values    = mx_val_enc_name(x->P.val_enc);
     info->compress_columns   = mx_idx_enc_name(x->P.idx_enc);
+    info->compress_rows      = mx_row_enc_name(x->P.row_enc);
     info->compress_dict      = x->P.ndict;
     info->compress_fell_back = x->P.fell_back ? PETSC_TRUE : PETSC_FALSE;
     if (info->compress_packed) bytes = mx_cold_pack_bytes(&x->P);

@@ -1,14 +1,15 @@
 /* test_core_cold_pack.c - the packed cold CSR (mx_cold_pack.h) against the plain one.
  *
- * For every matrix x crux x request (AUTO, OFF, and every value and column encoding forced): the
+ * For every matrix x crux x request (AUTO, OFF, and every value, column and row encoding forced): the
  * statistics equal an independent count; a forced encoding is refused exactly when it cannot hold the
- * matrix; AUTO takes the fitting encodings of fewest exact bytes; the pack expands back to the cold
+ * matrix; AUTO takes the fitting encodings of fewest exact bytes (16-bit row offsets where they fit
+ * and a value or column part is packed); the pack expands back to the cold
  * CSR bit for bit; y = C x and y = C x + z (y == z too) are bitwise equal to the uncompressed cold
  * kernel and within 1e-12 of a plain CSR reference. Then the refresh paths (through the gather map,
  * to fewer/more distinct values, a forced dictionary that no longer fits falls back to plain) and
  * scaling (bitwise equal to scaling every entry). Matrices: random, stencils, unweighted graphs,
  * PageRank transition (column-constant), unique values, empty rows, empty, 1 row, rectangular,
- * signed zeros and NaN/inf bit patterns. */
+ * signed zeros and NaN/inf bit patterns, a row too long for 16-bit row offsets. */
 #include "core/mx_cold_pack.h"
 #include "io/mx_io.h"
 #include "test_util.h"
@@ -50,7 +51,11 @@ static int cmp_u64(const void *a, const void *b) {
 
 /* The statistics, computed the slow way (sort for distinct values, a pass per column). */
 static mx_cold_pack_stats ref_stats(const t_csr *C) {
-  mx_cold_pack_stats st = {C->nnz, C->ncols, 0, 1, 0};
+  mx_cold_pack_stats st = {C->nnz, C->ncols, 0, 1, 0, C->nrows, 0};
+  for (int32_t i = 0; i <= C->nrows && C->nrows > 0; i++) { /* every pointer against its chunk's first */
+    const int64_t d = (int64_t)C->rowptr[i] - C->rowptr[i - i % MX_PACK_RCHUNK];
+    st.max_row_span = d > st.max_row_span ? d : st.max_row_span;
+  }
   uint64_t *b = malloc(((size_t)C->nnz + 1) * 8);
   for (int32_t p = 0; p < C->nnz; p++) b[p] = bits(C->val[p]);
   qsort(b, (size_t)C->nnz, 8, cmp_u64);
@@ -109,11 +114,15 @@ static void check_pack_products(const mx_cold_pack *P, const mx_format *F, const
   free(Bp), free(Bj), free(Bx), free(x), free(z), free(y), free(yp), free(ref), free(w);
 }
 
+#define A_ MX_PACK_AUTO
 static const mx_pack_request t_requests[] = {
-    {MX_PACK_AUTO, MX_PACK_AUTO},    {MX_VAL_PLAIN, MX_IDX_PLAIN},   {MX_VAL_DICT0, MX_PACK_AUTO},
-    {MX_VAL_DICT8, MX_PACK_AUTO},    {MX_VAL_DICT16, MX_PACK_AUTO},  {MX_VAL_COLCONST, MX_PACK_AUTO},
-    {MX_PACK_AUTO, MX_IDX_DELTA8},   {MX_PACK_AUTO, MX_IDX_DELTA16}, {MX_VAL_DICT16, MX_IDX_DELTA16},
-    {MX_VAL_COLCONST, MX_IDX_DELTA8}, {MX_VAL_PLAIN, MX_IDX_DELTA8}, {MX_VAL_DICT8, MX_IDX_PLAIN}};
+    {A_, A_, A_},                             {MX_VAL_PLAIN, MX_IDX_PLAIN, A_},           {MX_VAL_DICT0, A_, A_},
+    {MX_VAL_DICT8, A_, A_},                   {MX_VAL_DICT16, A_, A_},                    {MX_VAL_COLCONST, A_, A_},
+    {A_, MX_IDX_DELTA8, A_},                  {A_, MX_IDX_DELTA16, A_},                   {MX_VAL_DICT16, MX_IDX_DELTA16, A_},
+    {MX_VAL_COLCONST, MX_IDX_DELTA8, A_},     {MX_VAL_PLAIN, MX_IDX_DELTA8, A_},          {MX_VAL_DICT8, MX_IDX_PLAIN, A_},
+    {A_, A_, MX_ROW_PLAIN},                   {A_, A_, MX_ROW_OFF16},                     {MX_VAL_PLAIN, MX_IDX_PLAIN, MX_ROW_OFF16},
+    {MX_VAL_DICT8, MX_IDX_DELTA16, MX_ROW_OFF16}, {MX_VAL_PLAIN, MX_IDX_DELTA8, MX_ROW_PLAIN}};
+#undef A_
 #define T_NREQ ((int)(sizeof t_requests / sizeof t_requests[0]))
 
 /* Every request on the cold part of F. Returns how many requests packed. */
@@ -124,22 +133,25 @@ static int check_requests(const mx_format *F, const char *name) {
   mx_cold_pack_stats st;
   CHECK(mx_cold_pack_stats_of(&V, &st) == MX_OK, "%s: stats", name);
   CHECK(st.nnz == ref.nnz && st.ncols == ref.ncols && st.ndistinct == ref.ndistinct && st.colconst == ref.colconst &&
-            st.max_span == ref.max_span,
-        "%s: stats (%lld distinct, colconst %d, span %lld) vs reference (%lld, %d, %lld)", name, (long long)st.ndistinct,
-        st.colconst, (long long)st.max_span, (long long)ref.ndistinct, ref.colconst, (long long)ref.max_span);
+            st.max_span == ref.max_span && st.nrows == ref.nrows && st.max_row_span == ref.max_row_span,
+        "%s: stats (%lld distinct, colconst %d, span %lld, row span %lld) vs reference (%lld, %d, %lld, %lld)", name,
+        (long long)st.ndistinct, st.colconst, (long long)st.max_span, (long long)st.max_row_span, (long long)ref.ndistinct,
+        ref.colconst, (long long)ref.max_span, (long long)ref.max_row_span);
   int packed = 0;
   size_t auto_bytes = 0, least = SIZE_MAX;
   int    auto_colconst = 0; /* AUTO chose COLCONST */
   for (int q = 0; q < T_NREQ; q++) {
     const mx_pack_request *rq = &t_requests[q];
     char what[320];
-    snprintf(what, sizeof what, "%s req (%d,%d)", name, rq->val, rq->idx);
+    snprintf(what, sizeof what, "%s req (%d,%d,%d)", name, rq->val, rq->idx, rq->row);
     const int vfits = rq->val == MX_PACK_AUTO || mx_pack_value_fits((mx_val_enc)rq->val, &ref);
     const int ifits = rq->idx == MX_PACK_AUTO || mx_pack_index_fits((mx_idx_enc)rq->idx, &ref);
+    const int rfits = rq->row == MX_PACK_AUTO || mx_pack_row_fits((mx_row_enc)rq->row, &ref);
     mx_cold_pack P;
     const mx_status s = mx_cold_pack_build(&V, rq, &P);
-    if (!vfits || !ifits) {
-      CHECK(s == MX_ERR_ARG && P.rowptr == NULL, "%s: a forced encoding that cannot hold it was not refused (%d)", what, (int)s);
+    if (!vfits || !ifits || !rfits) {
+      CHECK(s == MX_ERR_ARG && P.rowptr == NULL && P.row_off == NULL, "%s: a forced encoding that cannot hold it was not refused (%d)",
+            what, (int)s);
       continue;
     }
     CHECK(s == MX_OK, "%s: build returned %d", what, (int)s);
@@ -147,13 +159,19 @@ static int check_requests(const mx_format *F, const char *name) {
     packed++;
     if (rq->val != MX_PACK_AUTO) CHECK((int)P.val_enc == rq->val, "%s: value encoding %d", what, (int)P.val_enc);
     if (rq->idx != MX_PACK_AUTO) CHECK((int)P.idx_enc == rq->idx, "%s: column encoding %d", what, (int)P.idx_enc);
+    if (rq->row != MX_PACK_AUTO) CHECK((int)P.row_enc == rq->row, "%s: row encoding %d", what, (int)P.row_enc);
+    else
+      CHECK(P.row_enc == ((P.val_enc != MX_VAL_PLAIN || P.idx_enc != MX_IDX_PLAIN) && ref.max_row_span <= 0xffff ? MX_ROW_OFF16 : MX_ROW_PLAIN),
+            "%s: AUTO row encoding %s (row span %lld)", what, mx_row_enc_name(P.row_enc), (long long)ref.max_row_span);
+    CHECK((P.row_enc == MX_ROW_OFF16) == (P.rowptr == NULL && P.row_off != NULL && P.nrchunk == F->nrows / MX_PACK_RCHUNK + 1),
+          "%s: row arrays of %s", what, mx_row_enc_name(P.row_enc));
     const size_t b = mx_cold_pack_bytes(&P);
-    CHECK(b == 4 * ((size_t)F->nrows + 1) + mx_pack_value_bytes(P.val_enc, &ref) + mx_pack_index_bytes(P.idx_enc, ref.nnz),
+    CHECK(b == mx_pack_row_bytes(P.row_enc, F->nrows) + mx_pack_value_bytes(P.val_enc, &ref) + mx_pack_index_bytes(P.idx_enc, ref.nnz),
           "%s: bytes %zu", what, b);
-    if (rq->val == MX_VAL_PLAIN && rq->idx == MX_IDX_PLAIN)
+    if (rq->val == MX_VAL_PLAIN && rq->idx == MX_IDX_PLAIN && rq->row != MX_ROW_OFF16)
       CHECK(b == mx_csr_bytes(F->nrows, F->cold_nnz), "%s: plain bytes %zu != CSR", what, b);
     if (q == 0) {
-      auto_bytes      = b;
+      auto_bytes      = b - mx_pack_row_bytes(P.row_enc, F->nrows);
       auto_colconst = P.val_enc == MX_VAL_COLCONST;
     }
     least = b < least ? b : least;
@@ -161,13 +179,14 @@ static int check_requests(const mx_format *F, const char *name) {
     mx_cold_pack_free(&P);
   }
   /* AUTO is the least of every fitting (value, column) pair in bytes moved per product: the exact
-   * bytes, plus 16 per column for COLCONST (x scaled once per product, mx_cold_pack_choose) */
+   * bytes, plus 16 per column for COLCONST (x scaled once per product, mx_cold_pack_choose); its row
+   * pointers (the rule is checked above) are not part of the comparison */
   const size_t colconst_extra = 16 * (size_t)ref.ncols;
   least = (size_t)-1;
   for (int v = 0; v <= MX_VAL_COLCONST; v++)
     for (int i = 0; i <= MX_IDX_DELTA16; i++)
       if (mx_pack_value_fits((mx_val_enc)v, &ref) && mx_pack_index_fits((mx_idx_enc)i, &ref)) {
-        const size_t b = 4 * ((size_t)F->nrows + 1) + mx_pack_value_bytes((mx_val_enc)v, &ref) + mx_pack_index_bytes((mx_idx_enc)i, ref.nnz) +
+        const size_t b = mx_pack_value_bytes((mx_val_enc)v, &ref) + mx_pack_index_bytes((mx_idx_enc)i, ref.nnz) +
                          (v == MX_VAL_COLCONST ? colconst_extra : 0);
         least = b < least ? b : least;
       }
@@ -181,7 +200,7 @@ static int check_requests(const mx_format *F, const char *name) {
  * rq on F's cold part. expect_fallback: -1 don't care, 0/1 as P.fell_back must be. */
 static void check_refresh(const t_csr *A, mx_crux c, mx_pack_request rq, const double *nv, int expect_fallback, const char *name) {
   char what[320];
-  snprintf(what, sizeof what, "%s crux (%g,%g) req (%d,%d) refresh", name, c.tau_c, c.tau_r, rq.val, rq.idx);
+  snprintf(what, sizeof what, "%s crux (%g,%g) req (%d,%d,%d) refresh", name, c.tau_c, c.tau_r, rq.val, rq.idx, rq.row);
   const mx_csr V = t_view(A);
   mx_format F;
   mx_cold_pack P;
@@ -301,7 +320,8 @@ static void battery(t_csr *A, const char *name, int expect_colconst_at00) {
   t_rng r = {7};
   for (int32_t p = 0; p < A->nnz; p++) uniq[p] = 2.0 * t_unif(&r) - 1.0 + 1e-3 * p, few[p] = (double)(p % 3) - 1.0;
   for (int g = 0; g < 2; g++) {
-    const mx_pack_request autoq = {MX_PACK_AUTO, MX_PACK_AUTO}, d16 = {MX_VAL_DICT16, MX_PACK_AUTO}, d8 = {MX_VAL_DICT8, MX_PACK_AUTO};
+    const mx_pack_request autoq = {MX_PACK_AUTO, MX_PACK_AUTO, MX_PACK_AUTO}, d16 = {MX_VAL_DICT16, MX_PACK_AUTO, MX_PACK_AUTO},
+                          d8 = {MX_VAL_DICT8, MX_PACK_AUTO, MX_PACK_AUTO};
     check_refresh(A, cruxes[g], autoq, uniq, -1, name);
     check_refresh(A, cruxes[g], autoq, few, -1, name);
     check_refresh(A, cruxes[g], autoq, A->val, 0, name);
@@ -337,17 +357,18 @@ static void gen_battery(const char *spec, t_values how, const char *name, int ex
 }
 
 /* AUTO on typical matrices takes the expected encodings at crux (0,0). */
-static void check_auto_choice(const char *spec, t_values how, mx_val_enc ve, mx_idx_enc ie) {
+static void check_auto_choice(const char *spec, t_values how, mx_val_enc ve, mx_idx_enc ie, mx_row_enc re) {
   t_csr A;
   if (gen_matrix(spec, how, 3, &A)) return;
   const mx_csr V = t_view(&A);
   const mx_pack_request rq = mx_pack_request_of(MX_COMPRESS_AUTO);
   mx_cold_pack P;
   CHECK(mx_cold_pack_build(&V, &rq, &P) == MX_OK, "%s: build", spec);
-  CHECK(P.val_enc == ve && P.idx_enc == ie, "%s values %d: AUTO chose %s/%s, expected %s/%s", spec, (int)how,
-        mx_val_enc_name(P.val_enc), mx_idx_enc_name(P.idx_enc), mx_val_enc_name(ve), mx_idx_enc_name(ie));
-  printf("%-14s values %d: %-8s %-7s %.2f bytes/nnz (plain %.2f)\n", spec, (int)how, mx_val_enc_name(P.val_enc),
-         mx_idx_enc_name(P.idx_enc), (double)mx_cold_pack_bytes(&P) / (A.nnz ? A.nnz : 1),
+  CHECK(P.val_enc == ve && P.idx_enc == ie && P.row_enc == re, "%s values %d: AUTO chose %s/%s/%s, expected %s/%s/%s", spec,
+        (int)how, mx_val_enc_name(P.val_enc), mx_idx_enc_name(P.idx_enc), mx_row_enc_name(P.row_enc), mx_val_enc_name(ve),
+        mx_idx_enc_name(ie), mx_row_enc_name(re));
+  printf("%-14s values %d: %-8s %-7s %-5s %.2f bytes/nnz (plain %.2f)\n", spec, (int)how, mx_val_enc_name(P.val_enc),
+         mx_idx_enc_name(P.idx_enc), mx_row_enc_name(P.row_enc), (double)mx_cold_pack_bytes(&P) / (A.nnz ? A.nnz : 1),
          (double)mx_csr_bytes(A.nrows, A.nnz) / (A.nnz ? A.nnz : 1));
   mx_cold_pack_free(&P);
   t_csr_free(&A);
@@ -360,21 +381,22 @@ static void check_colconst_settles(void) {
   static const int64_t nnzs[] = {1, 7, 100, 1000, 100000};
   static const int32_t ncols[] = {1, 5, 60, 1000, 70000};
   static const int64_t counts[] = {2, 3, 255, 256, 257, 65536, MX_PACK_DICT_MAX + 1};
-  const mx_pack_request autoq = {MX_PACK_AUTO, MX_IDX_PLAIN};
+  const mx_pack_request autoq = {MX_PACK_AUTO, MX_IDX_PLAIN, MX_ROW_PLAIN};
   int settled = 0, unsettled = 0;
   for (size_t a = 0; a < sizeof nnzs / sizeof nnzs[0]; a++)
     for (size_t b = 0; b < sizeof ncols / sizeof ncols[0]; b++)
       for (int cc = 0; cc <= 1; cc++) {
-        mx_cold_pack_stats st = {nnzs[a], ncols[b], 2, cc, 0};
+        mx_cold_pack_stats st = {nnzs[a], ncols[b], 2, cc, 0, 0, 0};
         mx_val_enc v;
         mx_idx_enc ix;
+        mx_row_enc rw;
         const int says = mx_pack_colconst_settles(MX_PACK_AUTO, &st);
-        CHECK(mx_cold_pack_choose(&autoq, &st, &v, &ix) == MX_OK && says == (v == MX_VAL_COLCONST),
+        CHECK(mx_cold_pack_choose(&autoq, &st, &v, &ix, &rw) == MX_OK && says == (v == MX_VAL_COLCONST),
               "settles nnz %lld ncols %d colconst %d: says %d, AUTO with 2 values picks %s", (long long)st.nnz, st.ncols, cc,
               says, mx_val_enc_name(v));
         for (size_t k = 0; says && k < sizeof counts / sizeof counts[0]; k++) {
           st.ndistinct = counts[k];
-          CHECK(mx_cold_pack_choose(&autoq, &st, &v, &ix) == MX_OK && v == MX_VAL_COLCONST,
+          CHECK(mx_cold_pack_choose(&autoq, &st, &v, &ix, &rw) == MX_OK && v == MX_VAL_COLCONST,
                 "settles nnz %lld ncols %d: with %lld values AUTO picks %s", (long long)st.nnz, st.ncols, (long long)counts[k],
                 mx_val_enc_name(v));
         }
@@ -430,6 +452,22 @@ int main(void) {
     battery(&A, "70000 unique", 0);
     t_csr_free(&A);
   }
+  /* a row of 70000 nonzeros: its chunk spans more than 16 bits, so the row pointers stay plain beside
+   * a dictionary, and a forced OFF16 is refused (battery) */
+  {
+    t_spec s = {70, 70000, 300, 0, 0, 0, 0, 1, 0, 0, 42};
+    t_csr A = t_random(&s);
+    make_values(&A, V_FEW, 43);
+    const mx_csr V = t_view(&A);
+    const mx_pack_request rq = mx_pack_request_of(MX_COMPRESS_AUTO);
+    mx_cold_pack P;
+    CHECK(mx_cold_pack_build(&V, &rq, &P) == MX_OK && P.val_enc == MX_VAL_DICT8 && P.row_enc == MX_ROW_PLAIN,
+          "long row: AUTO chose %s/%s/%s, expected dict8 with plain row pointers", mx_val_enc_name(P.val_enc),
+          mx_idx_enc_name(P.idx_enc), mx_row_enc_name(P.row_enc));
+    mx_cold_pack_free(&P);
+    battery(&A, "long row", -1);
+    t_csr_free(&A);
+  }
   gen_battery("lap2d:40", V_KEEP, "lap2d:40", 0);
   gen_battery("lap3d:12", V_KEEP, "lap3d:12", 0);
   gen_battery("lap3d27:8", V_KEEP, "lap3d27:8", 0);
@@ -439,15 +477,16 @@ int main(void) {
   gen_battery("rgg:10", V_KEEP, "rgg:10 unweighted", 1);
   gen_battery("rgg:10:v", V_KEEP, "rgg:10:v weighted", 0);
   gen_battery("band:500:3", V_KEEP, "band unique", 0);
-  check_auto_choice("lap2d:100", V_KEEP, MX_VAL_DICT8, MX_IDX_DELTA8);
-  check_auto_choice("lap3d:30", V_KEEP, MX_VAL_DICT8, MX_IDX_DELTA16);
-  check_auto_choice("lap3d27:20", V_KEEP, MX_VAL_DICT8, MX_IDX_DELTA16);
-  check_auto_choice("rgg:14", V_KEEP, MX_VAL_DICT0, MX_IDX_DELTA16);
-  check_auto_choice("kron:12:16", V_KEEP, MX_VAL_DICT0, MX_IDX_DELTA16); /* 4096 columns: any span fits 16 bits */
-  check_auto_choice("kron:17:4", V_KEEP, MX_VAL_DICT0, MX_IDX_PLAIN);
-  check_auto_choice("kron:17:4", V_PAGERANK, MX_VAL_DICT16, MX_IDX_PLAIN); /* 2 bytes x 8 per column < 24 */
-  check_auto_choice("kron:14:24", V_PAGERANK, MX_VAL_COLCONST, MX_IDX_DELTA16); /* 2 x 48 per column > 24 */
-  check_auto_choice("band:20000:5", V_KEEP, MX_VAL_PLAIN, MX_IDX_DELTA8);
+  check_auto_choice("lap2d:100", V_KEEP, MX_VAL_DICT8, MX_IDX_DELTA8, MX_ROW_OFF16);
+  check_auto_choice("lap3d:30", V_KEEP, MX_VAL_DICT8, MX_IDX_DELTA16, MX_ROW_OFF16);
+  check_auto_choice("lap3d27:20", V_KEEP, MX_VAL_DICT8, MX_IDX_DELTA16, MX_ROW_OFF16);
+  check_auto_choice("rgg:14", V_KEEP, MX_VAL_DICT0, MX_IDX_DELTA16, MX_ROW_OFF16);
+  check_auto_choice("kron:12:16", V_KEEP, MX_VAL_DICT0, MX_IDX_DELTA16, MX_ROW_OFF16); /* 4096 columns: any span fits 16 bits */
+  check_auto_choice("kron:17:4", V_KEEP, MX_VAL_DICT0, MX_IDX_PLAIN, MX_ROW_OFF16);
+  check_auto_choice("kron:17:4", V_PAGERANK, MX_VAL_DICT16, MX_IDX_PLAIN, MX_ROW_OFF16); /* 2 bytes x 8 per column < 24 */
+  check_auto_choice("kron:14:24", V_PAGERANK, MX_VAL_COLCONST, MX_IDX_DELTA16, MX_ROW_OFF16); /* 2 x 48 per column > 24 */
+  check_auto_choice("band:20000:5", V_KEEP, MX_VAL_PLAIN, MX_IDX_DELTA8, MX_ROW_OFF16);
+  check_auto_choice("kron:17:4", V_UNIQUE, MX_VAL_PLAIN, MX_IDX_PLAIN, MX_ROW_PLAIN); /* nothing else packed: rows plain */
   check_colconst_settles();
   return t_report("test_core_cold_pack");
 }

@@ -17,6 +17,8 @@
  * COLD_PACK_VARIANTS="1 2" also times those packed kernel variants (mx_cold_pack_set_variant, listed
  * in src/cuda/mx_cold_pack_dev.h, e.g. "6 7" the strided and the vectorized staging everywhere; the
  * table keeps variant 0) and prints each with its bitwise check against the plain kernel.
+ * COLD_PACK_ROWS_AB=1 also times the pack with plain row pointers (request {auto, auto, plain}) and
+ * prints it against the AUTO pack (16-bit row offsets where they fit) with the bitwise check.
  * COLD_PACK_MERGE=1 also times the merge cold kernel plain vs on the pack (it reads the pack by default;
  * mx_cold_pack_set_merge is the A/B switch) and prints both with the bitwise check.
  * Exit 1 if any variant was wrong (error or not bitwise equal). */
@@ -132,7 +134,7 @@ static bool make_matrix(const std::string &item_in, Csr *A, std::string *values)
 /* ---- one matrix ------------------------------------------------------------------------------------ */
 
 struct Row {
-  std::string item, values, val_enc, idx_enc;
+  std::string item, values, val_enc, idx_enc, row_enc;
   int32_t nrows, ncols, nnz, ncopy;
   double bpn_plain, bpn_packed, compress_ms, err_plain, err_packed, err_alg1, err_alg2;
   bool bitwise;
@@ -274,6 +276,7 @@ static bool run_one(const std::string &item, size_t l2, int warmup, int reps, Ro
   mx_device_compress_info(D, &info);
   r->val_enc = mx_val_enc_name(info.val_enc);
   r->idx_enc = mx_idx_enc_name(info.idx_enc);
+  r->row_enc = mx_row_enc_name(info.row_enc);
   r->bpn_plain = (double)info.plain_bytes / std::max(1, A.nnz());
   r->bpn_packed = (double)info.bytes / std::max(1, A.nnz());
   r->packed = time_ours(D, A, dx, dy, warmup, reps, &y);
@@ -289,6 +292,21 @@ static bool run_one(const std::string &item, size_t l2, int warmup, int reps, Ro
       printf("  %-22s variant %ld: packed %9.1f us (min %.1f)  x%.3f vs variant 0  %s\n", item.c_str(), v, t.med, t.mn,
              r->packed.med / t.med, bw ? "bitwise" : "NOT BITWISE");
       mx_cold_pack_set_variant(0);
+    }
+  }
+  if (getenv("COLD_PACK_ROWS_AB") && atoi(getenv("COLD_PACK_ROWS_AB")) == 1) {
+    const mx_pack_request rows_plain = {MX_PACK_AUTO, MX_PACK_AUTO, MX_ROW_PLAIN};
+    mx_device_pack_info ip;
+    if (mx_device_compress(D, &rows_plain) || mx_device_compress_info(D, &ip)) {
+      fprintf(stderr, "%s: compress with plain row pointers: %s\n", item.c_str(), mx_device_last_error());
+      r->bitwise = false;
+    } else {
+      const Timing t = time_ours(D, A, dx, dy, warmup, reps, &y);
+      const bool bw = y.size() == y_plain.size() && memcmp(y.data(), y_plain.data(), sizeof(double) * y.size()) == 0;
+      r->bitwise = r->bitwise && bw;
+      printf("  %-22s rows %s %.2f B/nnz %9.1f us (min %.1f) vs rows plain %.2f B/nnz %9.1f us (min %.1f): x%.3f  %s\n",
+             item.c_str(), r->row_enc.c_str(), r->bpn_packed, r->packed.med, r->packed.mn, (double)ip.bytes / std::max(1, A.nnz()),
+             t.med, t.mn, t.med / r->packed.med, bw ? "bitwise" : "NOT BITWISE");
     }
   }
   mx_device_free(D);
@@ -345,9 +363,9 @@ int main(int argc, char **argv) {
   fprintf(fc, "matrix,values,rows,cols,nnz,val_enc,idx_enc,bytes_per_nnz_plain,bytes_per_nnz_packed,compress_ms,ncopy,"
               "plain_us,plain_min_us,plain_max_us,packed_us,packed_min_us,packed_max_us,alg1_us,alg1_min_us,alg1_max_us,"
               "alg2_us,alg2_min_us,alg2_max_us,bw_plain,bw_packed,bw_alg2_plain_bytes,speedup_packed_vs_plain,"
-              "speedup_packed_vs_best_cusparse,err_plain,err_packed,err_alg1,err_alg2,bitwise_equal\n");
+              "speedup_packed_vs_best_cusparse,err_plain,err_packed,err_alg1,err_alg2,bitwise_equal,row_enc\n");
   fprintf(fm, "# cold-pack-bench\n\n%s (%d SMs, L2 %.0f MB), driver %d, runtime %d, cuSPARSE %d; D2D copy %.0f GB/s; crux (0,0); "
-              "warm-up %d, median of %d (us).\n\n| matrix | nnz | enc (val/col) | B/nnz | plain | packed | ALG1 | ALG2 | bw plain | bw packed "
+              "warm-up %d, median of %d (us).\n\n| matrix | nnz | enc (val/col/rows) | B/nnz | plain | packed | ALG1 | ALG2 | bw plain | bw packed "
               "| packed/plain | packed/best cuSPARSE | bitwise |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
           prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6, drv, rt, csp, bw / 1e9, warmup, reps);
   int wrong = 0;
@@ -365,20 +383,20 @@ int main(int argc, char **argv) {
     const double best = std::min(r.alg1.med, r.alg2.med);
     const bool ok = r.err_plain < 1e-12 && r.err_packed < 1e-12 && r.bitwise;
     wrong += !ok;
-    printf("%-24s %-8s nnz %10d %-8s/%-7s %5.2f -> %5.2f B/nnz  plain %9.1f  packed %9.1f  alg1 %9.1f  alg2 %9.1f us  "
+    printf("%-24s %-8s nnz %10d %-8s/%-7s/%-5s %5.2f -> %5.2f B/nnz  plain %9.1f  packed %9.1f  alg1 %9.1f  alg2 %9.1f us  "
            "bw %.2f -> %.2f  x%.2f vs plain  x%.2f vs best cuSPARSE  %s%s\n",
-           item.c_str(), r.values.c_str(), r.nnz, r.val_enc.c_str(), r.idx_enc.c_str(), r.bpn_plain, r.bpn_packed, r.plain.med,
-           r.packed.med, r.alg1.med, r.alg2.med, bwp, bwk, r.plain.med / r.packed.med, best / r.packed.med,
+           item.c_str(), r.values.c_str(), r.nnz, r.val_enc.c_str(), r.idx_enc.c_str(), r.row_enc.c_str(), r.bpn_plain, r.bpn_packed,
+           r.plain.med, r.packed.med, r.alg1.med, r.alg2.med, bwp, bwk, r.plain.med / r.packed.med, best / r.packed.med,
            r.bitwise ? "bitwise" : "NOT BITWISE", ok ? "" : " WRONG");
     fflush(stdout);
     fprintf(fc, "%s,%s,%d,%d,%d,%s,%s,%.4f,%.4f,%.2f,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,%.4f,%.4f,"
-                "%.4f,%.4f,%.3g,%.3g,%.3g,%.3g,%d\n",
+                "%.4f,%.4f,%.3g,%.3g,%.3g,%.3g,%d,%s\n",
             item.c_str(), r.values.c_str(), r.nrows, r.ncols, r.nnz, r.val_enc.c_str(), r.idx_enc.c_str(), r.bpn_plain, r.bpn_packed,
             r.compress_ms, r.ncopy, r.plain.med, r.plain.mn, r.plain.mx, r.packed.med, r.packed.mn, r.packed.mx, r.alg1.med,
             r.alg1.mn, r.alg1.mx, r.alg2.med, r.alg2.mn, r.alg2.mx, bwp, bwk, bwa, r.plain.med / r.packed.med, best / r.packed.med,
-            r.err_plain, r.err_packed, r.err_alg1, r.err_alg2, r.bitwise ? 1 : 0);
-    fprintf(fm, "| %s | %d | %s/%s | %.2f -> %.2f | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f | %s |\n", item.c_str(), r.nnz,
-            r.val_enc.c_str(), r.idx_enc.c_str(), r.bpn_plain, r.bpn_packed, r.plain.med, r.packed.med, r.alg1.med, r.alg2.med, bwp,
+            r.err_plain, r.err_packed, r.err_alg1, r.err_alg2, r.bitwise ? 1 : 0, r.row_enc.c_str());
+    fprintf(fm, "| %s | %d | %s/%s/%s | %.2f -> %.2f | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f | %s |\n", item.c_str(), r.nnz,
+            r.val_enc.c_str(), r.idx_enc.c_str(), r.row_enc.c_str(), r.bpn_plain, r.bpn_packed, r.plain.med, r.packed.med, r.alg1.med, r.alg2.med, bwp,
             bwk, r.plain.med / r.packed.med, best / r.packed.med, r.bitwise ? "yes" : "NO");
   }
   fprintf(fm, "\nbw = (matrix bytes + 8 rows + 8 cols) / t as a fraction of the copy bandwidth (plain: 12 nnz + 4 (rows+1); "
