@@ -110,8 +110,8 @@ mx_status mx_cold_pack_choose(const mx_pack_request *req, const mx_cold_pack_sta
   if (req->row != MX_PACK_AUTO) {
     if (req->row < MX_ROW_PLAIN || req->row > MX_ROW_OFF16 || !mx_pack_row_fits((mx_row_enc)req->row, st)) return MX_ERR_ARG;
     *rw = (mx_row_enc)req->row;
-  } else /* OFF16 is smaller wherever it fits; alone it does not pay for the pack (mx_cold_pack.h) */
-    *rw = (*v != MX_VAL_PLAIN || *ix != MX_IDX_PLAIN) && mx_pack_row_fits(MX_ROW_OFF16, st) ? MX_ROW_OFF16 : MX_ROW_PLAIN;
+  } else /* OFF16 is smaller wherever it fits, but the GPU kernels read it slower (mx_cold_pack.h) */
+    *rw = MX_ROW_PLAIN;
   return MX_OK;
 }
 

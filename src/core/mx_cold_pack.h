@@ -21,9 +21,13 @@
  *           OFF16    rows cut into chunks of MX_PACK_RCHUNK = 64 by their index, each with a 32-bit
  *                    base (the row pointer of its first row) and a 2-byte offset per row pointer:
  *                    rowptr(i) = row_base[i / 64] + row_off[i], i <= nrows. Fits where no chunk's
- *                    rows hold more than 65535 nonzeros. Only with a packed value or column part
- *                    under AUTO: alone it saves at most 2 bytes per row of >= 12 per nonzero + 4 per
- *                    row, less than the GPU guard's timing of the pack costs at setup.
+ *                    rows hold more than 65535 nonzeros. Forced only: AUTO keeps the row pointers
+ *                    plain, because the packed GPU kernels read OFF16 SLOWER despite the bytes it
+ *                    saves (they are latency-bound, not byte-bound): H100, cold-pack-bench
+ *                    COLD_PACK_ROWS_AB, lap2d:2000 76.8 us plain rows vs 78.6 off16 (3.93 vs 3.54
+ *                    bytes per nonzero), lap3d:150 85.6 vs 88.3, lap3d27:100 76.5 vs 77.9, rgg:20
+ *                    ones 40.8 vs 41.2; H200 0.6-2% slower alike (tuning/results/h100/
+ *                    cold-pack-perf-2026-11-26c). Kept, tested, for the A/B when the kernels change.
  * Each encoding is chosen by EXACT byte count (mx_cold_pack_choose) from a few statistics of the
  * matrix (mx_cold_pack_stats), so the host encoder here and the GPU encoder (src/cuda) decide alike
  * and produce the same bytes.
@@ -90,8 +94,8 @@ int mx_pack_row_fits(mx_row_enc e, const mx_cold_pack_stats *st);
 
 /* The encodings for a request: a forced one (MX_ERR_ARG if it cannot hold the matrix or is not an
  * encoding), or AUTO = the fitting one of fewest bytes moved per product, ties to the first of
- * PLAIN, DICT0, DICT8, DICT16, COLCONST (columns: PLAIN, DELTA8, DELTA16; rows: OFF16 where it fits
- * and the values or the columns are packed, else PLAIN). Bytes moved = the exact
+ * PLAIN, DICT0, DICT8, DICT16, COLCONST (columns: PLAIN, DELTA8, DELTA16; rows: always PLAIN, see
+ * OFF16 above). Bytes moved = the exact
  * bytes above, plus for COLCONST 16*ncols: the GPU kernels scale x once per product (xs_j = s_j x_j:
  * read x, write xs; then gather xs where the plain kernel gathers x) instead of gathering s_j per
  * nonzero, which cost more than it saved (kron:20:16 PageRank on an H100: 613 us vs plain 362). */

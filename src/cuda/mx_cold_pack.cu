@@ -181,8 +181,8 @@ static int value_stats(mx_device *D, mx_scratch &W, cudaStream_t s, int val, mx_
   return 0;
 }
 
-/* st->max_span, st->max_row_span and the segment bases (P->seg_base, P->nseg entries: freed by
- * encode_columns unless the columns are delta coded). */
+/* st->max_span, st->max_row_span (only for a forced OFF16; 0 otherwise) and the segment bases
+ * (P->seg_base, P->nseg entries: freed by encode_columns unless the columns are delta coded). */
 static int index_stats(mx_device *D, mx_scratch &W, cudaStream_t s, mx_cold_pack_stats *st) {
   const int n = D->cold_nnz;
   mx_cold_pack_dev *P = D->pack;
@@ -197,7 +197,7 @@ static int index_stats(mx_device *D, mx_scratch &W, cudaStream_t s, mx_cold_pack
     mx_pack_seg_bases<<<pk_blocks((int64_t)nseg * 32), MX_PACK_THREADS, 0, s>>>(n, nseg, D->cold_col, base, span);
     MX_LAUNCH_CHECK("pack: segment bases");
   }
-  if (D->nrows > 0) {
+  if (D->nrows > 0 && P->req.row == MX_ROW_OFF16) { /* only a forced OFF16 needs them (AUTO: rows plain) */
     mx_pack_row_spans<<<pk_blocks(D->nrows / MX_PACK_RCHUNK + 1), MX_PACK_THREADS, 0, s>>>(D->nrows, D->cold_rowptr, span + 1);
     MX_LAUNCH_CHECK("pack: row chunk spans");
   }

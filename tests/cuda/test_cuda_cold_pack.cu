@@ -163,11 +163,11 @@ static Csr with_values(const Csr &A0, Family f, uint64_t seed) {
 
 /* ---- one case ------------------------------------------------------------------------------------ */
 
-/* the first 3 in the small and race sets (both row encodings beside packed parts); refresh paths for
- * the first 5 */
+/* the first 3 in the small and race sets (AUTO's plain row pointers and forced 16-bit row offsets
+ * beside packed parts); refresh paths for the first 5 */
 #define A_ MX_PACK_AUTO
 static const mx_pack_request requests[] = {{A_, A_, A_},
-                                           {A_, A_, MX_ROW_PLAIN},
+                                           {A_, A_, MX_ROW_OFF16},
                                            {MX_VAL_DICT0, A_, A_},
                                            {MX_VAL_DICT8, A_, A_},
                                            {MX_VAL_DICT16, A_, MX_ROW_OFF16},
@@ -360,7 +360,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < nspecs; ++i) mats.push_back(generated(specs[i]));
   if (!g_small)
     for (const char *spec : {"lap3d:60", "lap3d27:40", "kron:15:16", "rgg:17"}) mats.push_back(generated(spec));
-  /* rows 3 and 100 of 70000 nonzeros: their chunks span more than 16 bits, the row pointers stay plain */
+  /* rows 3 and 100 of 70000 nonzeros: their chunks span more than 16 bits, a forced OFF16 is refused */
   if (!g_race) mats.push_back(make_random("long-rows 120x70000", 120, 70000, 5, DENSE_ROWS, 12));
   static const mx_crux cruxes[] = {{0, 0}, {0.5, 0.3}};
   for (const Csr &A0 : mats) {

@@ -17,8 +17,8 @@
  * COLD_PACK_VARIANTS="1 2" also times those packed kernel variants (mx_cold_pack_set_variant, listed
  * in src/cuda/mx_cold_pack_dev.h, e.g. "6 7" the strided and the vectorized staging everywhere; the
  * table keeps variant 0) and prints each with its bitwise check against the plain kernel.
- * COLD_PACK_ROWS_AB=1 also times the pack with plain row pointers (request {auto, auto, plain}) and
- * prints it against the AUTO pack (16-bit row offsets where they fit) with the bitwise check.
+ * COLD_PACK_ROWS_AB=1 also times the pack with 16-bit row offsets (request {auto, auto, off16}) and
+ * prints it against the AUTO pack (plain row pointers) with the bitwise check.
  * COLD_PACK_MERGE=1 also times the merge cold kernel plain vs on the pack (it reads the pack by default;
  * mx_cold_pack_set_merge is the A/B switch) and prints both with the bitwise check.
  * Exit 1 if any variant was wrong (error or not bitwise equal). */
@@ -295,18 +295,17 @@ static bool run_one(const std::string &item, size_t l2, int warmup, int reps, Ro
     }
   }
   if (getenv("COLD_PACK_ROWS_AB") && atoi(getenv("COLD_PACK_ROWS_AB")) == 1) {
-    const mx_pack_request rows_plain = {MX_PACK_AUTO, MX_PACK_AUTO, MX_ROW_PLAIN};
+    const mx_pack_request rows_off16 = {MX_PACK_AUTO, MX_PACK_AUTO, MX_ROW_OFF16};
     mx_device_pack_info ip;
-    if (mx_device_compress(D, &rows_plain) || mx_device_compress_info(D, &ip)) {
-      fprintf(stderr, "%s: compress with plain row pointers: %s\n", item.c_str(), mx_device_last_error());
-      r->bitwise = false;
+    if (mx_device_compress(D, &rows_off16) || mx_device_compress_info(D, &ip)) {
+      printf("  %-22s rows off16: not packed (%s)\n", item.c_str(), mx_device_last_error()); /* a chunk too long for 16 bits */
     } else {
       const Timing t = time_ours(D, A, dx, dy, warmup, reps, &y);
       const bool bw = y.size() == y_plain.size() && memcmp(y.data(), y_plain.data(), sizeof(double) * y.size()) == 0;
       r->bitwise = r->bitwise && bw;
-      printf("  %-22s rows %s %.2f B/nnz %9.1f us (min %.1f) vs rows plain %.2f B/nnz %9.1f us (min %.1f): x%.3f  %s\n",
-             item.c_str(), r->row_enc.c_str(), r->bpn_packed, r->packed.med, r->packed.mn, (double)ip.bytes / std::max(1, A.nnz()),
-             t.med, t.mn, t.med / r->packed.med, bw ? "bitwise" : "NOT BITWISE");
+      printf("  %-22s rows %s %.2f B/nnz %9.1f us (min %.1f) vs rows %s %.2f B/nnz %9.1f us (min %.1f): x%.3f  %s\n",
+             item.c_str(), r->row_enc.c_str(), r->bpn_packed, r->packed.med, r->packed.mn, mx_row_enc_name(ip.row_enc),
+             (double)ip.bytes / std::max(1, A.nnz()), t.med, t.mn, r->packed.med / t.med, bw ? "bitwise" : "NOT BITWISE");
     }
   }
   mx_device_free(D);
