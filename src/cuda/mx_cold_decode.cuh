@@ -133,8 +133,9 @@ struct mx_dec_pack {
     return __ldg(dict + (int)r); /* DICT8, DICT16 */
   }
   /* the row encoding is a runtime choice (a grid-uniform branch, about one row pointer per thread):
-   * a template parameter would double the packed kernels' instantiations. Read-only cache loads:
-   * the streaming ones measured the same (OFF16 is forced only: mx_cold_pack.h says why) */
+   * a template parameter would double the packed kernels' instantiations. OFF16 is forced only
+   * (mx_cold_pack.h says why: with streaming loads on an H100 and with these read-only-cache loads
+   * on an H200 both, the kernels read it slower than plain row pointers) */
   __device__ __forceinline__ int row_at(const int *__restrict__ rowptr, int r) const {
     if (row_off) return __ldg(row_base + (unsigned)r / MX_PACK_RCHUNK) + (int)__ldg(row_off + r);
     return rowptr[r];
