@@ -7,6 +7,8 @@
  *   raw_at(val, g, off)  what is stored per nonzero for its value (a double, a code, or nothing),
  *   value(raw, c)    its value from that and its column c;
  *   row_at(rowptr, r) row pointer r (rowptr: the plain row pointers, read only by decoders that use them);
+ *   prefetch_l2(rowptr, col, val, g0, g1, r0, r1)  asks L2 for what nonzeros [g0, g1) and row
+ *                    pointers r0 .. r1 are read from (MX_SEG_L2_AHEAD: a tuning A/B, off by default);
  * the packed decoders also give cols8 / raws8: col_at / raw_at of 8 aligned nonzeros by vector
  * loads, in a pair order (mx_stage_products_vec8).
  * The kernels issue every col_at/raw_at of a thread before any value()/x gather (as
@@ -84,6 +86,12 @@ struct mx_dec_plain {
   }
   __device__ __forceinline__ double value(double r, int) const { return r; }
   __device__ __forceinline__ int row_at(const int *__restrict__ rowptr, int r) const { return rowptr[r]; }
+  __device__ __forceinline__ void prefetch_l2(const int *rowptr, const int *col, const double *val, int g0, int g1, int r0,
+                                              int r1) const {
+    mx_prefetch_l2(val + g0, g1 - g0);
+    mx_prefetch_l2(col + g0, g1 - g0);
+    mx_prefetch_l2(rowptr + r0, r1 - r0 + 1);
+  }
 };
 
 /* per-nonzero value storage of value encoding VE */
@@ -139,6 +147,19 @@ struct mx_dec_pack {
   __device__ __forceinline__ int row_at(const int *__restrict__ rowptr, int r) const {
     if (row_off) return __ldg(row_base + (unsigned)r / MX_PACK_RCHUNK) + (int)__ldg(row_off + r);
     return rowptr[r];
+  }
+  __device__ __forceinline__ void prefetch_l2(const int *rowptr, const int *col, const double *val, int g0, int g1, int r0,
+                                              int r1) const {
+    const int n = g1 - g0, s0 = g0 / MX_PACK_SEG, ns = n > 0 ? (g1 - 1) / MX_PACK_SEG - s0 + 1 : 0;
+    if (VE == MX_VAL_PLAIN) mx_prefetch_l2(val + g0, n);
+    if (VE == MX_VAL_DICT8) mx_prefetch_l2(code8 + g0, n);
+    if (VE == MX_VAL_DICT16) mx_prefetch_l2(code16 + g0, n);
+    if (IE == MX_IDX_PLAIN) mx_prefetch_l2(col + g0, n);
+    if (IE == MX_IDX_DELTA8) mx_prefetch_l2(delta8 + g0, n), mx_prefetch_l2(seg_base + s0, ns);
+    if (IE == MX_IDX_DELTA16) mx_prefetch_l2(delta16 + g0, n), mx_prefetch_l2(seg_base + s0, ns);
+    if (row_off)
+      mx_prefetch_l2(row_off + r0, r1 - r0 + 1), mx_prefetch_l2(row_base + r0 / MX_PACK_RCHUNK, r1 / MX_PACK_RCHUNK - r0 / MX_PACK_RCHUNK + 1);
+    else mx_prefetch_l2(rowptr + r0, r1 - r0 + 1);
   }
 
   /* col_at / raw_at of the 8 nonzeros g .. g+7 at once, in pair order r (r < 4): element 2m + e is

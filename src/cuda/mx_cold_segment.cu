@@ -144,7 +144,14 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
    * staging; a second register for row t + T spills where x-hot is on) */
   const int nr = rb - ra;
   const int rp0 = (int)threadIdx.x <= nr ? dec.row_at(rowptr, ra + threadIdx.x) : 0;
+#if MX_SEG_L2_AHEAD > 0 /* tuning A/B (mx_tuning.h): the plan entry MX_SEG_L2_AHEAD on, loaded now, prefetched after the staging */
+  const int ahead = blockIdx.x + MX_SEG_L2_AHEAD;
+  const int4 pa = ahead < (int)gridDim.x ? plan[ahead] : make_int4(0, 0, 0, 0);
+#endif
   Stg::template stage<XH>(dec, col, val, x, xhot, s0, s1_seg, s1, prod);
+#if MX_SEG_L2_AHEAD > 0
+  if (ahead < (int)gridDim.x) dec.prefetch_l2(rowptr, col, val, pa.z * MX_SEG_NNZ, pa.w, pa.x, pa.y);
+#endif
   if ((int)threadIdx.x <= nr) s_rp[threadIdx.x] = rp0 - s0;
   for (int i = threadIdx.x + MX_SEG_THREADS; i <= nr; i += MX_SEG_THREADS) s_rp[i] = dec.row_at(rowptr, ra + i) - s0;
   __syncthreads();

@@ -21,6 +21,17 @@ __device__ __forceinline__ uint32_t mx_ld_stream(const uint32_t *p) { return __l
 /* x is gathered: read-only path, default caching. */
 __device__ __forceinline__ double mx_ld_x(const double *x, int c) { return __ldg(x + c); }
 
+/* Threads t = threadIdx.x ask L2 for the 128-byte lines t, t + blockDim.x, ... of the n elements at p
+ * (a hint: nothing waits for it, nothing is read into registers). */
+template <class T>
+__device__ __forceinline__ void mx_prefetch_l2(const T *p, long long n) {
+  if (!p || n <= 0) return;
+  const char *b = (const char *)p, *e = (const char *)(p + n);
+  const char *first = (const char *)((uintptr_t)b & ~(uintptr_t)127);
+  for (const char *l = first + 128 * (long long)threadIdx.x; l < e; l += 128 * (long long)blockDim.x)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(l));
+}
+
 /* x-hot cache modes (mx_xhot.cu): 0 off; 1 on. */
 #define MX_XH_OFF 0
 #define MX_XH_ON 1

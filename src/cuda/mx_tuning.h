@@ -38,6 +38,16 @@
 #ifndef MX_SEG_GROUP_K
 #define MX_SEG_GROUP_K 16
 #endif
+/* L2 prefetch distance of the segment kernel in plan entries (0: none, the default). With D > 0 each
+ * block asks L2 (prefetch.global.L2, one instruction per 128-byte line) for what entry
+ * blockIdx.x + D will read of the matrix (values or codes, columns or deltas, row pointers): about a
+ * wave of resident blocks ahead (132 SMs x 6 blocks = 792 on an H100), so a block's first loads find
+ * L2 instead of DRAM and more of the matrix's bytes are in flight per SM. For the A/B of a
+ * latency-bound kernel (tuning/results/h100/cold-pack-perf-2026-11-26c): build cold-pack-bench with
+ * -DMX_SEG_L2_AHEAD=792 beside a default build; the products and sums do not change. */
+#ifndef MX_SEG_L2_AHEAD
+#define MX_SEG_L2_AHEAD 0
+#endif
 
 /* Cold kernel B (merge path, Merrill & Garland): a tile of MERGE_THREADS threads consumes
  * MERGE_THREADS * MERGE_ITEMS merge items (row ends + nonzeros). */

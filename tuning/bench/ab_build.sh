@@ -5,12 +5,15 @@
 # difference between rounds of one set.
 #   tuning/bench/ab_build.sh OUTDIR "FLAGS_A" "FLAGS_B" ... -- BENCH_ARGS...
 # FLAGS: nvcc flags such as "-DMX_MERGE_ITEMS=5" ("" = the defaults). Writes OUTDIR/ab-K-rR/ (the
-# bench's files) and OUTDIR/ab.md (the compact table of each run, in order).
+# bench's files) and OUTDIR/ab.md (the compact table of each run, in order). AB_TARGET picks the
+# benchmark (default matxtract-bench; cold-pack-bench for the packed kernels, e.g. issue 13's
+# `AB_TARGET=cold-pack-bench ab_build.sh OUT "" "-DMX_SEG_L2_AHEAD=792" -- lap3d:150 lap3d27:100`).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tuning/gpu_env.sh
 OUTD=${1:?OUTDIR}; shift
 ROUNDS=${ROUNDS:-2}
+TARGET=${AB_TARGET:-matxtract-bench}
 flags=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do flags+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
@@ -19,12 +22,12 @@ mkdir -p "$OUTD"
 for k in "${!flags[@]}"; do
   cmake -S . -B "build-ab-$k" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_CUDA_FLAGS="${flags[$k]}" -DMATXTRACT_BUILD_TESTS=OFF -DMATXTRACT_BUILD_EXAMPLES=OFF > "$OUTD/build-$k.log" 2>&1 &&
-    cmake --build "build-ab-$k" -j"$(nproc)" --target matxtract-bench >> "$OUTD/build-$k.log" 2>&1 ||
+    cmake --build "build-ab-$k" -j"$(nproc)" --target "$TARGET" >> "$OUTD/build-$k.log" 2>&1 ||
     { echo "build of set $k ('${flags[$k]}') failed: $OUTD/build-$k.log"; exit 1; }
 done
 for r in $(seq 1 "$ROUNDS"); do
   for k in "${!flags[@]}"; do
     echo "## round $r, set $k: '${flags[$k]:-defaults}'" | tee -a "$OUTD/ab.md"
-    "build-ab-$k/tuning/bench/matxtract-bench" "$@" -o "$OUTD/ab-$k-r$r" 2>&1 | grep -v '^#' | tee -a "$OUTD/ab.md"
+    "build-ab-$k/tuning/bench/$TARGET" "$@" -o "$OUTD/ab-$k-r$r" 2>&1 | grep -v '^#' | tee -a "$OUTD/ab.md"
   done
 done
