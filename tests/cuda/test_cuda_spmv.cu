@@ -144,10 +144,10 @@ static void check_matrix(const Csr &A, bool small, std::mt19937_64 &rng) {
   const int fail0 = g_fail;
   mx_csr a = A.view();
   int ncase = 0;
-  for (size_t gi = 0; gi < ngrid; ++gi)
+  for (size_t gi = 0; gi < ngrid; ++gi) {
+    const mx_crux &c = grid[gi];
     for (mx_mode_request md : modes)
-      for (int borrow = 0; borrow <= (grid[gi].tau_c == 0 ? 1 : 0); ++borrow) { /* (0,0): owned and borrowed cold CSR */
-        const mx_crux &c = grid[gi];
+      for (int borrow = 0; borrow <= (c.tau_c == 0 ? 1 : 0); ++borrow) { /* (0,0): owned and borrowed cold CSR */
         if (c.tau_c == 0 && md == MX_MODE_SE) continue; /* (0,0) has no hot region: one mode is enough */
         mx_format F;
         if ((borrow ? mx_format_build_borrow(&a, c, md, &F) : mx_format_build(&a, c, md, &F)) != MX_OK) {
@@ -174,6 +174,7 @@ static void check_matrix(const Csr &A, bool small, std::mt19937_64 &rng) {
         }
         mx_format_free(&F);
       }
+  }
   /* AUTO on the format -mat_type matxtract builds (borrowed cold CSR at (0,0)): resolves to one of
    * the three kernels, then every check of a case */
   for (const mx_crux &c : {mx_crux{0, 0}, mx_crux{0.9, 0.8}}) {
