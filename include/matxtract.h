@@ -69,6 +69,11 @@ typedef struct {
   const char         *compress_rows;    /* row pointers: "plain" or "off16" (16-bit offsets per 64 rows) */
   PetscInt            compress_dict;    /* dictionary entries (dict*) or column constants (colconst) */
   PetscBool           compress_fell_back; /* the last value refresh no longer fit the value encoding: plain values */
+  PetscInt            compress_row_patterns; /* > 0: the cold region is in row-pattern form (GPU): each row the 1- or
+                                                2-byte id of one of this many patterns (columns relative to the row and
+                                                values); the encodings above are then plain */
+  PetscInt            compress_pattern_entries; /* entries of those patterns together */
+  PetscBool           compress_patterns_lost; /* the last value refresh found the patterns no longer hold the values */
   const char         *compress_note;    /* why the cold region is not packed ("compression off", "not packed (x-hot)", ...); NULL when packed */
   double              packed_bytes_per_nnz; /* bytes of the packed cold region per cold nonzero (row pointers included; = plain when not packed) */
   double              plain_bytes_per_nnz;  /* the same cold region as plain CSR (12 + row pointers) */

@@ -13,6 +13,7 @@ mx_pack_request mx_pack_request_of(mx_compress_request c) {
   r.val = c == MX_COMPRESS_AUTO ? MX_PACK_AUTO : MX_VAL_PLAIN;
   r.idx = c == MX_COMPRESS_AUTO ? MX_PACK_AUTO : MX_IDX_PLAIN;
   r.row = c == MX_COMPRESS_AUTO ? MX_PACK_AUTO : MX_ROW_PLAIN;
+  r.form = c == MX_COMPRESS_AUTO ? MX_FORM_AUTO : MX_FORM_PACK;
   return r;
 }
 
@@ -61,6 +62,11 @@ size_t mx_pack_index_bytes(mx_idx_enc e, int64_t nnz) {
 size_t mx_pack_row_bytes(mx_row_enc e, int32_t nrows) {
   if (e == MX_ROW_OFF16) return 4 * (size_t)nrchunk_of(nrows) + 2 * ((size_t)nrows + 1);
   return 4 * ((size_t)nrows + 1);
+}
+
+size_t mx_pack_bytes_floor(int32_t nrows, int64_t nnz) {
+  const size_t cols_plain = mx_pack_index_bytes(MX_IDX_PLAIN, nnz), cols_d8 = mx_pack_index_bytes(MX_IDX_DELTA8, nnz);
+  return mx_pack_row_bytes(MX_ROW_PLAIN, nrows) + (nnz > 0 ? 8 : 0) + (cols_d8 < cols_plain ? cols_d8 : cols_plain);
 }
 
 int mx_pack_value_fits(mx_val_enc e, const mx_cold_pack_stats *st) {
@@ -392,7 +398,7 @@ int mx_pack_colconst_settles(int val, const mx_cold_pack_stats *st) {
 }
 
 mx_val_enc mx_cold_pack_refresh_choose(const mx_pack_request *req, const mx_cold_pack_stats *st) {
-  const mx_pack_request vreq = {req->val, MX_IDX_PLAIN, MX_ROW_PLAIN};
+  const mx_pack_request vreq = {req->val, MX_IDX_PLAIN, MX_ROW_PLAIN, MX_FORM_PACK};
   mx_val_enc ve;
   mx_idx_enc ie;
   mx_row_enc re;

@@ -59,14 +59,21 @@ typedef enum { MX_ROW_PLAIN = 0, MX_ROW_OFF16 = 1 } mx_row_enc;
 /* -mat_matxtract_compress auto|off */
 typedef enum { MX_COMPRESS_OFF = 0, MX_COMPRESS_AUTO = 1 } mx_compress_request;
 
-/* What to build: each field MX_PACK_AUTO (smallest exact bytes) or one encoding forced (tests). */
+/* Which form of the cold region a request allows (the GPU's mx_device_compress): the packed form
+ * here only; the row-pattern form (mx_cold_rowpat.h) where it holds the matrix in fewer bytes than
+ * any packed form could, else the packed form; or the row-pattern form forced (tests, A/B). */
+typedef enum { MX_FORM_PACK = 0, MX_FORM_AUTO = 1, MX_FORM_ROWPAT = 2 } mx_pack_form;
+
+/* What to build: each field MX_PACK_AUTO (smallest exact bytes) or one encoding forced (tests).
+ * form: an mx_pack_form (0 = MX_FORM_PACK, what an initializer that leaves it out asks). */
 typedef struct {
-  int val; /* MX_PACK_AUTO or an mx_val_enc */
-  int idx; /* MX_PACK_AUTO or an mx_idx_enc */
-  int row; /* MX_PACK_AUTO or an mx_row_enc */
+  int val;  /* MX_PACK_AUTO or an mx_val_enc */
+  int idx;  /* MX_PACK_AUTO or an mx_idx_enc */
+  int row;  /* MX_PACK_AUTO or an mx_row_enc */
+  int form; /* an mx_pack_form */
 } mx_pack_request;
 
-/* OFF = {PLAIN, PLAIN, PLAIN}; AUTO = {AUTO, AUTO, AUTO}. */
+/* OFF = {PLAIN, PLAIN, PLAIN, PACK}; AUTO = {AUTO, AUTO, AUTO, FORM_AUTO}. */
 mx_pack_request mx_pack_request_of(mx_compress_request c);
 
 /* What the choice depends on, nothing else (the GPU encoder computes the same numbers). */
@@ -87,6 +94,11 @@ size_t mx_pack_value_bytes(mx_val_enc e, const mx_cold_pack_stats *st);
 size_t mx_pack_index_bytes(mx_idx_enc e, int64_t nnz);
 /* Row part: PLAIN 4*(nrows+1); OFF16 4*ceil((nrows+1)/64) + 2*(nrows+1). */
 size_t mx_pack_row_bytes(mx_row_enc e, int32_t nrows);
+/* Fewest bytes a packed form of nrows rows and nnz nonzeros that AUTO chooses can take: plain row
+ * pointers (AUTO's), one value (DICT0: 8; nothing when nnz = 0) and the smaller of plain columns and
+ * 1-byte deltas. A form smaller than this is smaller than the pack AUTO would choose, without
+ * building it. */
+size_t mx_pack_bytes_floor(int32_t nrows, int64_t nnz);
 /* 1 iff encoding e can hold the matrix of these statistics. */
 int mx_pack_value_fits(mx_val_enc e, const mx_cold_pack_stats *st);
 int mx_pack_index_fits(mx_idx_enc e, const mx_cold_pack_stats *st);

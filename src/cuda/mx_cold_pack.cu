@@ -316,8 +316,20 @@ int mx_cold_pack_dev_x(const mx_device *D, const double *x, cudaStream_t s, cons
 extern "C" int mx_device_compress(mx_device *D, const mx_pack_request *req) {
   if (!D || !req) return mx_fail("mx_device_compress: NULL argument");
   mx_cold_pack_dev_free(D);
-  if (req->val == MX_VAL_PLAIN && req->idx == MX_IDX_PLAIN && req->row == MX_ROW_PLAIN) return 0; /* off */
+  mx_cold_rowpat_dev_free(D);
+  D->rowpat_lost = 0;
+  if (req->form == MX_FORM_PACK && req->val == MX_VAL_PLAIN && req->idx == MX_IDX_PLAIN && req->row == MX_ROW_PLAIN) return 0; /* off */
   if (D->xhot_cold && D->xhot_n > 0) return 0; /* x-hot codes in the cold CSR: compression off */
+  if (req->form != MX_FORM_PACK) { /* the row-pattern form first (mx_cold_rowpat.cu): kept where it pays */
+    int kept;
+    const char *why;
+    mx_trace_step(nullptr);
+    const int rc = mx_cold_rowpat_dev_build(D, req, &kept, &why);
+    mx_trace_step("compress (row patterns)");
+    if (rc) return 1;
+    if (D->bytes > D->build_peak_bytes) D->build_peak_bytes = D->bytes;
+    if (kept) return 0;
+  }
   D->pack = (mx_cold_pack_dev *)calloc(1, sizeof *D->pack);
   if (!D->pack) return mx_fail("mx_device_compress: out of host memory");
   D->pack->req = *req;
@@ -371,7 +383,7 @@ extern "C" int mx_device_compress_info(const mx_device *D, mx_device_pack_info *
   const mx_cold_pack_stats st = {D->cold_nnz, D->ncols, info->ndict, 0, 0};
   info->bytes = mx_pack_row_bytes(info->row_enc, D->nrows) + mx_pack_value_bytes(info->val_enc, &st) + mx_pack_index_bytes(info->idx_enc, D->cold_nnz);
   info->plain_bytes = mx_csr_bytes(D->nrows, D->cold_nnz);
-  return 0;
+  return mx_cold_rowpat_dev_info(D, info); /* the row-pattern form instead, when D holds it */
 }
 
 /* host copy of count T's (NULL for count 0) */

@@ -35,11 +35,8 @@ struct mx_seg_stage_vec8 {
   }
 };
 
-/* A row wholly inside a segment longer than max(MX_SEG_LONG_MIN, 4 gk g) is summed by its whole
- * warp (seg_rows_from_shared): with g chosen from the block's mean, one long row among short ones was
- * one lane's serial sum (a power-law graph's 641-entry row with g = 1 made chunglu-dir:100000:4:3
- * 22.9 us instead of 13.6, tuning/results/h100/predictor-2026-11-26; 11.7 us with the warp). */
-#define MX_SEG_LONG_MIN 64
+/* A row wholly inside a segment longer than max(MX_SEG_LONG_MIN (mx_tuning.h), 4 gk g) is summed by
+ * its whole warp (seg_rows_from_shared). */
 
 /* Phase 2: rows [ra, rb) lie wholly inside the segment; their row pointers are in s_rp (s_rp[i] =
  * rowptr[ra+i] - s0). A lane group of g lanes (the largest power of two with gk * g <= the block's

@@ -139,6 +139,7 @@ extern "C" void mx_device_free(mx_device *D) {
   mx_features_job_drop(D); /* its passes read the cold CSR */
   mx_cold_cusparse_free(D);
   mx_cold_pack_dev_free(D); /* packed cold CSR (mx_cold_pack.cu) */
+  mx_cold_rowpat_dev_free(D); /* row-pattern form (mx_cold_rowpat.cu) */
   void *ptrs[] = {D->xhot_col, D->xhot, D->cold_rowptr, D->cold_col,    D->cold_src,    D->cold_val,  D->seg_plan, D->merge_coord,
                   D->carry_row,   D->carry_val,   D->hot_row,     D->du_chunkptr, D->du_col,      D->du_valptr,
                   D->se_ptr,      D->se_col,      D->hot_src,     D->du_bitmap, D->du_val,        D->se_val,
@@ -392,6 +393,7 @@ static int upload_arrays(const mx_format *F, mx_device *D) {
 static int cold_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
   if (D->cold == MX_COLD_CUSPARSE) return mx_cold_cusparse_launch(D, x, z, y, s);
   if (D->cold == MX_COLD_MERGE) return mx_cold_merge_launch(D, x, z, y, s);
+  if (D->rowpat) return mx_cold_rowpat_launch(D, x, z, y, s); /* the segment kernel's sums, in row-pattern form */
   return mx_cold_segment_launch(D, x, z, y, s);
 }
 
@@ -606,6 +608,7 @@ extern "C" int mx_device_set_cold_kernel(mx_device *D, mx_cold_kernel k) {
     return 1;
   }
   free_cold_plan(D, old);
+  if (old == MX_COLD_SEGMENT) mx_cold_rowpat_dev_free(D); /* its lane groups are the segment plan's */
   D->cold = k;
   if (D->bytes > D->build_peak_bytes) D->build_peak_bytes = D->bytes;
   return 0;
@@ -686,6 +689,7 @@ extern "C" int mx_device_refresh_values(mx_device *D, const double *val, void *s
   if (D->nnz == 0) return 0;
   if (!val) return mx_fail("mx_device_refresh_values: val is NULL");
   cudaStream_t s = (cudaStream_t)stream;
+  D->rowpat_lost = 0; /* set again below if this refresh loses the row patterns */
   const mx_h2d_piece vals = {D->cold_identity ? D->cold_val : D->val_in, val, sizeof(double) * D->nnz};
   if (mx_h2d_copy(&vals, 1, s, "mx_device_refresh_values: uploading the values")) return 1;
   if (!D->cold_identity && mx_gather_launch(D->cold_val, D->cold_src, D->val_in, D->cold_nnz, s)) return 1;
@@ -693,6 +697,7 @@ extern "C" int mx_device_refresh_values(mx_device *D, const double *val, void *s
   if (D->mode == MX_HOT_SE && mx_gather_launch(D->se_val, D->hot_src, D->val_in, D->hot_nvals, s)) return 1;
   if (D->cold == MX_COLD_CUSPARSE && mx_cold_cusparse_refresh(D, s)) return 1;
   if (mx_cold_pack_dev_refresh(D, s)) return 1; /* packed cold CSR: values encoded again */
+  if (mx_cold_rowpat_dev_refresh(D, s)) return 1; /* row-pattern form: chosen again for the new values */
   /* val may be pinned memory the caller reuses at once: finish the copy before returning */
   MX_CUDA_TRY(cudaStreamSynchronize(s));
   return 0;

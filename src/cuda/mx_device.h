@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include "../core/mx_format.h"
 #include "../core/mx_cold_pack.h"
+#include "../core/mx_cold_rowpat.h"
 #include "../core/mx_features.h"
 
 #ifdef __cplusplus
@@ -103,7 +104,8 @@ mx_cold_kernel mx_device_cold_kernel(const mx_device *D);
  * copy of nrows+1 ints), then the old kernel's plan is freed. cusparse is refused (nonzero, D
  * unchanged) where it cannot take the cold CSR (x-hot codes in it, no nonzero, duplicates). Results
  * of every kernel are bitwise reproducible, but differ between kernels in the last bits (other
- * summation orders). Call it when no product of D is in flight. */
+ * summation orders). Leaving the segment kernel drops a row-pattern form (its product is the segment
+ * kernel's; compress again). Call it when no product of D is in flight. */
 int mx_device_set_cold_kernel(mx_device *D, mx_cold_kernel k);
 
 /* The predictor's features of the matrix D holds (mx_features_compute of the same CSR, bit for bit),
@@ -143,7 +145,14 @@ int mx_device_time_spmv(mx_device *D, int reps, double *seconds);
  * arrays, which stay on the device. {PLAIN, PLAIN} (= mx_pack_request_of(MX_COMPRESS_OFF)) removes a
  * pack. Off while x-hot codes the cold CSR (mx_device_compress returns 0, nothing packed). A value
  * refresh (mx_device_refresh_values) chooses the value encoding again (falls back to plain where a
- * dictionary no longer fits). Synchronous; call it when no product of D is in flight. */
+ * dictionary no longer fits). Synchronous; call it when no product of D is in flight.
+ * Row patterns: a request with form MX_FORM_AUTO (mx_pack_request_of(MX_COMPRESS_AUTO)) first tries
+ * the row-pattern form (mx_cold_rowpat.h), built on the GPU into the bytes mx_cold_rowpat_build
+ * gives, and keeps it where it holds the cold CSR in fewer bytes than any pack could
+ * (mx_pack_bytes_floor) and the cold kernel is the segment kernel: its product then replaces the
+ * segment kernel's (y bitwise the same); else the pack as above. MX_FORM_ROWPAT forces it (an error
+ * where it cannot hold the matrix). A value refresh chooses the form again (the patterns of the new
+ * values, else a pack). */
 int mx_device_compress(mx_device *D, const mx_pack_request *req);
 
 typedef struct {
@@ -158,6 +167,13 @@ typedef struct {
   size_t plain_bytes; /* the same cold CSR plain: mx_csr_bytes(nrows, cold_nnz) */
   mx_val_enc prev_val_enc; /* the last refresh: value encoding before it, */
   int fell_back;           /* and 1 if it fell back to plain values */
+  /* the row-pattern form (mx_cold_rowpat.h, mx_cold_rowpat.cu) instead of a pack: the encodings
+   * above are then plain and ndict 0; packed, in_use and bytes are the form's */
+  int rowpat;          /* 1: D's cold region is in row-pattern form */
+  int32_t npat, nent;  /* its patterns and their entries */
+  int id_bytes;        /* bytes per row id (1 or 2) */
+  int rowpat_lost;     /* 1: the last value refresh found the patterns no longer hold the values (a
+                        * pack, or plain, took over) */
 } mx_device_pack_info;
 
 /* The encodings and bytes of D's cold part (for -mat_view, -info). */
@@ -166,6 +182,9 @@ int mx_device_compress_info(const mx_device *D, mx_device_pack_info *info);
 /* D's cold part as a host mx_cold_pack (owned arrays; mx_cold_pack_free), plain when not packed:
  * for tests (compare with mx_cold_pack_build byte for byte). */
 int mx_device_download_pack(const mx_device *D, mx_cold_pack *P);
+/* D's cold part in row-pattern form as a host mx_cold_rowpat (owned arrays; mx_cold_rowpat_free);
+ * an error when D does not hold that form. For tests (compare with mx_cold_rowpat_build). */
+int mx_device_download_rowpat(const mx_device *D, mx_cold_rowpat *R);
 
 #ifdef __cplusplus
 }

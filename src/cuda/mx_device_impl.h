@@ -23,12 +23,16 @@ struct mx_hot_split {
 
 struct mx_cusparse_cold; /* mx_cold_cusparse.cu */
 struct mx_cold_pack_dev; /* mx_cold_pack_dev.h */
+struct mx_cold_rowpat_dev; /* mx_cold_rowpat.cu */
 
 struct mx_device {
   int nrows, ncols, nnz;
   mx_cold_kernel cold; /* resolved: SEGMENT, MERGE or CUSPARSE */
   mx_cusparse_cold *csp; /* cuSPARSE descriptors when cold == MX_COLD_CUSPARSE, else NULL */
   mx_cold_pack_dev *pack; /* packed cold CSR (mx_device_compress), read by the segment kernel; NULL = off */
+  mx_cold_rowpat_dev *rowpat; /* the cold CSR in row-pattern form (mx_device_compress), its product
+                               * replacing the segment kernel's; NULL = none (never beside a pack) */
+  int rowpat_lost; /* the last value refresh found the row patterns no longer hold the values */
 
   /* cold CSR */
   int cold_nnz;
@@ -186,6 +190,17 @@ int mx_hot_split_launch(const mx_device *D, double *y, cudaStream_t s);
  * D->bytes; nothing without one) */
 int mx_cold_pack_dev_refresh(mx_device *D, cudaStream_t s);
 void mx_cold_pack_dev_free(mx_device *D);
+/* row-pattern form (mx_cold_rowpat.cu). build: D's cold CSR into D->rowpat when it holds it and,
+ * unless req->form is MX_FORM_ROWPAT, takes fewer bytes than any pack could (*kept = 1; else 0 and
+ * *why says why; forced: an error); needs the segment kernel's plan. launch: y = C x + z in the
+ * segment kernel's summation order. refresh: after D's cold_val was refreshed on stream s, the form
+ * chosen again by its request (mx_device_compress). info: the form's fields of *info (left as they
+ * are without one). free: nothing without one. */
+int mx_cold_rowpat_dev_build(mx_device *D, const mx_pack_request *req, int *kept, const char **why);
+int mx_cold_rowpat_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s);
+int mx_cold_rowpat_dev_refresh(mx_device *D, cudaStream_t s);
+int mx_cold_rowpat_dev_info(const mx_device *D, mx_device_pack_info *info);
+void mx_cold_rowpat_dev_free(mx_device *D);
 /* x-hot cache (mx_xhot.cu), set up on the device arrays already in D: request as in
  * mx_device_upload_xhot, cap_auto the most columns AUTO takes, cold = 1 codes the cold CSR too. */
 int mx_xhot_setup(mx_device *D, int request, int cap_auto, int cold);

@@ -38,6 +38,11 @@
 #ifndef MX_SEG_GROUP_K
 #define MX_SEG_GROUP_K 16
 #endif
+/* A row wholly inside a segment longer than max(MX_SEG_LONG_MIN, 4 gk g) is summed by its whole
+ * warp: with g chosen from the block's mean, one long row among short ones was one lane's serial sum
+ * (a power-law graph's 641-entry row with g = 1 made chunglu-dir:100000:4:3 22.9 us instead of 13.6,
+ * tuning/results/h100/predictor-2026-11-26; 11.7 us with the warp). */
+#define MX_SEG_LONG_MIN 64
 /* L2 prefetch distance of the segment kernel in plan entries (0: none, the default). With D > 0 each
  * block asks L2 (prefetch.global.L2, one instruction per 128-byte line) for what entry
  * blockIdx.x + D will read of the matrix (values or codes, columns or deltas, row pointers): about a

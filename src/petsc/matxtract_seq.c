@@ -187,7 +187,8 @@ static PetscErrorCode MatXtractCompress(Mat A, PetscLogDouble t_plain_known)
      * pack info does not tell that apart from a pack where plain is smallest */
     if (!pi.packed) x->pack_note = mx_device_xhot_cols(x->D) > 0 ? "not packed (x-hot, or plain is smallest)" : "not packed (plain is smallest)";
     else if (pi.in_use && guard) PetscCall(MatXtractPackGuard(A, t_plain));
-    if (pi.packed && !x->pack_note) PetscCall(PetscInfo(A, "matxtract: cold region packed on the GPU: values %s, columns %s, row pointers %s, %zu bytes vs %zu plain\n", mx_val_enc_name(pi.val_enc), mx_idx_enc_name(pi.idx_enc), mx_row_enc_name(pi.row_enc), pi.bytes, pi.plain_bytes));
+    if (pi.packed && !x->pack_note && pi.rowpat) PetscCall(PetscInfo(A, "matxtract: cold region in row-pattern form on the GPU: %d patterns, %d entries, %d-byte ids, %zu bytes vs %zu plain\n", (int)pi.npat, (int)pi.nent, pi.id_bytes, pi.bytes, pi.plain_bytes));
+    else if (pi.packed && !x->pack_note) PetscCall(PetscInfo(A, "matxtract: cold region packed on the GPU: values %s, columns %s, row pointers %s, %zu bytes vs %zu plain\n", mx_val_enc_name(pi.val_enc), mx_idx_enc_name(pi.idx_enc), mx_row_enc_name(pi.row_enc), pi.bytes, pi.plain_bytes));
   } else {
     mx_csr    C = {x->F.nrows, x->F.ncols, x->F.cold_rowptr, x->F.cold_col, x->F.cold_val};
     mx_status st = mx_cold_pack_build(&C, &req, &x->P);
@@ -432,6 +433,7 @@ static PetscErrorCode MatXtractReportRepack(Mat A)
   if (x->D) {
     mx_device_pack_info pi;
     if (x->set.compress == MATXTRACT_COMPRESS_OFF || mx_device_compress_info(x->D, &pi)) PetscFunctionReturn(PETSC_SUCCESS);
+    if (pi.rowpat_lost) PetscCall(PetscInfo(A, "matxtract: the new values no longer fit the row patterns: %s\n", pi.packed ? "packed" : "plain"));
     if (!pi.packed && !pi.fell_back) PetscFunctionReturn(PETSC_SUCCESS);
     prev = pi.prev_val_enc, now = pi.val_enc, fell_back = pi.fell_back;
   } else {
@@ -729,13 +731,18 @@ PetscErrorCode MatXtractViewInfo_SeqAIJ(Mat A, PetscViewer viewer)
   PetscCall(MatXtractPlanView(A, viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: format %zu bytes vs CSR %zu bytes (%.3fx)%s\n", info.format_bytes, info.csr_bytes, info.csr_bytes ? (double)info.format_bytes / (double)info.csr_bytes : 1.0, x->F.cold_borrowed ? "; its cold CSR is the AIJ arrays themselves (no host copy)" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: built on the %s in %.3g ms (build %" PetscInt_FMT " of this matrix)%s\n", info.on_device ? "GPU" : "CPU", 1e3 * info.build_seconds, info.builds, info.on_device ? "" : " (host builder)"));
-  if (info.compress_packed) {
+  if (info.compress_packed && info.compress_row_patterns > 0) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: cold region in row-pattern form (-mat_matxtract_compress %s): %" PetscInt_FMT " row patterns, %" PetscInt_FMT " entries in all, a %d-byte pattern id per row: %.3g bytes per nonzero vs %.3g plain (%.3fx)%s\n", info.compress, info.compress_row_patterns, info.compress_pattern_entries,
+                                     info.compress_row_patterns > 256 ? 2 : 1, info.packed_bytes_per_nnz, info.plain_bytes_per_nnz, info.plain_bytes_per_nnz > 0 ? info.packed_bytes_per_nnz / info.plain_bytes_per_nnz : 1.0,
+                                     info.compress_in_use ? "" : "; not read: the cold kernel in use is not the segment kernel"));
+  } else if (info.compress_packed) {
     char dict[64] = "";
     if (info.compress_dict) PetscCall(PetscSNPrintf(dict, sizeof dict, " (%" PetscInt_FMT " %s)", info.compress_dict, strcmp(info.compress_values, "colconst") ? "entries" : "column constants"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: cold region packed (-mat_matxtract_compress %s): values %s%s, columns %s, row pointers %s: %.3g bytes per nonzero vs %.3g plain (%.3fx)%s%s\n", info.compress, info.compress_values, dict, info.compress_columns, info.compress_rows, info.packed_bytes_per_nnz,
                                      info.plain_bytes_per_nnz, info.plain_bytes_per_nnz > 0 ? info.packed_bytes_per_nnz / info.plain_bytes_per_nnz : 1.0, info.compress_fell_back ? "; the last value refresh fell back to plain values" : "",
                                      info.compress_in_use ? "" : "; not read: the cold kernel in use reads the plain CSR"));
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: cold region %s%s, %.3g bytes per nonzero\n", info.compress_note ? info.compress_note : "not packed", info.compress_fell_back ? " (the last value refresh fell back to plain values)" : "", info.plain_bytes_per_nnz));
+  if (info.compress_patterns_lost) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: the last value refresh found the row patterns no longer hold the values\n"));
   if (info.on_device) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the GPU, %zu device bytes (peak while building %zu), cold kernel %s\n", info.device_bytes, info.build_peak_bytes, MatXtractColdNames[mx_device_cold_kernel(x->D)]));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the CPU (%s)\n", x->set.device_choice == MATXTRACT_DEVICE_CPU ? "-mat_matxtract_device cpu" : "no usable GPU"));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -820,6 +827,9 @@ static PetscErrorCode MatXtractPackGetInfo(Mat A, MatXtractInfo *info)
   info->compress_rows         = mx_row_enc_name(MX_ROW_PLAIN);
   info->compress_dict         = 0;
   info->compress_fell_back    = PETSC_FALSE;
+  info->compress_row_patterns = 0;
+  info->compress_pattern_entries = 0;
+  info->compress_patterns_lost = PETSC_FALSE;
   info->compress_note         = x->built ? x->pack_note : "not built";
   if (x->D) {
     mx_device_pack_info pi;
@@ -831,9 +841,12 @@ static PetscErrorCode MatXtractPackGetInfo(Mat A, MatXtractInfo *info)
       info->compress_columns = mx_idx_enc_name(pi.idx_enc);
       info->compress_rows    = mx_row_enc_name(pi.row_enc);
       info->compress_dict    = pi.ndict;
+      info->compress_row_patterns    = pi.rowpat ? pi.npat : 0;
+      info->compress_pattern_entries = pi.rowpat ? pi.nent : 0;
       bytes                  = pi.bytes;
     }
     info->compress_fell_back = pi.fell_back ? PETSC_TRUE : PETSC_FALSE;
+    info->compress_patterns_lost = pi.rowpat_lost ? PETSC_TRUE : PETSC_FALSE;
     if (!pi.packed && x->set.compress != MATXTRACT_COMPRESS_OFF && !x->pack_note) info->compress_note = "not packed (plain values and columns)"; /* fell back since the build */
   } else if (x->packed) {
     info->compress_packed    = MatXtractPackActive(x);

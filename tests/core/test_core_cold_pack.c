@@ -116,12 +116,12 @@ static void check_pack_products(const mx_cold_pack *P, const mx_format *F, const
 
 #define A_ MX_PACK_AUTO
 static const mx_pack_request t_requests[] = {
-    {A_, A_, A_},                             {MX_VAL_PLAIN, MX_IDX_PLAIN, A_},           {MX_VAL_DICT0, A_, A_},
-    {MX_VAL_DICT8, A_, A_},                   {MX_VAL_DICT16, A_, A_},                    {MX_VAL_COLCONST, A_, A_},
-    {A_, MX_IDX_DELTA8, A_},                  {A_, MX_IDX_DELTA16, A_},                   {MX_VAL_DICT16, MX_IDX_DELTA16, A_},
-    {MX_VAL_COLCONST, MX_IDX_DELTA8, A_},     {MX_VAL_PLAIN, MX_IDX_DELTA8, A_},          {MX_VAL_DICT8, MX_IDX_PLAIN, A_},
-    {A_, A_, MX_ROW_PLAIN},                   {A_, A_, MX_ROW_OFF16},                     {MX_VAL_PLAIN, MX_IDX_PLAIN, MX_ROW_OFF16},
-    {MX_VAL_DICT8, MX_IDX_DELTA16, MX_ROW_OFF16}, {MX_VAL_PLAIN, MX_IDX_DELTA8, MX_ROW_PLAIN}};
+    {A_, A_, A_, MX_FORM_PACK},                             {MX_VAL_PLAIN, MX_IDX_PLAIN, A_, MX_FORM_PACK},           {MX_VAL_DICT0, A_, A_, MX_FORM_PACK},
+    {MX_VAL_DICT8, A_, A_, MX_FORM_PACK},                   {MX_VAL_DICT16, A_, A_, MX_FORM_PACK},                    {MX_VAL_COLCONST, A_, A_, MX_FORM_PACK},
+    {A_, MX_IDX_DELTA8, A_, MX_FORM_PACK},                  {A_, MX_IDX_DELTA16, A_, MX_FORM_PACK},                   {MX_VAL_DICT16, MX_IDX_DELTA16, A_, MX_FORM_PACK},
+    {MX_VAL_COLCONST, MX_IDX_DELTA8, A_, MX_FORM_PACK},     {MX_VAL_PLAIN, MX_IDX_DELTA8, A_, MX_FORM_PACK},          {MX_VAL_DICT8, MX_IDX_PLAIN, A_, MX_FORM_PACK},
+    {A_, A_, MX_ROW_PLAIN, MX_FORM_PACK},                   {A_, A_, MX_ROW_OFF16, MX_FORM_PACK},                     {MX_VAL_PLAIN, MX_IDX_PLAIN, MX_ROW_OFF16, MX_FORM_PACK},
+    {MX_VAL_DICT8, MX_IDX_DELTA16, MX_ROW_OFF16, MX_FORM_PACK}, {MX_VAL_PLAIN, MX_IDX_DELTA8, MX_ROW_PLAIN, MX_FORM_PACK}};
 #undef A_
 #define T_NREQ ((int)(sizeof t_requests / sizeof t_requests[0]))
 
@@ -319,8 +319,8 @@ static void battery(t_csr *A, const char *name, int expect_colconst_at00) {
   t_rng r = {7};
   for (int32_t p = 0; p < A->nnz; p++) uniq[p] = 2.0 * t_unif(&r) - 1.0 + 1e-3 * p, few[p] = (double)(p % 3) - 1.0;
   for (int g = 0; g < 2; g++) {
-    const mx_pack_request autoq = {MX_PACK_AUTO, MX_PACK_AUTO, MX_PACK_AUTO}, d16 = {MX_VAL_DICT16, MX_PACK_AUTO, MX_PACK_AUTO},
-                          d8 = {MX_VAL_DICT8, MX_PACK_AUTO, MX_PACK_AUTO};
+    const mx_pack_request autoq = {MX_PACK_AUTO, MX_PACK_AUTO, MX_PACK_AUTO, MX_FORM_PACK}, d16 = {MX_VAL_DICT16, MX_PACK_AUTO, MX_PACK_AUTO, MX_FORM_PACK},
+                          d8 = {MX_VAL_DICT8, MX_PACK_AUTO, MX_PACK_AUTO, MX_FORM_PACK};
     check_refresh(A, cruxes[g], autoq, uniq, -1, name);
     check_refresh(A, cruxes[g], autoq, few, -1, name);
     check_refresh(A, cruxes[g], autoq, A->val, 0, name);
@@ -380,7 +380,7 @@ static void check_colconst_settles(void) {
   static const int64_t nnzs[] = {1, 7, 100, 1000, 100000};
   static const int32_t ncols[] = {1, 5, 60, 1000, 70000};
   static const int64_t counts[] = {2, 3, 255, 256, 257, 65536, MX_PACK_DICT_MAX + 1};
-  const mx_pack_request autoq = {MX_PACK_AUTO, MX_IDX_PLAIN, MX_ROW_PLAIN};
+  const mx_pack_request autoq = {MX_PACK_AUTO, MX_IDX_PLAIN, MX_ROW_PLAIN, MX_FORM_PACK};
   int settled = 0, unsettled = 0;
   for (size_t a = 0; a < sizeof nnzs / sizeof nnzs[0]; a++)
     for (size_t b = 0; b < sizeof ncols / sizeof ncols[0]; b++)
@@ -457,7 +457,7 @@ int main(void) {
     t_csr A = t_random(&s);
     make_values(&A, V_FEW, 43);
     const mx_csr V = t_view(&A);
-    const mx_pack_request rq = {MX_PACK_AUTO, MX_PACK_AUTO, MX_ROW_OFF16};
+    const mx_pack_request rq = {MX_PACK_AUTO, MX_PACK_AUTO, MX_ROW_OFF16, MX_FORM_PACK};
     mx_cold_pack P;
     CHECK(mx_cold_pack_build(&V, &rq, &P) == MX_ERR_ARG, "long row: a forced OFF16 was not refused");
     battery(&A, "long row", -1);

@@ -19,6 +19,10 @@
  * table keeps variant 0) and prints each with its bitwise check against the plain kernel.
  * COLD_PACK_ROWS_AB=1 also times the pack with 16-bit row offsets (request {auto, auto, off16}) and
  * prints it against the AUTO pack (plain row pointers) with the bitwise check.
+ * The AUTO request takes the row-pattern form (src/core/mx_cold_rowpat.h) where it holds the matrix in
+ * fewer bytes than any pack (stencils): the table then shows "rowpat/<patterns>pat/id8" as its
+ * encodings. COLD_PACK_FORM_AB=1 also times the pack AUTO takes without row patterns (form pack) and
+ * prints it against the row-pattern form with the bitwise check.
  * COLD_PACK_MERGE=1 also times the merge cold kernel plain vs on the pack (it reads the pack by default;
  * mx_cold_pack_set_merge is the A/B switch) and prints both with the bitwise check.
  * Exit 1 if any variant was wrong (error or not bitwise equal). */
@@ -274,9 +278,9 @@ static bool run_one(const std::string &item, size_t l2, int warmup, int reps, Ro
   r->compress_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   mx_device_pack_info info;
   mx_device_compress_info(D, &info);
-  r->val_enc = mx_val_enc_name(info.val_enc);
-  r->idx_enc = mx_idx_enc_name(info.idx_enc);
-  r->row_enc = mx_row_enc_name(info.row_enc);
+  r->val_enc = info.rowpat ? "rowpat" : mx_val_enc_name(info.val_enc); /* the row-pattern form: its patterns, id width */
+  r->idx_enc = info.rowpat ? std::to_string(info.npat) + "pat" : mx_idx_enc_name(info.idx_enc);
+  r->row_enc = info.rowpat ? (info.id_bytes == 1 ? "id8" : "id16") : mx_row_enc_name(info.row_enc);
   r->bpn_plain = (double)info.plain_bytes / std::max(1, A.nnz());
   r->bpn_packed = (double)info.bytes / std::max(1, A.nnz());
   r->packed = time_ours(D, A, dx, dy, warmup, reps, &y);
@@ -293,6 +297,24 @@ static bool run_one(const std::string &item, size_t l2, int warmup, int reps, Ro
              r->packed.med / t.med, bw ? "bitwise" : "NOT BITWISE");
       mx_cold_pack_set_variant(0);
     }
+  }
+  if (info.rowpat && getenv("COLD_PACK_FORM_AB") && atoi(getenv("COLD_PACK_FORM_AB")) == 1) {
+    /* the pack AUTO would take without row patterns, timed against the row-pattern form */
+    mx_pack_request pack_only = rq;
+    pack_only.form = MX_FORM_PACK;
+    mx_device_pack_info ip;
+    if (mx_device_compress(D, &pack_only) || mx_device_compress_info(D, &ip)) {
+      printf("  %-22s pack only: failed (%s)\n", item.c_str(), mx_device_last_error());
+      r->bitwise = false;
+    } else {
+      const Timing t = time_ours(D, A, dx, dy, warmup, reps, &y);
+      const bool bw = y.size() == y_plain.size() && memcmp(y.data(), y_plain.data(), sizeof(double) * y.size()) == 0;
+      r->bitwise = r->bitwise && bw;
+      printf("  %-22s row patterns %.2f B/nnz %9.1f us vs pack %s/%s %.2f B/nnz %9.1f us (min %.1f): x%.3f  %s\n", item.c_str(),
+             r->bpn_packed, r->packed.med, mx_val_enc_name(ip.val_enc), mx_idx_enc_name(ip.idx_enc), (double)ip.bytes / std::max(1, A.nnz()),
+             t.med, t.mn, t.med / r->packed.med, bw ? "bitwise" : "NOT BITWISE");
+    }
+    if (mx_device_compress(D, &rq)) r->bitwise = false; /* the AUTO form again for what follows */
   }
   if (getenv("COLD_PACK_ROWS_AB") && atoi(getenv("COLD_PACK_ROWS_AB")) == 1) {
     const mx_pack_request rows_off16 = {MX_PACK_AUTO, MX_PACK_AUTO, MX_ROW_OFF16};
