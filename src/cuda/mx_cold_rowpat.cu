@@ -34,7 +34,9 @@ extern "C" {
 
 static_assert(MX_ROWPAT_MAX_LEN <= MX_SEG_LONG_MIN && MX_ROWPAT_MAX_LEN <= MX_SEG_THREADS,
               "a row of the form is summed by its lane group in the segment kernel, never by a warp or the block");
-static_assert(MX_SEG_GROUP_K * 8 > MX_ROWPAT_MAX_LEN, "a row of the form has a lane group of at most 4 (row_lg <= 2)");
+/* g doubles while gk * g <= mean <= MX_ROWPAT_MAX_LEN: from g = 4 to 8 when gk * 4 <= mean, never
+ * further when gk * 8 exceeds every mean (band-64's rows of 64: g = 8) */
+static_assert(MX_SEG_GROUP_K * 8 > MX_ROWPAT_MAX_LEN, "a row of the form has a lane group of at most 8 (row_lg <= 3)");
 
 #define MX_ROWPAT_THREADS 256
 typedef unsigned long long u64;
@@ -190,9 +192,10 @@ __device__ __forceinline__ double rowpat_row_sum(int i, int b, int len, const in
 }
 
 /* y[i] = (row i of the cold CSR) x + z[i], one thread per row; z may alias y (each y[i] read then
- * written by its own thread). */
+ * written by its own thread). Compiled for 8 blocks per SM: 32 registers, no spill (ptxas, sm_90;
+ * unasked it takes 48 for the 8 lane sums of row_lg 3, 5 blocks per SM). */
 template <typename T>
-__global__ void __launch_bounds__(MX_ROWPAT_THREADS) mx_rowpat_kernel(int nrows, const T *__restrict__ id,
+__global__ void __launch_bounds__(MX_ROWPAT_THREADS, 8) mx_rowpat_kernel(int nrows, const T *__restrict__ id,
                                                                       const uint8_t *__restrict__ row_lg,
                                                                       const int *__restrict__ pat_ptr,
                                                                       const int *__restrict__ pat_off,
@@ -205,7 +208,8 @@ __global__ void __launch_bounds__(MX_ROWPAT_THREADS) mx_rowpat_kernel(int nrows,
   double sum;
   if (lg == 0) sum = rowpat_row_sum<0>(i, b, len, pat_off, pat_val, x);
   else if (lg == 1) sum = rowpat_row_sum<1>(i, b, len, pat_off, pat_val, x);
-  else sum = rowpat_row_sum<2>(i, b, len, pat_off, pat_val, x);
+  else if (lg == 2) sum = rowpat_row_sum<2>(i, b, len, pat_off, pat_val, x);
+  else sum = rowpat_row_sum<3>(i, b, len, pat_off, pat_val, x);
   y[i] = z ? __dadd_rn(sum, z[i]) : sum;
 }
 

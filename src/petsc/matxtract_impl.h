@@ -13,6 +13,7 @@
 #include <matxtract.h>
 #include "core/mx_format.h"
 #include "core/mx_cold_pack.h"
+#include "core/mx_cold_rowpat.h"
 #include "core/mx_predictor.h"
 #include "cuda/mx_device.h"
 
@@ -119,9 +120,13 @@ typedef struct {
   /* device copies (NULL when running on the CPU) */
   mx_device *D, *Dt;
 
-  /* the third cascade (-mat_matxtract_compress auto): on the CPU the packed form of F's cold CSR,
-   * which the CPU MatMult reads (mx_cold_pack_spmv_format); on the GPU D holds its own pack
-   * (mx_device_compress). pack_note says why the cold region is not packed (NULL when it is). */
+  /* the third cascade (-mat_matxtract_compress auto): on the CPU the row-pattern form (RP) or the
+   * packed form (P) of F's cold CSR, which the CPU MatMult reads (mx_cold_rowpat_spmv_format,
+   * mx_cold_pack_spmv_format); on the GPU D holds its own (mx_device_compress). pack_note says why
+   * the cold region is not packed (NULL when it is). */
+  mx_cold_rowpat RP;
+  PetscBool      rowpat;         /* RP holds the row-pattern form (CPU; never beside a pack) */
+  PetscBool      patterns_lost;  /* CPU: the last value refresh found the row patterns no longer hold the values */
   mx_cold_pack P;
   PetscBool    packed;       /* P holds a pack (CPU) */
   PetscBool    pack_pending; /* GPU, compress auto: packed once the MatMult time spent pays for it (MatXtractPackBeforeMult) */

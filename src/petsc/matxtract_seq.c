@@ -98,8 +98,11 @@ static void MatXtractFreeFormats(Mat_MatXtract *x)
   mx_format_free(&x->F);
   mx_format_free(&x->Ft);
   mx_cold_pack_free(&x->P);
-  x->packed       = PETSC_FALSE;
-  x->pack_pending = PETSC_FALSE;
+  mx_cold_rowpat_free(&x->RP);
+  x->packed        = PETSC_FALSE;
+  x->rowpat        = PETSC_FALSE;
+  x->patterns_lost = PETSC_FALSE;
+  x->pack_pending  = PETSC_FALSE;
   x->pack_note    = NULL;
   x->built        = PETSC_FALSE;
   x->built_t      = PETSC_FALSE;
@@ -148,6 +151,40 @@ static PetscErrorCode MatXtractPackGuard(Mat A, double t_plain)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The third cascade on the host (compress on, CPU MatMult): F's cold CSR in row-pattern form where
+ * it holds it in fewer bytes than any pack could (mx_pack_bytes_floor), else packed by exact bytes
+ * (or left plain). Never fatal: out of host memory leaves the cold region plain (pack_note says so). */
+static PetscErrorCode MatXtractCompressHost(Mat A)
+{
+  Mat_MatXtract        *x   = (Mat_MatXtract *)A->spptr;
+  const mx_pack_request req = mx_pack_request_of(MX_COMPRESS_AUTO);
+  mx_csr                C   = {x->F.nrows, x->F.ncols, x->F.cold_rowptr, x->F.cold_col, x->F.cold_val};
+  mx_status             st;
+
+  PetscFunctionBegin;
+  st = mx_cold_rowpat_build(&C, &x->RP);
+  if (st == MX_OK && mx_cold_rowpat_bytes(&x->RP) < mx_pack_bytes_floor(x->F.nrows, x->F.cold_nnz)) {
+    x->rowpat = PETSC_TRUE;
+    PetscCall(PetscInfo(A, "matxtract: cold region in row-pattern form: %d patterns, %d entries, %d-byte ids, %zu bytes vs %zu plain\n", (int)x->RP.npat, (int)x->RP.nent, x->RP.id_bytes, mx_cold_rowpat_bytes(&x->RP), mx_csr_bytes(x->F.nrows, x->F.cold_nnz)));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  mx_cold_rowpat_free(&x->RP); /* it cannot hold the cold CSR (MX_ERR_ARG), or does not pay: the pack */
+  if (st != MX_ERR_MEM) st = mx_cold_pack_build(&C, &req, &x->P);
+  if (st == MX_ERR_MEM) {
+    PetscCall(PetscInfo(A, "matxtract: packing the cold region: out of host memory: it stays plain\n"));
+    x->pack_note = "not packed (out of host memory)";
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatXtractCheckStatus(A, st, "packing the cold region"));
+  x->packed = PETSC_TRUE;
+  if (!MatXtractPackActive(x)) { /* nothing to gain: no copy kept, F's plain cold CSR is read */
+    mx_cold_pack_free(&x->P);
+    x->packed    = PETSC_FALSE;
+    x->pack_note = "not packed (plain is smallest)";
+  } else PetscCall(PetscInfo(A, "matxtract: cold region packed: values %s, columns %s, row pointers %s, %zu bytes vs %zu plain\n", mx_val_enc_name(x->P.val_enc), mx_idx_enc_name(x->P.idx_enc), mx_row_enc_name(x->P.row_enc), mx_cold_pack_bytes(&x->P), mx_csr_bytes(x->F.nrows, x->F.cold_nnz)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The third cascade (-mat_matxtract_compress auto|on): pack the cold region, on the GPU
  * (mx_device_compress: D's segment and merge cold kernels read the pack; the guard times it against
  * plain, whose time t_plain is given, or timed here when 0) or, under on only, on the host (x->P
@@ -189,22 +226,7 @@ static PetscErrorCode MatXtractCompress(Mat A, PetscLogDouble t_plain_known)
     else if (pi.in_use && guard) PetscCall(MatXtractPackGuard(A, t_plain));
     if (pi.packed && !x->pack_note && pi.rowpat) PetscCall(PetscInfo(A, "matxtract: cold region in row-pattern form on the GPU: %d patterns, %d entries, %d-byte ids, %zu bytes vs %zu plain\n", (int)pi.npat, (int)pi.nent, pi.id_bytes, pi.bytes, pi.plain_bytes));
     else if (pi.packed && !x->pack_note) PetscCall(PetscInfo(A, "matxtract: cold region packed on the GPU: values %s, columns %s, row pointers %s, %zu bytes vs %zu plain\n", mx_val_enc_name(pi.val_enc), mx_idx_enc_name(pi.idx_enc), mx_row_enc_name(pi.row_enc), pi.bytes, pi.plain_bytes));
-  } else {
-    mx_csr    C = {x->F.nrows, x->F.ncols, x->F.cold_rowptr, x->F.cold_col, x->F.cold_val};
-    mx_status st = mx_cold_pack_build(&C, &req, &x->P);
-    if (st == MX_ERR_MEM) {
-      PetscCall(PetscInfo(A, "matxtract: packing the cold region: out of host memory: it stays plain\n"));
-      x->pack_note = "not packed (out of host memory)";
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-    PetscCall(MatXtractCheckStatus(A, st, "packing the cold region"));
-    x->packed = PETSC_TRUE;
-    if (!MatXtractPackActive(x)) { /* nothing to gain: no copy kept, F's plain cold CSR is read */
-      mx_cold_pack_free(&x->P);
-      x->packed    = PETSC_FALSE;
-      x->pack_note = "not packed (plain is smallest)";
-    } else PetscCall(PetscInfo(A, "matxtract: cold region packed: values %s, columns %s, row pointers %s, %zu bytes vs %zu plain\n", mx_val_enc_name(x->P.val_enc), mx_idx_enc_name(x->P.idx_enc), mx_row_enc_name(x->P.row_enc), mx_cold_pack_bytes(&x->P), mx_csr_bytes(x->F.nrows, x->F.cold_nnz)));
-  }
+  } else PetscCall(MatXtractCompressHost(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -437,6 +459,7 @@ static PetscErrorCode MatXtractReportRepack(Mat A)
     if (!pi.packed && !pi.fell_back) PetscFunctionReturn(PETSC_SUCCESS);
     prev = pi.prev_val_enc, now = pi.val_enc, fell_back = pi.fell_back;
   } else {
+    if (x->patterns_lost) PetscCall(PetscInfo(A, "matxtract: the new values no longer fit the row patterns: %s\n", x->packed ? "packed" : "plain"));
     if (!x->packed) PetscFunctionReturn(PETSC_SUCCESS);
     prev = x->P.prev_val_enc, now = x->P.val_enc, fell_back = x->P.fell_back;
   }
@@ -459,7 +482,13 @@ static PetscErrorCode MatXtractRefresh(Mat A)
   if (x->D) PetscCall(MatXtractCheckDevice(A, mx_device_refresh_values(x->D, (const double *)aa, MatXtractStream()), "value refresh"));
   else {
     mx_format_refresh_values(&x->F, (const double *)aa);
-    if (x->packed && mx_cold_pack_refresh(&x->P, (const double *)aa, x->F.cold_src) != MX_OK) {
+    x->patterns_lost = PETSC_FALSE;
+    if (x->rowpat) { /* the form chosen again for the new values: their patterns, else a pack */
+      mx_cold_rowpat_free(&x->RP);
+      x->rowpat = PETSC_FALSE;
+      PetscCall(MatXtractCompressHost(A));
+      x->patterns_lost = (PetscBool)!x->rowpat;
+    } else if (x->packed && mx_cold_pack_refresh(&x->P, (const double *)aa, x->F.cold_src) != MX_OK) {
       /* out of host memory: the pack lost its values; F's plain cold CSR is right */
       mx_cold_pack_free(&x->P);
       x->packed    = PETSC_FALSE;
@@ -612,7 +641,8 @@ static PetscErrorCode MatXtractApply(Mat A, PetscBool transpose, Vec xx, Vec zz,
     } else if (!transpose) {
       PetscLogDouble t0, t1;
       PetscCall(PetscTime(&t0));
-      if (MatXtractPackActive(x)) mx_cold_pack_spmv_format(&x->F, &x->P, xd, zz ? zd : NULL, yd); /* bitwise equal to the plain kernels */
+      if (x->rowpat) mx_cold_rowpat_spmv_format(&x->F, &x->RP, xd, zz ? zd : NULL, yd); /* bitwise equal to the plain kernels */
+      else if (MatXtractPackActive(x)) mx_cold_pack_spmv_format(&x->F, &x->P, xd, zz ? zd : NULL, yd); /* bitwise equal to the plain kernels */
       else if (zz) mx_spmv_add(&x->F, xd, zd, yd);
       else mx_spmv(&x->F, xd, yd);
       PetscCall(PetscTime(&t1));
@@ -848,6 +878,12 @@ static PetscErrorCode MatXtractPackGetInfo(Mat A, MatXtractInfo *info)
     info->compress_fell_back = pi.fell_back ? PETSC_TRUE : PETSC_FALSE;
     info->compress_patterns_lost = pi.rowpat_lost ? PETSC_TRUE : PETSC_FALSE;
     if (!pi.packed && x->set.compress != MATXTRACT_COMPRESS_OFF && !x->pack_note) info->compress_note = "not packed (plain values and columns)"; /* fell back since the build */
+  } else if (x->rowpat) {
+    info->compress_packed          = PETSC_TRUE;
+    info->compress_in_use          = PETSC_TRUE;
+    info->compress_row_patterns    = x->RP.npat;
+    info->compress_pattern_entries = x->RP.nent;
+    bytes                          = mx_cold_rowpat_bytes(&x->RP);
   } else if (x->packed) {
     info->compress_packed    = MatXtractPackActive(x);
     info->compress_in_use    = info->compress_packed;
@@ -859,6 +895,7 @@ static PetscErrorCode MatXtractPackGetInfo(Mat A, MatXtractInfo *info)
     if (info->compress_packed) bytes = mx_cold_pack_bytes(&x->P);
     else if (!x->pack_note) info->compress_note = "not packed (plain values and columns)";
   }
+  if (!x->D) info->compress_patterns_lost = x->patterns_lost;
   info->packed_bytes_per_nnz = cold > 0 ? (double)bytes / cold : 0.0;
   info->plain_bytes_per_nnz  = cold > 0 ? (double)plain / cold : 0.0;
   PetscFunctionReturn(PETSC_SUCCESS);

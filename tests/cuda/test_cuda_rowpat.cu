@@ -249,14 +249,6 @@ static void check_matrix(const Csr &A, mx_crux c, bool finite, std::mt19937_64 &
   expect(mx_device_compress(D, &autoq) == 0 && mx_device_compress_info(D, &info) == 0, tag + " auto: " + mx_device_last_error());
   expect(info.rowpat == (int)pays, tag + " auto keeps the form exactly where it pays");
   expect_same_products(products(D, x, z, m), plain, tag + " auto");
-  if (held && A.nnz() > 0 && !g_race) {
-    std::vector<double> scaled(A.val), unique(A.val);
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    for (size_t p = 0; p < scaled.size(); ++p) scaled[p] *= 0.5, unique[p] = u(rng) + 1e-9 * (double)p;
-    expect(mx_device_compress(D, &forced) == 0, tag + " forced again");
-    check_refresh(A, F, D, forced, scaled, tag + " refresh scaled", rng);
-    check_refresh(A, F, D, forced, unique, tag + " refresh unique", rng);
-  }
   /* compress off removes it; leaving the segment kernel drops it */
   const mx_pack_request off = mx_pack_request_of(MX_COMPRESS_OFF);
   if (held) {
@@ -268,6 +260,16 @@ static void check_matrix(const Csr &A, mx_crux c, bool finite, std::mt19937_64 &
            tag + " the merge kernel drops the form");
     if (finite && all_finite(ref)) expect_close(product(D, x, nullptr, m), ref, tag + " merge after the form");
     expect(mx_device_compress(D, &forced) != 0, tag + " forced row patterns refused under the merge kernel");
+    expect(mx_device_set_cold_kernel(D, MX_COLD_SEGMENT) == 0, tag + " back to the segment kernel");
+  }
+  /* last: the refresh paths change D's values */
+  if (held && A.nnz() > 0 && !g_race) {
+    std::vector<double> scaled(A.val), unique(A.val);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (size_t p = 0; p < scaled.size(); ++p) scaled[p] *= 0.5, unique[p] = u(rng) + 1e-9 * (double)p;
+    expect(mx_device_compress(D, &forced) == 0, tag + " forced again");
+    check_refresh(A, F, D, forced, scaled, tag + " refresh scaled", rng);
+    check_refresh(A, F, D, forced, unique, tag + " refresh unique", rng);
   }
   mx_device_free(D);
   /* the GPU-built device: the same bytes, the same products */

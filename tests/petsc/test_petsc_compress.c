@@ -9,7 +9,7 @@
  * unique (the dictionary no longer fits: plain values, -info says so, products still right), that
  * give a few hundred values (dict16), MatZeroEntries (dict0), MatCopy back (dict8 again), and a
  * settings change (rebuild). On the CPU by default; -gpu runs the same on the GPU (device vectors,
- * segment cold kernel, which reads the pack) and exits 77 without PETSc+CUDA or a usable GPU; there
+ * segment cold kernel, which reads the pack) and exits 77 without PETSc+CUDA or a usable GPU. On both
  * the stencils' cold region takes the row-pattern form instead of a pack (MatScale, MatShift, MatAXPY
  * keep it; unique values lose it to a pack, which later refreshes keep). Any
  * number of ranks (the diagonal block's encodings are checked on every rank).
@@ -89,10 +89,6 @@ static PetscErrorCode ToMatXtract(Mat A, const char *compress, PetscReal tc, Pet
   PetscFunctionReturn(0);
 }
 
-/* What a stencil's cold region is packed as at crux (0,0) where MatMult runs: on the GPU the
- * row-pattern form ("patterns": its rows repeat a few dozen patterns), on the CPU the pack's
- * encoding cpu_values. */
-static const char *StencilValues(const char *cpu_values) { return on_gpu ? "patterns" : cpu_values; }
 
 /* info's values are `values`: "patterns" = the row-pattern form, else that value encoding of a pack */
 static PetscBool ValuesAre(const MatXtractInfo *info, const char *values)
@@ -243,37 +239,37 @@ static PetscErrorCode CheckRefreshPaths(Mat A0, const char *spec, const char *co
   PetscCall(CheckProducts(A, B, name, seed));
   PetscCall(MatXtractGetInfo(B, &info));
   builds = info.builds;
-  if (chk) PetscCall(CheckEncodings(B, StencilValues("dict8"), NULL, PETSC_TRUE, name));
+  if (chk) PetscCall(CheckEncodings(B, "patterns", NULL, PETSC_TRUE, name));
   if (!auto_) PetscCall(CheckEncodings(B, "plain", "plain", PETSC_FALSE, name));
 
   PetscCall(MatScale(A, -2.5));
   PetscCall(MatScale(B, -2.5));
   PetscCall(CheckProducts(A, B, "after MatScale", seed + 1));
-  if (chk) PetscCall(CheckEncodings(B, StencilValues("dict8"), NULL, PETSC_TRUE, "after MatScale"));
+  if (chk) PetscCall(CheckEncodings(B, "patterns", NULL, PETSC_TRUE, "after MatScale"));
   PetscCall(MatShift(A, 3.0));
   PetscCall(MatShift(B, 3.0));
   PetscCall(CheckProducts(A, B, "after MatShift", seed + 2));
-  if (chk) PetscCall(CheckEncodings(B, StencilValues("dict8"), NULL, PETSC_TRUE, "after MatShift"));
+  if (chk) PetscCall(CheckEncodings(B, "patterns", NULL, PETSC_TRUE, "after MatShift"));
   PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &E));
   PetscCall(MatScale(E, 0.5));
   PetscCall(MatAXPY(A, 1.0, E, SAME_NONZERO_PATTERN));
   PetscCall(MatAXPY(B, 1.0, E, SAME_NONZERO_PATTERN));
   PetscCall(MatDestroy(&E));
   PetscCall(CheckProducts(A, B, "after MatAXPY", seed + 3));
-  if (chk) PetscCall(CheckEncodings(B, StencilValues("dict8"), NULL, PETSC_TRUE, "after MatAXPY"));
+  if (chk) PetscCall(CheckEncodings(B, "patterns", NULL, PETSC_TRUE, "after MatAXPY"));
 
   /* unique values: the dictionary no longer fits (dict16 would take more bytes than plain) */
   PetscCall(InfoSaid("", &said));
   PetscCall(SetValuesBoth(A, B, 0));
   PetscCall(CheckProducts(A, B, "after MatSetValues (unique values)", seed + 4));
   PetscCall(MatXtractGetInfo(B, &info));
-  /* on the GPU the row patterns no longer hold them: a pack (plain values) takes over; at a crux with
-   * a hot part the cold region may have been a pack already (its values fall back) */
-  if (auto_) PetscCall(ExpectAll((PetscBool)((info.compress_fell_back || (on_gpu && info.compress_patterns_lost)) && !strcmp(info.compress_values, "plain")), "unique values fell back to plain values", name));
+  /* the row patterns no longer hold them: a pack (plain values) takes over; at a crux with a hot part
+   * the cold region may have been a pack already (its values fall back) */
+  if (auto_) PetscCall(ExpectAll((PetscBool)((info.compress_fell_back || info.compress_patterns_lost) && !strcmp(info.compress_values, "plain")), "unique values fell back to plain values", name));
   else PetscCall(ExpectAll((PetscBool)(!info.compress_fell_back && !info.compress_packed), "compression off: nothing packed, nothing fell back", name));
   if (chk) PetscCall(CheckEncodings(B, "plain", NULL, PETSC_TRUE, "after MatSetValues (unique values)")); /* the columns stay packed */
 #if defined(PETSC_USE_INFO)
-  PetscCall(InfoSaid(on_gpu ? "no longer fit the row patterns: packed" : "no longer fit the dict8 value encoding: plain values", &said));
+  PetscCall(InfoSaid("no longer fit the row patterns: packed", &said));
   if (chk) PetscCall(ExpectAll(said, "-info says the values fell back to plain", name));
   if (!auto_) PetscCall(ExpectAll((PetscBool)!said, "-info says nothing of packing under compress off", name));
 #endif
@@ -302,7 +298,7 @@ static PetscErrorCode CheckRefreshPaths(Mat A0, const char *spec, const char *co
     Mat C;
     PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &C));
     PetscCall(CheckProducts(A, C, "MatDuplicate", seed + 8));
-    if (chk) PetscCall(CheckEncodings(C, StencilValues("dict8"), NULL, PETSC_TRUE, "MatDuplicate"));
+    if (chk) PetscCall(CheckEncodings(C, "patterns", NULL, PETSC_TRUE, "MatDuplicate"));
     if (!auto_) PetscCall(CheckEncodings(C, "plain", "plain", PETSC_FALSE, "MatDuplicate"));
     PetscCall(MatDestroy(&C));
   }
@@ -313,7 +309,7 @@ static PetscErrorCode CheckRefreshPaths(Mat A0, const char *spec, const char *co
   PetscCall(CheckProducts(A, B, "after -mat_matxtract_compress changed", seed + 9));
   PetscCall(MatXtractGetInfo(B, &info));
   PetscCall(ExpectAll((PetscBool)(info.builds > builds && !strcmp(info.compress, auto_ ? "off" : pack_on)), "a compress change rebuilds", name));
-  if (cold) PetscCall(CheckEncodings(B, auto_ ? "plain" : StencilValues("dict8"), auto_ ? "plain" : NULL, (PetscBool)!auto_, "after -mat_matxtract_compress changed"));
+  if (cold) PetscCall(CheckEncodings(B, auto_ ? "plain" : "patterns", auto_ ? "plain" : NULL, (PetscBool)!auto_, "after -mat_matxtract_compress changed"));
   PetscCall(MatDestroy(&B));
   PetscCall(MatDestroy(&A));
   PetscFunctionReturn(0);
@@ -478,12 +474,12 @@ int main(int argc, char **argv)
     for (int s = 0; s < 2; s++) {
       Mat A;
       PetscCall(MatXtractGenerate(PETSC_COMM_WORLD, specs[s], "aij_", &A));
-      PetscCall(CheckMatrix(A, specs[s], StencilValues("dict8"), cols[s], PETSC_TRUE, 100 * (uint64_t)s));
+      PetscCall(CheckMatrix(A, specs[s], "patterns", cols[s], PETSC_TRUE, 100 * (uint64_t)s));
       PetscCall(CheckRefreshPaths(A, specs[s], pack_on, 0, 0, 1000 + 100 * (uint64_t)s));
       PetscCall(CheckRefreshPaths(A, specs[s], pack_on, 0.7, 0.5, 2000 + 100 * (uint64_t)s));
       if (!on_gpu) PetscCall(CheckCpuAutoPlain(A, specs[s], 5000 + 100 * (uint64_t)s));
       else {
-        PetscCall(CheckGpuAmortisedPack(A, specs[s], StencilValues("dict8"), 8000 + 100 * (uint64_t)s));
+        PetscCall(CheckGpuAmortisedPack(A, specs[s], "patterns", 8000 + 100 * (uint64_t)s));
         PetscCall(CheckGpuExpectedMultsPack(A, specs[s]));
       }
       PetscCall(CheckRefreshPaths(A, specs[s], "off", 0, 0, 3000 + 100 * (uint64_t)s));
