@@ -328,7 +328,7 @@ extern "C" int mx_device_compress(mx_device *D, const mx_pack_request *req) {
     mx_trace_step("compress (row patterns)");
     if (rc) return 1;
     if (D->bytes > D->build_peak_bytes) D->build_peak_bytes = D->bytes;
-    if (kept) return 0;
+    if (kept || (req->val == MX_VAL_PLAIN && req->idx == MX_IDX_PLAIN && req->row == MX_ROW_PLAIN)) return 0; /* {plain, plain, plain, auto}: row patterns or nothing */
   }
   D->pack = (mx_cold_pack_dev *)calloc(1, sizeof *D->pack);
   if (!D->pack) return mx_fail("mx_device_compress: out of host memory");

@@ -172,11 +172,14 @@ __global__ void __launch_bounds__(MX_ROWPAT_THREADS) mx_rowpat_groups(int nentri
 template <int LG>
 __device__ __forceinline__ double rowpat_row_sum(int i, int b, int len, const int *__restrict__ off,
                                                  const double *__restrict__ val, const double *__restrict__ x) {
-  constexpr int G = 1 << LG;
+  /* G = 8 (rare: a mean row length of 64) not unrolled: unrolled it took the kernel to 48 registers,
+   * and capped at 32 (8 blocks per SM) the other lane groups lost their loads in flight (H100,
+   * lap3d27:100 25.7 -> 31.9 us); so 31 registers, no spill (ptxas, sm_90) */
+  constexpr int G = 1 << LG, UNROLL = G < 8 ? 4 : 1;
   double s[G];
 #pragma unroll
   for (int j = 0; j < G; ++j) s[j] = 0.0;
-#pragma unroll 4
+#pragma unroll UNROLL
   for (int k0 = 0; k0 < len; k0 += G) {
 #pragma unroll
     for (int j = 0; j < G; ++j) {
@@ -192,10 +195,9 @@ __device__ __forceinline__ double rowpat_row_sum(int i, int b, int len, const in
 }
 
 /* y[i] = (row i of the cold CSR) x + z[i], one thread per row; z may alias y (each y[i] read then
- * written by its own thread). Compiled for 8 blocks per SM: 32 registers, no spill (ptxas, sm_90;
- * unasked it takes 48 for the 8 lane sums of row_lg 3, 5 blocks per SM). */
+ * written by its own thread). */
 template <typename T>
-__global__ void __launch_bounds__(MX_ROWPAT_THREADS, 8) mx_rowpat_kernel(int nrows, const T *__restrict__ id,
+__global__ void __launch_bounds__(MX_ROWPAT_THREADS) mx_rowpat_kernel(int nrows, const T *__restrict__ id,
                                                                       const uint8_t *__restrict__ row_lg,
                                                                       const int *__restrict__ pat_ptr,
                                                                       const int *__restrict__ pat_off,

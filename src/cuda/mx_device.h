@@ -150,7 +150,8 @@ int mx_device_time_spmv(mx_device *D, int reps, double *seconds);
  * the row-pattern form (mx_cold_rowpat.h), built on the GPU into the bytes mx_cold_rowpat_build
  * gives, and keeps it where it holds the cold CSR in fewer bytes than any pack could
  * (mx_pack_bytes_floor) and the cold kernel is the segment kernel: its product then replaces the
- * segment kernel's (y bitwise the same); else the pack as above. MX_FORM_ROWPAT forces it (an error
+ * segment kernel's (y bitwise the same); else the pack as above ({plain, plain, plain, MX_FORM_AUTO}:
+ * row patterns where they pay, else nothing, without a pack's statistics). MX_FORM_ROWPAT forces it (an error
  * where it cannot hold the matrix). A value refresh chooses the form again (the patterns of the new
  * values, else a pack). */
 int mx_device_compress(mx_device *D, const mx_pack_request *req);

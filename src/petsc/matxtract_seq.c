@@ -103,6 +103,7 @@ static void MatXtractFreeFormats(Mat_MatXtract *x)
   x->rowpat        = PETSC_FALSE;
   x->patterns_lost = PETSC_FALSE;
   x->pack_pending  = PETSC_FALSE;
+  x->rowpat_tried  = PETSC_FALSE;
   x->pack_note    = NULL;
   x->built        = PETSC_FALSE;
   x->built_t      = PETSC_FALSE;
@@ -127,6 +128,16 @@ static PetscBool MatXtractPackActive(const Mat_MatXtract *x)
  * PageRank on kron:20:16 no longer pays 10 ms for 1 ms back (packed after 34 MatMults by "spent >=
  * cost"), while a 1000-iteration solve on a stencil keeps all but a few percent of the pack's gain. */
 #define MATXTRACT_PACK_GAIN 0.2
+/* The row-pattern form's attempt (mx_device_compress with {plain, plain, plain, auto}: row hashes, a
+ * sort of the rows, an exact check, the encoding) and its assumed gain, for its own amortised try
+ * before the pack's: on an H100 (cold-pack-bench compress_ms, tuning/results/h100/
+ * cold-pack-perf-2026-11-26d) 2.0 ms lap3d:150 (23.5M nonzeros), 2.9 ms lap3d27:100 (26.5M); the
+ * product then took 0.22-0.34 of the plain segment kernel's time on the 5-, 7- and 27-point
+ * stencils: 0.5 is assumed. Where the rows do not repeat the attempt costs about as much and keeps
+ * nothing; the pack's own amortisation then goes on. */
+#define MATXTRACT_ROWPAT_FIXED_S    0.5e-3
+#define MATXTRACT_ROWPAT_NS_PER_NNZ 0.1
+#define MATXTRACT_ROWPAT_GAIN       0.5
 
 /* The guard of the GPU pack (-mat_matxtract_guard): fewer bytes need not be faster (a 2-byte
  * dictionary too large for L1 is a second random gather: kron:20:16 PageRank values, dict16 474 us
@@ -186,17 +197,19 @@ static PetscErrorCode MatXtractCompressHost(Mat A)
 }
 
 /* The third cascade (-mat_matxtract_compress auto|on): pack the cold region, on the GPU
- * (mx_device_compress: D's segment and merge cold kernels read the pack; the guard times it against
- * plain, whose time t_plain is given, or timed here when 0) or, under on only, on the host (x->P
- * from F's cold CSR: the CPU MatMult reads it; auto leaves the CPU path plain, see MatXtractCompressChoice
- * in matxtract_impl.h). Never fatal: a failure (out of memory on either side) leaves the
+ * (mx_device_compress: the row-pattern form where it pays under the segment kernel, unless the
+ * amortised attempt already found none, else a pack: D's segment and merge cold kernels read it; the
+ * guard times it against plain, whose time t_plain is given, or timed here when 0) or, under on only,
+ * on the host (MatXtractCompressHost: the CPU MatMult reads it; auto leaves the CPU path plain, see
+ * MatXtractCompressChoice in matxtract_impl.h). Never fatal: a failure (out of memory on either side) leaves the
  * cold region plain, and -info says why. The transpose shadow stays plain. */
 static PetscErrorCode MatXtractCompress(Mat A, PetscLogDouble t_plain_known)
 {
-  Mat_MatXtract        *x   = (Mat_MatXtract *)A->spptr;
-  const mx_pack_request req = mx_pack_request_of(MX_COMPRESS_AUTO);
+  Mat_MatXtract  *x   = (Mat_MatXtract *)A->spptr;
+  mx_pack_request req = mx_pack_request_of(MX_COMPRESS_AUTO);
 
   PetscFunctionBegin;
+  if (x->rowpat_tried) req.form = MX_FORM_PACK; /* the amortised attempt found no row patterns that pay */
   x->pack_note          = NULL;
   x->build_mult_seconds = 0.0;
   if (x->set.compress == MATXTRACT_COMPRESS_OFF) {
@@ -242,6 +255,7 @@ PetscErrorCode MatXtractRepack_SeqAIJ(Mat A)
   PetscFunctionBegin;
   if (!x->D || x->set.compress == MATXTRACT_COMPRESS_OFF || x->pack_pending) PetscFunctionReturn(PETSC_SUCCESS); /* pending: packs for the kernel then in use */
   PetscCall(MatXtractCheckDevice(A, mx_device_compress(x->D, &plain), "removing the pack"));
+  x->rowpat_tried = PETSC_FALSE; /* the new kernel may take row patterns (only the segment kernel reads them) */
   PetscCall(MatXtractCompress(A, 0.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -255,6 +269,7 @@ static PetscErrorCode MatXtractCompressAtBuild(Mat A)
 
   PetscFunctionBegin;
   x->pack_pending = (PetscBool)(x->D && x->set.compress == MATXTRACT_COMPRESS_AUTO);
+  x->rowpat_tried = PETSC_FALSE;
   if (!x->pack_pending) PetscCall(MatXtractCompress(A, 0.0));
   else {
     x->pack_note          = "not packed yet (auto: packed once the MatMult time spent, saving the pack's assumed gain, would pay for packing)";
@@ -272,8 +287,47 @@ PetscLogDouble MatXtractPackSeconds(const Mat_MatXtract *x, PetscLogDouble t_cur
   return MATXTRACT_PACK_FIXED_S + 1e-9 * MATXTRACT_PACK_NS_PER_NNZ * (PetscLogDouble)x->F.cold_nnz + guard;
 }
 
-/* Before a MatMult with the pack pending, while a cold kernel that reads the pack is in use: the
- * pack is an upgrade predicted to save MATXTRACT_PACK_GAIN of a MatMult, weighed by the upgrade's
+/* Estimated seconds of the row-pattern form's attempt, its guard's products included. */
+static PetscLogDouble MatXtractRowpatSeconds(const Mat_MatXtract *x, PetscLogDouble t_cur)
+{
+  const PetscLogDouble guard = x->set.guard ? (MATXTRACT_GPU_TIME_REPS + 2) * t_cur : 0.0;
+
+  return MATXTRACT_ROWPAT_FIXED_S + 1e-9 * MATXTRACT_ROWPAT_NS_PER_NNZ * (PetscLogDouble)x->F.cold_nnz + guard;
+}
+
+/* The amortised row-pattern attempt of MatXtractPackBeforeMult (segment cold kernel, t_cur its time
+ * per MatMult): the form kept where it holds the cold CSR in fewer bytes than any pack and its guard
+ * times it faster (*kept), else nothing changed. */
+static PetscErrorCode MatXtractTryRowPatterns(Mat A, PetscLogDouble t_cur, PetscBool *kept)
+{
+  Mat_MatXtract        *x  = (Mat_MatXtract *)A->spptr;
+  const mx_pack_request rq = {MX_VAL_PLAIN, MX_IDX_PLAIN, MX_ROW_PLAIN, MX_FORM_AUTO};
+  mx_device_pack_info   pi;
+
+  PetscFunctionBegin;
+  *kept = PETSC_FALSE;
+  PetscCall(MatXtractCheckDevice(A, mx_device_synchronize(), "waiting for the products in flight"));
+  if (mx_device_compress(x->D, &rq)) {
+    PetscCall(PetscInfo(A, "matxtract: trying row patterns on the GPU failed (%s)\n", mx_device_last_error()));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatXtractCheckDevice(A, mx_device_compress_info(x->D, &pi), "reading the cold region's encodings"));
+  if (!pi.rowpat) {
+    PetscCall(PetscInfo(A, "matxtract: the cold rows do not repeat few patterns: the pack's own amortisation goes on\n"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  x->pack_note = NULL;
+  if (x->set.guard) PetscCall(MatXtractPackGuard(A, t_cur));
+  else x->build_mult_seconds = t_cur;
+  *kept = (PetscBool)(x->pack_note == NULL);
+  if (*kept) PetscCall(PetscInfo(A, "matxtract: cold region in row-pattern form on the GPU: %d patterns, %d entries, %d-byte ids, %zu bytes vs %zu plain\n", (int)pi.npat, (int)pi.nent, pi.id_bytes, pi.bytes, pi.plain_bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Before a MatMult with the pack pending, while a cold kernel that reads the pack is in use: first,
+ * under the segment kernel, the row-pattern form, an upgrade predicted to save MATXTRACT_ROWPAT_GAIN
+ * of a MatMult for MatXtractRowpatSeconds; then the pack, predicted to save MATXTRACT_PACK_GAIN,
+ * each weighed by the upgrade's
  * rule (mx_upgrade_decide: once the time spent, saving that fraction, would have paid for the
  * packing's estimated cost; with -mat_matxtract_expected_mults N, now if the MatMults left can pay
  * for it, else never). The guard then measures what it saves. */
@@ -289,6 +343,23 @@ static PetscErrorCode MatXtractPackBeforeMult(Mat A)
   k = mx_device_cold_kernel(x->D);
   MatXtractPlanTimes(x, &t_cur, &spent);
   if ((k != MX_COLD_SEGMENT && k != MX_COLD_MERGE) || !(t_cur > 0)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!x->rowpat_tried && k == MX_COLD_SEGMENT) {
+    PetscBool kept;
+    cost = MatXtractRowpatSeconds(x, t_cur);
+    d    = mx_upgrade_decide(t_cur, (1.0 - MATXTRACT_ROWPAT_GAIN) * t_cur, cost, spent, (double)x->set.expected_mults);
+    if (d == MX_UPGRADE_LATER) PetscFunctionReturn(PETSC_SUCCESS); /* the pack, costlier for less, waits too */
+    x->rowpat_tried = PETSC_TRUE;
+    if (d == MX_UPGRADE_NOW) {
+      PetscCall(PetscInfo(A, "matxtract: trying row patterns after %" PetscInt_FMT " MatMults: %g s spent on them would have saved its estimated %g s at its assumed gain %g\n", (PetscInt)x->plan.mults, (double)spent, (double)cost, MATXTRACT_ROWPAT_GAIN));
+      PetscCall(MatXtractTryRowPatterns(A, t_cur, &kept));
+      if (kept) {
+        x->pack_pending = PETSC_FALSE;
+        x->plan.t_mult  = x->build_mult_seconds; /* the format kept */
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
+      x->pack_note = "not packed yet (auto: packed once the MatMult time spent, saving the pack's assumed gain, would pay for packing)";
+    }
+  }
   cost = MatXtractPackSeconds(x, t_cur);
   d    = mx_upgrade_decide(t_cur, (1.0 - MATXTRACT_PACK_GAIN) * t_cur, cost, spent, (double)x->set.expected_mults);
   if (d == MX_UPGRADE_LATER) PetscFunctionReturn(PETSC_SUCCESS);
