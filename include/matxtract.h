@@ -74,6 +74,9 @@ typedef struct {
                                                 values); the encodings above are then plain */
   PetscInt            compress_pattern_entries; /* entries of those patterns together */
   PetscBool           compress_patterns_lost; /* the last value refresh found the patterns no longer hold the values */
+  const char         *compress_hot_values; /* GPU, SE hot mode: the hot slots' values "plain", "dict0" (one value) or
+                                              "colconst" (one per column): the SE kernel then reads 4 bytes per slot */
+  double              hot_bytes_per_slot;  /* what the SE kernel moves per slot (12 plain; 0 without an SE hot region) */
   const char         *compress_note;    /* why the cold region is not packed ("compression off", "not packed (x-hot)", ...); NULL when packed */
   double              packed_bytes_per_nnz; /* bytes of the packed cold region per cold nonzero (row pointers included; = plain when not packed) */
   double              plain_bytes_per_nnz;  /* the same cold region as plain CSR (12 + row pointers) */

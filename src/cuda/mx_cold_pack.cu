@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <string.h>
 #include "mx_cold_pack_dev.h"
+#include "mx_hot_pack_dev.h"
 #include "mx_kernel_common.cuh" /* MX_FULL_MASK */
 #include "mx_scratch.cuh"
 
@@ -317,8 +318,15 @@ extern "C" int mx_device_compress(mx_device *D, const mx_pack_request *req) {
   if (!D || !req) return mx_fail("mx_device_compress: NULL argument");
   mx_cold_pack_dev_free(D);
   mx_cold_rowpat_dev_free(D);
+  mx_hot_pack_dev_free(D);
   D->rowpat_lost = 0;
   if (req->form == MX_FORM_PACK && req->val == MX_VAL_PLAIN && req->idx == MX_IDX_PLAIN && req->row == MX_ROW_PLAIN) return 0; /* off */
+  if (req->val == MX_PACK_AUTO) { /* the SE hot region's values (mx_hot_pack.cu) */
+    mx_trace_step(nullptr);
+    const int rc = mx_hot_pack_dev_build(D);
+    mx_trace_step("compress (hot values)");
+    if (rc) return 1;
+  }
   if (D->xhot_cold && D->xhot_n > 0) return 0; /* x-hot codes in the cold CSR: compression off */
   if (req->form != MX_FORM_PACK) { /* the row-pattern form first (mx_cold_rowpat.cu): kept where it pays */
     int kept;
@@ -383,6 +391,13 @@ extern "C" int mx_device_compress_info(const mx_device *D, mx_device_pack_info *
   const mx_cold_pack_stats st = {D->cold_nnz, D->ncols, info->ndict, 0, 0};
   info->bytes = mx_pack_row_bytes(info->row_enc, D->nrows) + mx_pack_value_bytes(info->val_enc, &st) + mx_pack_index_bytes(info->idx_enc, D->cold_nnz);
   info->plain_bytes = mx_csr_bytes(D->nrows, D->cold_nnz);
+  const mx_hot_pack_dev *H = D->hot_pack;
+  info->hot_val_enc = H ? H->enc : MX_VAL_PLAIN;
+  info->hot_prev_val_enc = H ? H->prev : MX_VAL_PLAIN;
+  info->hot_fell_back = H ? H->fell_back : 0;
+  info->hot_plain_bytes = D->mode == MX_HOT_SE ? 12 * (size_t)D->se_nslots : 0;
+  info->hot_bytes = !H || H->enc == MX_VAL_PLAIN ? info->hot_plain_bytes
+                    : 4 * (size_t)D->se_nslots + (H->enc == MX_VAL_DICT0 ? 8 : 24 * (size_t)D->ncols);
   return mx_cold_rowpat_dev_info(D, info); /* the row-pattern form instead, when D holds it */
 }
 

@@ -36,6 +36,7 @@
 #include <chrono>
 #include <vector>
 #include "mx_device_impl.h"
+#include "mx_hot_pack_dev.h"
 #include "mx_kernel_common.cuh" /* MX_XH_* */
 #include "mx_upload.h"
 
@@ -140,6 +141,7 @@ extern "C" void mx_device_free(mx_device *D) {
   mx_cold_cusparse_free(D);
   mx_cold_pack_dev_free(D); /* packed cold CSR (mx_cold_pack.cu) */
   mx_cold_rowpat_dev_free(D); /* row-pattern form (mx_cold_rowpat.cu) */
+  mx_hot_pack_dev_free(D);    /* SE values packed (mx_hot_pack.cu) */
   void *ptrs[] = {D->xhot_col, D->xhot, D->cold_rowptr, D->cold_col,    D->cold_src,    D->cold_val,  D->seg_plan, D->merge_coord,
                   D->carry_row,   D->carry_val,   D->hot_row,     D->du_chunkptr, D->du_col,      D->du_valptr,
                   D->se_ptr,      D->se_col,      D->hot_src,     D->du_bitmap, D->du_val,        D->se_val,
@@ -624,10 +626,12 @@ extern "C" int mx_device_spmv(mx_device *D, const double *x, const double *z, do
   if (!y) return mx_fail("mx_device_spmv: y is NULL");
   if (!x && D->ncols > 0 && D->nnz > 0) return mx_fail("mx_device_spmv: x is NULL");
   cudaStream_t s = (cudaStream_t)stream;
-  if (mx_xhot_launch(D, x, s)) return 1;
+  const double *xh; /* the SE kernel's x: x, or xs = s .* x under packed column constants (then x-hot
+                     * serves the hot kernel alone and is gathered from xs: mx_hot_pack.cu) */
+  if (mx_hot_pack_dev_x(D, x, s, &xh) || mx_xhot_launch(D, xh, s)) return 1;
   if (cold_launch(D, x, z, y, s)) return 1;
   if (D->mode == MX_HOT_DU) return mx_hot_du_launch(D, x, y, s);
-  if (D->mode == MX_HOT_SE) return mx_hot_se_launch(D, x, y, s);
+  if (D->mode == MX_HOT_SE) return mx_hot_se_launch(D, xh, y, s);
   return 0;
 }
 
@@ -695,6 +699,7 @@ extern "C" int mx_device_refresh_values(mx_device *D, const double *val, void *s
   if (!D->cold_identity && mx_gather_launch(D->cold_val, D->cold_src, D->val_in, D->cold_nnz, s)) return 1;
   if (D->mode == MX_HOT_DU && mx_gather_launch(D->du_val, D->hot_src, D->val_in, D->hot_nvals, s)) return 1;
   if (D->mode == MX_HOT_SE && mx_gather_launch(D->se_val, D->hot_src, D->val_in, D->hot_nvals, s)) return 1;
+  if (mx_hot_pack_dev_refresh(D, s)) return 1; /* SE values packed: chosen again */
   if (D->cold == MX_COLD_CUSPARSE && mx_cold_cusparse_refresh(D, s)) return 1;
   if (mx_cold_pack_dev_refresh(D, s)) return 1; /* packed cold CSR: values encoded again */
   if (mx_cold_rowpat_dev_refresh(D, s)) return 1; /* row-pattern form: chosen again for the new values */

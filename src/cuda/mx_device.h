@@ -153,7 +153,10 @@ int mx_device_time_spmv(mx_device *D, int reps, double *seconds);
  * segment kernel's (y bitwise the same); else the pack as above ({plain, plain, plain, MX_FORM_AUTO}:
  * row patterns where they pay, else nothing, without a pack's statistics). MX_FORM_ROWPAT forces it (an error
  * where it cannot hold the matrix). A value refresh chooses the form again (the patterns of the new
- * values, else a pack). */
+ * values, else a pack).
+ * Hot values: a request whose val is MX_PACK_AUTO also packs the SE hot region's values (one value,
+ * or one per column where that moves fewer bytes and x-hot does not code the cold CSR: the SE kernel
+ * then reads only its slots' columns; y bitwise the same); a value refresh chooses again. */
 int mx_device_compress(mx_device *D, const mx_pack_request *req);
 
 typedef struct {
@@ -175,6 +178,12 @@ typedef struct {
   int id_bytes;        /* bytes per row id (1 or 2) */
   int rowpat_lost;     /* 1: the last value refresh found the patterns no longer hold the values (a
                         * pack, or plain, took over) */
+  /* the SE hot region's values (mx_hot_pack.cu; plain in the DU and no-hot modes) */
+  mx_val_enc hot_val_enc;      /* plain, dict0 (one value) or colconst (one per column) */
+  mx_val_enc hot_prev_val_enc; /* the last refresh: the encoding before it, */
+  int hot_fell_back;           /* and 1 if it fell back to plain values */
+  size_t hot_bytes;            /* bytes the SE kernel moves for its slots: 4 per slot + the values' */
+  size_t hot_plain_bytes;      /* the same with plain values: 12 per slot */
 } mx_device_pack_info;
 
 /* The encodings and bytes of D's cold part (for -mat_view, -info). */

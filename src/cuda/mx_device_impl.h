@@ -24,6 +24,7 @@ struct mx_hot_split {
 struct mx_cusparse_cold; /* mx_cold_cusparse.cu */
 struct mx_cold_pack_dev; /* mx_cold_pack_dev.h */
 struct mx_cold_rowpat_dev; /* mx_cold_rowpat.cu */
+struct mx_hot_pack_dev; /* mx_hot_pack_dev.h */
 
 struct mx_device {
   int nrows, ncols, nnz;
@@ -33,6 +34,7 @@ struct mx_device {
   mx_cold_rowpat_dev *rowpat; /* the cold CSR in row-pattern form (mx_device_compress), its product
                                * replacing the segment kernel's; NULL = none (never beside a pack) */
   int rowpat_lost; /* the last value refresh found the row patterns no longer hold the values */
+  mx_hot_pack_dev *hot_pack; /* the SE values as one value or column constants (mx_device_compress); NULL = plain */
 
   /* cold CSR */
   int cold_nnz;

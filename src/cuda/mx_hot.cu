@@ -1,5 +1,6 @@
 /* mx_hot.cu - hot kernels: y[hot_row] += H x, DU on the FP64 tensor cores, SE on CUDA cores. */
 #include "mx_device_impl.h"
+#include "mx_hot_pack_dev.h"
 #include "mx_kernel_common.cuh"
 
 /* ---- DU: 8x4 bitmap blocks -> mma.m8n8k4 ------------------------------------------------------ */
@@ -75,16 +76,27 @@ mx_hot_du_kernel(int nwork, const mx_hot_work *__restrict__ work, const int *__r
 
 /* ---- SE: ELL per chunk, slot (k, r) at se_ptr[q] + 8k + r ------------------------------------- */
 
+/* slot k's value under value encoding VE (see mx_hot_se_kernel) */
+template <int VE>
+__device__ __forceinline__ double se_value(const double *__restrict__ se_val, int k, double one) {
+  if (VE == MX_VAL_PLAIN) return mx_ld_stream(se_val + k);
+  if (VE == MX_VAL_DICT0) return one;
+  return 1.0; /* COLCONST: the column constant is in xs */
+}
+
 /* Ownership: warp w processes work item w = slot columns [begin, end) of one chunk; lane l reads
  * slot 8k + l of each group of 4 columns (coalesced), so lane l always meets row l & 7. Lanes of
  * one row are summed by a fixed butterfly (xor 8, 16). Same single-writer rule as DU: no atomics.
  * CUDA cores, not mma: every SE row has its own columns, so there is no shared B operand.
- * XH: x-hot cache mode; padding slots have column -1. */
-template <int XH>
+ * XH: x-hot cache mode; padding slots have column -1.
+ * VE: how a slot's value is read (mx_hot_pack.cu): MX_VAL_PLAIN se_val; MX_VAL_DICT0 `one`, never
+ * loaded; MX_VAL_COLCONST 1.0, x being xs = s .* x. Each product is rounded before it is added
+ * (__dmul_rn, __dadd_rn: no fused multiply-add), so the three give the same y bit for bit. */
+template <int XH, int VE>
 __global__ void __launch_bounds__(MX_HOT_WARPS_PER_BLOCK * 32)
 mx_hot_se_kernel(int nwork, const mx_hot_work *__restrict__ work, const int *__restrict__ hot_row,
                  const int *__restrict__ se_ptr, const int *__restrict__ se_col,
-                 const double *__restrict__ se_val, const double *__restrict__ x,
+                 const double *__restrict__ se_val, const double one, const double *__restrict__ x,
                  const double *__restrict__ xhot, double *y, double *__restrict__ partials) {
   const int lane = threadIdx.x & 31;
   const int wid = blockIdx.x * MX_HOT_WARPS_PER_BLOCK + (threadIdx.x >> 5);
@@ -96,13 +108,13 @@ mx_hot_se_kernel(int nwork, const mx_hot_work *__restrict__ work, const int *__r
   int s = base + w.begin * MX_CHUNK_ROWS + lane;
   for (; s + 32 < s_end; s += 64) { /* two independent loads in flight */
     const int c0 = mx_ld_stream(se_col + s), c1 = mx_ld_stream(se_col + s + 32);
-    const double v0 = mx_ld_stream(se_val + s), v1 = mx_ld_stream(se_val + s + 32);
-    if (c0 != -1) acc0 += v0 * mx_ld_xc<XH>(x, xhot, c0);
-    if (c1 != -1) acc1 += v1 * mx_ld_xc<XH>(x, xhot, c1);
+    const double v0 = se_value<VE>(se_val, s, one), v1 = se_value<VE>(se_val, s + 32, one);
+    if (c0 != -1) acc0 = __dadd_rn(acc0, __dmul_rn(v0, mx_ld_xc<XH>(x, xhot, c0)));
+    if (c1 != -1) acc1 = __dadd_rn(acc1, __dmul_rn(v1, mx_ld_xc<XH>(x, xhot, c1)));
   }
   if (s < s_end) {
     const int c0 = mx_ld_stream(se_col + s);
-    if (c0 != -1) acc0 += mx_ld_stream(se_val + s) * mx_ld_xc<XH>(x, xhot, c0);
+    if (c0 != -1) acc0 = __dadd_rn(acc0, __dmul_rn(se_value<VE>(se_val, s, one), mx_ld_xc<XH>(x, xhot, c0)));
   }
   double v = acc0 + acc1;
   v += __shfl_xor_sync(MX_FULL_MASK, v, 8);
@@ -139,10 +151,19 @@ static void du_kernel_launch(const mx_device *D, const double *x, double *y, cud
       D->hot_partials);
 }
 
-template <int XH>
+template <int XH, int VE>
 static void se_kernel_launch(const mx_device *D, const double *x, double *y, cudaStream_t s) {
-  mx_hot_se_kernel<XH><<<hot_grid(D->hot_nwork), MX_HOT_WARPS_PER_BLOCK * 32, 0, s>>>(
-      D->hot_nwork, D->hot_work, D->hot_row, D->se_ptr, D->se_col, D->se_val, x, D->xhot, y, D->hot_partials);
+  mx_hot_se_kernel<XH, VE><<<hot_grid(D->hot_nwork), MX_HOT_WARPS_PER_BLOCK * 32, 0, s>>>(
+      D->hot_nwork, D->hot_work, D->hot_row, D->se_ptr, D->se_col, D->se_val, D->hot_pack ? D->hot_pack->one : 0.0, x, D->xhot, y,
+      D->hot_partials);
+}
+
+template <int XH>
+static void se_kernel_launch_ve(const mx_device *D, const double *x, double *y, cudaStream_t s) {
+  const mx_val_enc ve = D->hot_pack ? D->hot_pack->enc : MX_VAL_PLAIN;
+  if (ve == MX_VAL_DICT0) se_kernel_launch<XH, MX_VAL_DICT0>(D, x, y, s);
+  else if (ve == MX_VAL_COLCONST) se_kernel_launch<XH, MX_VAL_COLCONST>(D, x, y, s);
+  else se_kernel_launch<XH, MX_VAL_PLAIN>(D, x, y, s);
 }
 
 int mx_hot_du_launch(const mx_device *D, const double *x, double *y, cudaStream_t s) {
@@ -155,8 +176,8 @@ int mx_hot_du_launch(const mx_device *D, const double *x, double *y, cudaStream_
 
 int mx_hot_se_launch(const mx_device *D, const double *x, double *y, cudaStream_t s) {
   if (D->hot_nwork == 0) return 0;
-  if (D->xhot_mode == MX_XH_ON) se_kernel_launch<MX_XH_ON>(D, x, y, s);
-  else se_kernel_launch<MX_XH_OFF>(D, x, y, s);
+  if (D->xhot_mode == MX_XH_ON) se_kernel_launch_ve<MX_XH_ON>(D, x, y, s);
+  else se_kernel_launch_ve<MX_XH_OFF>(D, x, y, s);
   MX_LAUNCH_CHECK("mx_hot_se_kernel launch");
   return mx_hot_split_launch(D, y, s);
 }

@@ -236,7 +236,8 @@ static PetscErrorCode MatXtractCompress(Mat A, PetscLogDouble t_plain_known)
     /* mx_device_compress packs nothing while x-hot codes the cold CSR (the cache on and MX_XHOT_COLD):
      * pack info does not tell that apart from a pack where plain is smallest */
     if (!pi.packed) x->pack_note = mx_device_xhot_cols(x->D) > 0 ? "not packed (x-hot, or plain is smallest)" : "not packed (plain is smallest)";
-    else if (pi.in_use && guard) PetscCall(MatXtractPackGuard(A, t_plain));
+    if (((pi.packed && pi.in_use) || pi.hot_val_enc != MX_VAL_PLAIN) && guard) PetscCall(MatXtractPackGuard(A, t_plain)); /* the cold pack and the hot values alike */
+    if (pi.hot_val_enc != MX_VAL_PLAIN && !(x->pack_note && strstr(x->pack_note, "guard"))) PetscCall(PetscInfo(A, "matxtract: SE hot region values packed on the GPU: %s, %zu bytes vs %zu plain\n", mx_val_enc_name(pi.hot_val_enc), pi.hot_bytes, pi.hot_plain_bytes));
     if (pi.packed && !x->pack_note && pi.rowpat) PetscCall(PetscInfo(A, "matxtract: cold region in row-pattern form on the GPU: %d patterns, %d entries, %d-byte ids, %zu bytes vs %zu plain\n", (int)pi.npat, (int)pi.nent, pi.id_bytes, pi.bytes, pi.plain_bytes));
     else if (pi.packed && !x->pack_note) PetscCall(PetscInfo(A, "matxtract: cold region packed on the GPU: values %s, columns %s, row pointers %s, %zu bytes vs %zu plain\n", mx_val_enc_name(pi.val_enc), mx_idx_enc_name(pi.idx_enc), mx_row_enc_name(pi.row_enc), pi.bytes, pi.plain_bytes));
   } else PetscCall(MatXtractCompressHost(A));
@@ -527,6 +528,7 @@ static PetscErrorCode MatXtractReportRepack(Mat A)
     mx_device_pack_info pi;
     if (x->set.compress == MATXTRACT_COMPRESS_OFF || mx_device_compress_info(x->D, &pi)) PetscFunctionReturn(PETSC_SUCCESS);
     if (pi.rowpat_lost) PetscCall(PetscInfo(A, "matxtract: the new values no longer fit the row patterns: %s\n", pi.packed ? "packed" : "plain"));
+    if (pi.hot_fell_back) PetscCall(PetscInfo(A, "matxtract: the new values no longer fit the SE hot values' %s encoding: plain values\n", mx_val_enc_name(pi.hot_prev_val_enc)));
     if (!pi.packed && !pi.fell_back) PetscFunctionReturn(PETSC_SUCCESS);
     prev = pi.prev_val_enc, now = pi.val_enc, fell_back = pi.fell_back;
   } else {
@@ -844,6 +846,7 @@ PetscErrorCode MatXtractViewInfo_SeqAIJ(Mat A, PetscViewer viewer)
                                      info.compress_in_use ? "" : "; not read: the cold kernel in use reads the plain CSR"));
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: cold region %s%s, %.3g bytes per nonzero\n", info.compress_note ? info.compress_note : "not packed", info.compress_fell_back ? " (the last value refresh fell back to plain values)" : "", info.plain_bytes_per_nnz));
   if (info.compress_patterns_lost) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: the last value refresh found the row patterns no longer hold the values\n"));
+  if (info.hot_bytes_per_slot > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: SE hot region values %s: %.3g bytes per slot vs 12 plain\n", info.compress_hot_values, info.hot_bytes_per_slot));
   if (info.on_device) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the GPU, %zu device bytes (peak while building %zu), cold kernel %s\n", info.device_bytes, info.build_peak_bytes, MatXtractColdNames[mx_device_cold_kernel(x->D)]));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the CPU (%s)\n", x->set.device_choice == MATXTRACT_DEVICE_CPU ? "-mat_matxtract_device cpu" : "no usable GPU"));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -931,6 +934,8 @@ static PetscErrorCode MatXtractPackGetInfo(Mat A, MatXtractInfo *info)
   info->compress_row_patterns = 0;
   info->compress_pattern_entries = 0;
   info->compress_patterns_lost = PETSC_FALSE;
+  info->compress_hot_values   = mx_val_enc_name(MX_VAL_PLAIN);
+  info->hot_bytes_per_slot    = 0.0;
   info->compress_note         = x->built ? x->pack_note : "not built";
   if (x->D) {
     mx_device_pack_info pi;
@@ -948,6 +953,8 @@ static PetscErrorCode MatXtractPackGetInfo(Mat A, MatXtractInfo *info)
     }
     info->compress_fell_back = pi.fell_back ? PETSC_TRUE : PETSC_FALSE;
     info->compress_patterns_lost = pi.rowpat_lost ? PETSC_TRUE : PETSC_FALSE;
+    info->compress_hot_values    = mx_val_enc_name(pi.hot_val_enc);
+    info->hot_bytes_per_slot     = pi.hot_plain_bytes ? 12.0 * (double)pi.hot_bytes / (double)pi.hot_plain_bytes : 0.0;
     if (!pi.packed && x->set.compress != MATXTRACT_COMPRESS_OFF && !x->pack_note) info->compress_note = "not packed (plain values and columns)"; /* fell back since the build */
   } else if (x->rowpat) {
     info->compress_packed          = PETSC_TRUE;

@@ -23,6 +23,9 @@
  * fewer bytes than any pack (stencils): the table then shows "rowpat/<patterns>pat/id8" as its
  * encodings. COLD_PACK_FORM_AB=1 also times the pack AUTO takes without row patterns (form pack) and
  * prints it against the row-pattern form with the bitwise check.
+ * COLD_PACK_SE=1 also times the whole format at cruxes (1,1) and (0.9,0.8) in SE hot mode (x-hot
+ * by its rule) with plain SE values vs packed ones (one value, or column constants) against the best
+ * cuSPARSE time, with the bitwise check.
  * COLD_PACK_MERGE=1 also times the merge cold kernel plain vs on the pack (it reads the pack by default;
  * mx_cold_pack_set_merge is the A/B switch) and prints both with the bitwise check.
  * Exit 1 if any variant was wrong (error or not bitwise equal). */
@@ -238,6 +241,48 @@ static bool time_merge(const std::string &item, const mx_format &F, const Csr &A
   return ok;
 }
 
+/* COLD_PACK_SE=1: the whole matrix at cruxes with an SE hot region ((1,1), (0.9,0.8); x-hot by its
+ * rule, segment cold kernel) with plain SE values vs after mx_device_compress (AUTO: the hot values
+ * as one value or column constants, the cold region packed), against the best cuSPARSE time
+ * best_us; bitwise and CPU checks. false if any was wrong. */
+static bool time_se(const std::string &item, const Csr &A, const std::vector<double> &ref, const std::vector<double *> &dx,
+                    const std::vector<double *> &dy, int warmup, int reps, double best_us) {
+  const mx_csr a = {A.nrows, A.ncols, A.rowptr.data(), A.col.data(), A.val.data()};
+  bool ok = true;
+  for (const mx_crux c : {mx_crux{1, 1}, mx_crux{0.9, 0.8}}) {
+    mx_format F;
+    mx_device *D = nullptr;
+    if (mx_format_build_borrow(&a, c, MX_MODE_SE, &F) != MX_OK || mx_device_upload(&F, MX_COLD_SEGMENT, &D)) {
+      printf("  %-22s SE crux(%g,%g): build/upload failed (%s)\n", item.c_str(), c.tau_c, c.tau_r, mx_device_last_error());
+      mx_format_free(&F);
+      ok = false;
+      continue;
+    }
+    std::vector<double> y_plain, y;
+    const Timing plain = time_ours(D, A, dx, dy, warmup, reps, &y_plain);
+    const mx_pack_request rq = mx_pack_request_of(MX_COMPRESS_AUTO);
+    mx_device_pack_info info;
+    if (mx_device_compress(D, &rq) || mx_device_compress_info(D, &info)) {
+      printf("  %-22s SE crux(%g,%g): compress failed (%s)\n", item.c_str(), c.tau_c, c.tau_r, mx_device_last_error());
+      ok = false;
+    } else {
+      const Timing packed = time_ours(D, A, dx, dy, warmup, reps, &y);
+      const bool bw = y.size() == y_plain.size() && memcmp(y.data(), y_plain.data(), sizeof(double) * y.size()) == 0;
+      const double err = mx_rel_err(y, ref);
+      ok = ok && bw && err < 1e-12;
+      printf("  %-22s SE crux(%g,%g) hot %.0f%% xhot %d: plain %9.1f us  hot values %-8s %9.1f us (x%.3f)  cold %s  best cuSPARSE %9.1f us: "
+             "x%.2f  %s\n",
+             item.c_str(), c.tau_c, c.tau_r, 100.0 * F.hot_nnz / std::max(1, F.nnz), mx_device_xhot_cols(D), plain.med,
+             mx_val_enc_name(info.hot_val_enc), packed.med, plain.med / packed.med,
+             info.rowpat ? "rowpat" : info.packed ? mx_val_enc_name(info.val_enc) : "plain", best_us, best_us / packed.med,
+             bw && err < 1e-12 ? "bitwise" : "NOT BITWISE OR WRONG");
+    }
+    mx_device_free(D);
+    mx_format_free(&F);
+  }
+  return ok;
+}
+
 static bool run_one(const std::string &item, size_t l2, int warmup, int reps, Row *r) {
   Csr A;
   if (!make_matrix(item, &A, &r->values)) return false;
@@ -337,6 +382,8 @@ static bool run_one(const std::string &item, size_t l2, int warmup, int reps, Ro
   r->err_alg1 = mx_rel_err(y, ref);
   r->alg2 = time_cusparse(A, CUSPARSE_SPMV_CSR_ALG2, dx, dy, warmup, reps, &y);
   r->err_alg2 = mx_rel_err(y, ref);
+  if (getenv("COLD_PACK_SE") && atoi(getenv("COLD_PACK_SE")) == 1)
+    r->bitwise = time_se(item, A, ref, dx, dy, warmup, reps, std::min(r->alg1.med, r->alg2.med)) && r->bitwise;
   for (int c = 0; c < nc; ++c) {
     CK(cudaFree(dx[c]));
     CK(cudaFree(dy[c]));
