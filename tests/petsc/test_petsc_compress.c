@@ -406,6 +406,46 @@ static PetscErrorCode CheckGpuExpectedMultsPack(Mat A, const char *name)
 
 /* Products under auto and off, and the encodings auto chose (values, columns; NULL: not checked;
  * packed 0: plain is smallest). */
+/* GPU: the whole matrix hot in SE mode (crux (1,1), -mat_matxtract_mode se) packs its SE values as
+ * `values` ("dict0", "colconst") under compress on and keeps them plain under off; products vs AIJ,
+ * MatXtractInfo and -mat_view's line. */
+static PetscErrorCode CheckGpuHotValues(Mat A, const char *name, const char *values, uint64_t seed)
+{
+  const char *compress[] = {pack_on, "off"};
+
+  PetscFunctionBegin;
+  for (int c = 0; c < 2; c++) {
+    Mat           B;
+    MatXtractInfo info;
+    PetscViewer   viewer;
+    FILE         *f;
+    size_t        n;
+    char          label[256], want[128], buf[8192] = "";
+    const char   *expect = c == 0 ? values : "plain";
+    PetscCall(PetscSNPrintf(label, sizeof label, "%s SE crux (1,1) compress %s", name, compress[c]));
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_mode", "se"));
+    PetscCall(ToMatXtract(A, compress[c], 1, 1, &B));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_mode"));
+    PetscCall(CheckProducts(A, B, label, seed + c));
+    PetscCall(MatXtractGetInfo(B, &info));
+    PetscCall(PetscSNPrintf(want, sizeof want, "SE hot values %s (expected %s), %g bytes per slot", info.compress_hot_values, expect, info.hot_bytes_per_slot));
+    PetscCall(ExpectAll((PetscBool)(!strcmp(info.compress_hot_values, expect) && info.hot_bytes_per_slot > 0 && (c == 1) == (info.hot_bytes_per_slot == 12.0)), want, label));
+    PetscCall(PetscViewerASCIIOpen(PETSC_COMM_WORLD, view_path, &viewer));
+    PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO));
+    PetscCall(MatView(B, viewer));
+    PetscCall(PetscViewerPopFormat(viewer));
+    PetscCall(PetscViewerDestroy(&viewer));
+    f      = fopen(view_path, "r");
+    n      = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    buf[n] = 0;
+    if (f) fclose(f);
+    PetscCall(PetscSNPrintf(want, sizeof want, "SE hot region values %s:", expect));
+    PetscCall(Expect((PetscBool)(strstr(buf, want) != NULL), "-mat_view shows the SE hot values' encoding", label));
+    PetscCall(MatDestroy(&B));
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode CheckMatrix(Mat A, const char *name, const char *values, const char *columns, PetscBool packed, uint64_t seed)
 {
   static const PetscReal cruxes[][2] = {{0, 0}, {0.7, 0.5}};
@@ -491,12 +531,14 @@ int main(int argc, char **argv)
     /* an unweighted graph: one value */
     PetscCall(RandomAIJ(2000, 2000, 10, 0, 11, &A));
     PetscCall(CheckMatrix(A, "ones 2000 x 2000", "dict0", "delta16", PETSC_TRUE, 4000));
+    if (on_gpu) PetscCall(CheckGpuHotValues(A, "ones 2000 x 2000", "dict0", 4500));
     PetscCall(MatDestroy(&A));
     /* column-constant (PageRank's transition matrix: a_ij = s_j): one value per column, more than a
      * dictionary holds (> 65536 in each diagonal block on 1 or 2 ranks: colconst is then the only
      * value encoding that fits, also under a rule that prefers any dictionary that pays) */
     PetscCall(RandomAIJ(140000, 140000, 8, 1, 12, &A));
     PetscCall(CheckMatrix(A, "column-constant 140000 x 140000", "colconst", NULL, PETSC_TRUE, 5000));
+    if (on_gpu) PetscCall(CheckGpuHotValues(A, "column-constant 140000 x 140000", "colconst", 5500));
     PetscCall(MatDestroy(&A));
     /* unique values: plain values, packed columns */
     PetscCall(RandomAIJ(1500, 1500, 8, 2, 13, &A));
