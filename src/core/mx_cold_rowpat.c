@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mx_cold_rowpat.h"
+#include "mx_cold_pack.h"
 #include "mx_core_internal.h"
 
 /* Patterns never outnumber MX_ROWPAT_MAX_ENTRIES + 1: every pattern but the empty one holds at least
@@ -27,6 +28,10 @@ size_t mx_rowpat_bytes_of(int32_t nrows, int32_t npat, int32_t nent) {
 }
 
 size_t mx_cold_rowpat_bytes(const mx_cold_rowpat *R) { return mx_rowpat_bytes_of(R->nrows, R->npat, R->nent); }
+
+int mx_rowpat_pays(int32_t nrows, int64_t nnz, int32_t npat, int32_t nent) {
+  return nnz > 0 && mx_rowpat_bytes_of(nrows, npat, nent) < mx_pack_bytes_floor(nrows, nnz);
+}
 
 /* ---- the encoder --------------------------------------------------------------------------------- */
 

@@ -64,6 +64,10 @@ size_t mx_cold_rowpat_bytes(const mx_cold_rowpat *R);
 /* The same from the counts alone (the GPU encoder's choice uses it). */
 size_t mx_rowpat_bytes_of(int32_t nrows, int32_t npat, int32_t nent);
 
+/* 1 iff AUTO keeps the form of these counts: the cold region has a nonzero (an empty one gains
+ * nothing) and the form takes fewer bytes than any pack AUTO could choose (mx_pack_bytes_floor). */
+int mx_rowpat_pays(int32_t nrows, int64_t nnz, int32_t npat, int32_t nent);
+
 /* y = C x + z (z == NULL: y = C x); y == z allowed. Row i summed left to right starting from z[i]
  * (or 0), s += v * x[c] as mx_cold_pack_spmv: bitwise the plain CPU cold kernel's y. */
 void mx_cold_rowpat_spmv(const mx_cold_rowpat *R, const double *x, const double *z, double *y);

@@ -316,17 +316,21 @@ int mx_cold_pack_dev_x(const mx_device *D, const double *x, cudaStream_t s, cons
 
 extern "C" int mx_device_compress(mx_device *D, const mx_pack_request *req) {
   if (!D || !req) return mx_fail("mx_device_compress: NULL argument");
-  mx_cold_pack_dev_free(D);
-  mx_cold_rowpat_dev_free(D);
   mx_hot_pack_dev_free(D);
-  D->rowpat_lost = 0;
-  if (req->form == MX_FORM_PACK && req->val == MX_VAL_PLAIN && req->idx == MX_IDX_PLAIN && req->row == MX_ROW_PLAIN) return 0; /* off */
   if (req->val == MX_PACK_AUTO) { /* the SE hot region's values (mx_hot_pack.cu) */
     mx_trace_step(nullptr);
     const int rc = mx_hot_pack_dev_build(D);
     mx_trace_step("compress (hot values)");
     if (rc) return 1;
   }
+  return mx_cold_compress_dev(D, req);
+}
+
+int mx_cold_compress_dev(mx_device *D, const mx_pack_request *req) {
+  mx_cold_pack_dev_free(D);
+  mx_cold_rowpat_dev_free(D);
+  D->rowpat_lost = 0;
+  if (req->form == MX_FORM_PACK && req->val == MX_VAL_PLAIN && req->idx == MX_IDX_PLAIN && req->row == MX_ROW_PLAIN) return 0; /* off */
   if (D->xhot_cold && D->xhot_n > 0) return 0; /* x-hot codes in the cold CSR: compression off */
   if (req->form != MX_FORM_PACK) { /* the row-pattern form first (mx_cold_rowpat.cu): kept where it pays */
     int kept;

@@ -376,6 +376,10 @@ int mx_cold_rowpat_dev_build(mx_device *D, const mx_pack_request *req, int *kept
     return forced ? mx_fail("mx_device_compress: row patterns forced, but %s", *why) : 0;
   }
   if (D->nrows == 0) return empty_form(D, req, kept, why);
+  if (D->cold_nnz == 0 && !forced) {
+    *why = "no cold nonzero"; /* nothing to gain (mx_rowpat_pays) */
+    return 0;
+  }
   mx_scratch W(0);
   rowpat_groups G = {0, nullptr, 0, nullptr, nullptr, nullptr, nullptr};
   if (group_rows(D, W, 0, &G)) return 1;
@@ -391,9 +395,9 @@ int mx_cold_rowpat_dev_build(mx_device *D, const mx_pack_request *req, int *kept
     mx_cold_rowpat_dev_free(D);
     return 1;
   }
-  const size_t bytes = mx_rowpat_bytes_of(D->nrows, D->rowpat->npat, D->rowpat->nent);
   if (D->rowpat->nent > MX_ROWPAT_MAX_ENTRIES) *why = "too many pattern entries";
-  else if (!forced && bytes >= mx_pack_bytes_floor(D->nrows, D->cold_nnz)) *why = "not fewer bytes than the packed form";
+  else if (!forced && !mx_rowpat_pays(D->nrows, D->cold_nnz, D->rowpat->npat, D->rowpat->nent))
+    *why = D->cold_nnz > 0 ? "not fewer bytes than the packed form" : "no cold nonzero";
   if (*why) {
     mx_cold_rowpat_dev_free(D);
     return forced ? mx_fail("mx_device_compress: row patterns forced, but %s", *why) : 0;
@@ -402,17 +406,17 @@ int mx_cold_rowpat_dev_build(mx_device *D, const mx_pack_request *req, int *kept
   return 0;
 }
 
-/* After a value refresh of D's cold_val: the form chosen again by the same request (the patterns
+/* After a value refresh of D's cold_val: the cold form chosen again by the same request (the patterns
  * of the new values, else the packed form by the request's encodings: a forced form that no longer
  * holds the values falls back to it, as a forced dictionary falls back to plain values). */
 int mx_cold_rowpat_dev_refresh(mx_device *D, cudaStream_t s) {
   if (!D->rowpat) return 0;
   mx_pack_request req = D->rowpat->req;
   MX_CUDA_TRY(cudaStreamSynchronize(s)); /* the refreshed values are read on the default stream */
-  int rc = mx_device_compress(D, &req);
+  int rc = mx_cold_compress_dev(D, &req); /* the hot values are refreshed on their own */
   if (rc && req.form == MX_FORM_ROWPAT && !D->rowpat) {
     req.form = MX_FORM_PACK;
-    rc = mx_device_compress(D, &req);
+    rc = mx_cold_compress_dev(D, &req);
   }
   D->rowpat_lost = !D->rowpat;
   return rc;

@@ -199,6 +199,9 @@ void mx_cold_pack_dev_free(mx_device *D);
  * chosen again by its request (mx_device_compress). info: the form's fields of *info (left as they
  * are without one). free: nothing without one. */
 int mx_cold_rowpat_dev_build(mx_device *D, const mx_pack_request *req, int *kept, const char **why);
+/* the cold half of mx_device_compress (mx_cold_pack.cu): D's pack and row-pattern form freed, then
+ * made again by req (row patterns where they pay, else a pack); the hot values are left alone */
+int mx_cold_compress_dev(mx_device *D, const mx_pack_request *req);
 int mx_cold_rowpat_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s);
 int mx_cold_rowpat_dev_refresh(mx_device *D, cudaStream_t s);
 int mx_cold_rowpat_dev_info(const mx_device *D, mx_device_pack_info *info);

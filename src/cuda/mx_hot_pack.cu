@@ -99,7 +99,7 @@ static int encode(mx_device *D, mx_hot_pack_dev *H) {
     H->enc = MX_VAL_DICT0;
     return 0;
   }
-  const bool colconst = !h[0] && !D->xhot_cold && 24.0 * (double)D->ncols < 8.0 * (double)n;
+  const bool colconst = !h[0] && !(D->xhot_cold && D->xhot_n > 0) && 24.0 * (double)D->ncols < 8.0 * (double)n;
   if (!colconst) return 0;
   if (mx_cuda_alloc_on(D, &H->s, (size_t)D->ncols, "hot pack: column constants") ||
       mx_cuda_alloc_on(D, &H->xs, (size_t)D->ncols, "hot pack: scaled x")) {

@@ -174,7 +174,7 @@ static PetscErrorCode MatXtractCompressHost(Mat A)
 
   PetscFunctionBegin;
   st = mx_cold_rowpat_build(&C, &x->RP);
-  if (st == MX_OK && mx_cold_rowpat_bytes(&x->RP) < mx_pack_bytes_floor(x->F.nrows, x->F.cold_nnz)) {
+  if (st == MX_OK && mx_rowpat_pays(x->RP.nrows, x->RP.nnz, x->RP.npat, x->RP.nent)) {
     x->rowpat = PETSC_TRUE;
     PetscCall(PetscInfo(A, "matxtract: cold region in row-pattern form: %d patterns, %d entries, %d-byte ids, %zu bytes vs %zu plain\n", (int)x->RP.npat, (int)x->RP.nent, x->RP.id_bytes, mx_cold_rowpat_bytes(&x->RP), mx_csr_bytes(x->F.nrows, x->F.cold_nnz)));
     PetscFunctionReturn(PETSC_SUCCESS);

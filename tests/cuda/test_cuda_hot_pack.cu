@@ -156,7 +156,8 @@ static void check_case(const Csr &A, mx_crux c, int xhot, bool finite, std::mt19
   const mx_pack_request autoq = mx_pack_request_of(MX_COMPRESS_AUTO);
   mx_device_pack_info info;
   expect(mx_device_compress(D, &autoq) == 0 && mx_device_compress_info(D, &info) == 0, tag + " compress: " + mx_device_last_error());
-  const mx_val_enc want = expected_encoding(F, false);
+  const bool xhot_cold = xhot > 0 && mx_device_xhot_cols(D) > 0; /* an explicit x-hot request codes the cold CSR too */
+  const mx_val_enc want = expected_encoding(F, xhot_cold);
   expect(info.hot_val_enc == want, tag + " hot encoding " + mx_val_enc_name(info.hot_val_enc) + ", expected " + mx_val_enc_name(want));
   const size_t slots = F.mode == MX_HOT_SE ? (size_t)F.se_nslots : 0;
   const size_t want_bytes = want == MX_VAL_PLAIN ? 12 * slots : 4 * slots + (want == MX_VAL_DICT0 ? 8 : 24 * (size_t)F.ncols);
@@ -180,7 +181,7 @@ static void check_case(const Csr &A, mx_crux c, int xhot, bool finite, std::mt19
       std::vector<double> se_new(slots);
       for (size_t k = 0; k < slots; ++k) se_new[k] = F.hot_src[k] >= 0 ? (*nv)[F.hot_src[k]] : 0.0;
       G.se_val = se_new.data();
-      const mx_val_enc now = expected_encoding(G, false);
+      const mx_val_enc now = expected_encoding(G, xhot_cold);
       mx_device_compress_info(D, &info);
       expect(info.hot_val_enc == now && info.hot_fell_back == (before != MX_VAL_PLAIN && now == MX_VAL_PLAIN),
              rtag + " encoding chosen again (" + mx_val_enc_name(info.hot_val_enc) + ", expected " + mx_val_enc_name(now) + ")");

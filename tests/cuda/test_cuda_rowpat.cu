@@ -189,7 +189,7 @@ static void check_refresh(const Csr &A, const mx_format &F, mx_device *D, const 
   const mx_csr cv = C.view();
   mx_cold_rowpat R;
   const bool held = mx_cold_rowpat_build(&cv, &R) == MX_OK;
-  const bool pays = held && (rq.form == MX_FORM_ROWPAT || mx_cold_rowpat_bytes(&R) < mx_pack_bytes_floor(C.nrows, C.nnz()));
+  const bool pays = held && (rq.form == MX_FORM_ROWPAT || mx_rowpat_pays(R.nrows, R.nnz, R.npat, R.nent));
   mx_device_pack_info info;
   mx_device_compress_info(D, &info);
   expect(info.rowpat == (int)pays && info.rowpat_lost == (int)!pays, tag + " form kept exactly where the new values allow");
@@ -213,7 +213,7 @@ static void check_matrix(const Csr &A, mx_crux c, bool finite, std::mt19937_64 &
   const mx_csr cv = {F.nrows, F.ncols, F.cold_rowptr, F.cold_col, F.cold_val};
   mx_cold_rowpat R;
   const bool held = mx_cold_rowpat_build(&cv, &R) == MX_OK;
-  const bool pays = held && mx_cold_rowpat_bytes(&R) < mx_pack_bytes_floor(F.nrows, F.cold_nnz);
+  const bool pays = held && mx_rowpat_pays(R.nrows, R.nnz, R.npat, R.nent);
   const size_t m = A.nrows;
   const std::vector<double> x = rand_vec(A.ncols, rng), z = rand_vec(m, rng);
   std::vector<double> ref(m);
