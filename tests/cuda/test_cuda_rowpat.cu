@@ -20,33 +20,8 @@
  *   - the merge kernel never takes the form (forced: refused); switching D to merge drops it;
  *     compress {plain, plain} removes it.
  * Usage: test_cuda_rowpat [small|race] [MATRICES_DIR]. Exit: 0 pass, 1 fail, 77 no GPU. */
-#include "cuda_test_util.h"
+#include "cuda_test_products.h"
 
-static long g_nan_payload_diffs = 0;
-
-/* a and b bitwise equal, NaNs matching whatever their payloads (IEEE 754 leaves open which operand's
- * payload an add of two NaNs returns; test_cuda_cold_pack.cu says more) */
-static bool bitwise_equal(const std::vector<double> &a, const std::vector<double> &b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    uint64_t ua, ub;
-    memcpy(&ua, &a[i], sizeof ua);
-    memcpy(&ub, &b[i], sizeof ub);
-    if (ua == ub) continue;
-    if (std::isnan(a[i]) && std::isnan(b[i])) {
-      ++g_nan_payload_diffs;
-      continue;
-    }
-    printf("  y[%zu]: %016llx vs %016llx\n", i, (unsigned long long)ua, (unsigned long long)ub);
-    return false;
-  }
-  return true;
-}
-
-template <typename T>
-static bool same_array(const T *a, const T *b, size_t n) {
-  return n == 0 || (a && b && memcmp(a, b, n * sizeof(T)) == 0);
-}
 
 /* D holds the row-pattern form and it equals R byte for byte */
 static void expect_device_rowpat(mx_device *D, const mx_cold_rowpat &R, const std::string &tag) {
@@ -67,42 +42,6 @@ static void expect_device_rowpat(mx_device *D, const mx_cold_rowpat &R, const st
   mx_cold_rowpat_free(&G);
 }
 
-/* y = D x (+ z) on host vectors through D's staging buffers */
-static std::vector<double> product(mx_device *D, const std::vector<double> &x, const std::vector<double> *z, size_t m) {
-  std::vector<double> y(m, NAN);
-  if (mx_device_spmv_host(D, x.data(), z ? z->data() : nullptr, y.data(), nullptr))
-    expect(false, std::string("spmv_host: ") + mx_device_last_error());
-  return y;
-}
-
-/* y = D x + y in place on device vectors */
-static std::vector<double> product_in_place(mx_device *D, const std::vector<double> &x, const std::vector<double> &z) {
-  DevVec dx(x.size()), dy(z.size());
-  dx.put(x);
-  dy.put(z);
-  if (mx_device_spmv(D, dx.p, dy.p, dy.p, nullptr)) expect(false, std::string("spmv in place: ") + mx_device_last_error());
-  CK(cudaDeviceSynchronize());
-  return dy.get();
-}
-
-struct Products {
-  std::vector<double> y, yz, yin;
-};
-static Products products(mx_device *D, const std::vector<double> &x, const std::vector<double> &z, size_t m) {
-  return {product(D, x, nullptr, m), product(D, x, &z, m), product_in_place(D, x, z)};
-}
-static void expect_same_products(const Products &a, const Products &b, const std::string &tag) {
-  expect(bitwise_equal(a.y, b.y), tag + " y = A x bitwise equal to the plain segment kernel");
-  expect(bitwise_equal(a.yz, b.yz), tag + " y = A x + z bitwise equal");
-  expect(bitwise_equal(a.yin, b.yin), tag + " y = A x + y in place bitwise equal");
-}
-
-static bool all_finite(const std::vector<double> &v) {
-  for (double d : v)
-    if (!std::isfinite(d)) return false;
-  return true;
-}
-
 /* ---- matrices and values ------------------------------------------------------------------------- */
 
 enum Family { KEEP, ONES, FEW, SPECIAL };
@@ -121,20 +60,6 @@ static Csr with_values(const Csr &A0, Family f, uint64_t seed) {
     if (f == FEW) A.val[p] = (double)(rng() % 3) - 1.0;
     if (f == SPECIAL) A.val[p] = special[(A.col[p] + 3 * (p > 0 ? A.col[p - 1] : 0)) % 7]; /* repeats along a stencil */
   }
-  return A;
-}
-
-static Csr generated(const char *spec) {
-  Csr A;
-  mx_io_csr B;
-  char err[512];
-  memset(&B, 0, sizeof B);
-  if (mx_gen(spec, 0, &B, err, sizeof err)) {
-    expect(false, std::string(spec) + " gen: " + err);
-    return A;
-  }
-  from_io(spec, B, &A);
-  mx_io_csr_free(&B);
   return A;
 }
 

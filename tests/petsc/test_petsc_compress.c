@@ -90,6 +90,26 @@ static PetscErrorCode ToMatXtract(Mat A, const char *compress, PetscReal tc, Pet
 }
 
 
+/* B's -mat_view ::ascii_info into buf (rank 0's diagonal block under MPI), through view_path */
+static PetscErrorCode ViewInfo(Mat B, char *buf, size_t size)
+{
+  PetscViewer viewer;
+  FILE       *f;
+  size_t      n;
+
+  PetscFunctionBegin;
+  PetscCall(PetscViewerASCIIOpen(PETSC_COMM_WORLD, view_path, &viewer));
+  PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(MatView(B, viewer));
+  PetscCall(PetscViewerPopFormat(viewer));
+  PetscCall(PetscViewerDestroy(&viewer));
+  f      = fopen(view_path, "r");
+  n      = f ? fread(buf, 1, size - 1, f) : 0;
+  buf[n] = 0;
+  if (f) fclose(f);
+  PetscFunctionReturn(0);
+}
+
 /* info's values are `values`: "patterns" = the row-pattern form, else that value encoding of a pack */
 static PetscBool ValuesAre(const MatXtractInfo *info, const char *values)
 {
@@ -118,19 +138,8 @@ static PetscErrorCode CheckEncodings(Mat B, const char *values, const char *colu
   } else PetscCall(ExpectAll((PetscBool)(info.compress_note != NULL && info.packed_bytes_per_nnz == info.plain_bytes_per_nnz), "not packed: a note says why, plain bytes", name));
   /* -mat_view ::ascii_info (rank 0's diagonal block under MPI) */
   {
-    PetscViewer viewer;
-    FILE       *f;
-    size_t      n;
-    char        want[128];
-    PetscCall(PetscViewerASCIIOpen(PETSC_COMM_WORLD, view_path, &viewer));
-    PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO));
-    PetscCall(MatView(B, viewer));
-    PetscCall(PetscViewerPopFormat(viewer));
-    PetscCall(PetscViewerDestroy(&viewer));
-    f      = fopen(view_path, "r");
-    n      = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    buf[n] = 0;
-    if (f) fclose(f);
+    char want[128];
+    PetscCall(ViewInfo(B, buf, sizeof buf));
     if (patterns) PetscCall(PetscSNPrintf(want, sizeof want, "cold region in row-pattern form (-mat_matxtract_compress %s): %" PetscInt_FMT " row patterns", pack_on, info.compress_row_patterns));
     else if (packed && values) PetscCall(PetscSNPrintf(want, sizeof want, "cold region packed (-mat_matxtract_compress %s): values %s", pack_on, values));
     else if (packed) PetscCall(PetscSNPrintf(want, sizeof want, "cold region packed"));
@@ -417,9 +426,6 @@ static PetscErrorCode CheckGpuHotValues(Mat A, const char *name, const char *val
   for (int c = 0; c < 2; c++) {
     Mat           B;
     MatXtractInfo info;
-    PetscViewer   viewer;
-    FILE         *f;
-    size_t        n;
     char          label[256], want[128], buf[8192] = "";
     const char   *expect = c == 0 ? values : "plain";
     PetscCall(PetscSNPrintf(label, sizeof label, "%s SE crux (1,1) compress %s", name, compress[c]));
@@ -430,15 +436,7 @@ static PetscErrorCode CheckGpuHotValues(Mat A, const char *name, const char *val
     PetscCall(MatXtractGetInfo(B, &info));
     PetscCall(PetscSNPrintf(want, sizeof want, "SE hot values %s (expected %s), %g bytes per slot", info.compress_hot_values, expect, info.hot_bytes_per_slot));
     PetscCall(ExpectAll((PetscBool)(!strcmp(info.compress_hot_values, expect) && info.hot_bytes_per_slot > 0 && (c == 1) == (info.hot_bytes_per_slot == 12.0)), want, label));
-    PetscCall(PetscViewerASCIIOpen(PETSC_COMM_WORLD, view_path, &viewer));
-    PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO));
-    PetscCall(MatView(B, viewer));
-    PetscCall(PetscViewerPopFormat(viewer));
-    PetscCall(PetscViewerDestroy(&viewer));
-    f      = fopen(view_path, "r");
-    n      = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    buf[n] = 0;
-    if (f) fclose(f);
+    PetscCall(ViewInfo(B, buf, sizeof buf));
     PetscCall(PetscSNPrintf(want, sizeof want, "SE hot region values %s:", expect));
     PetscCall(Expect((PetscBool)(strstr(buf, want) != NULL), "-mat_view shows the SE hot values' encoding", label));
     PetscCall(MatDestroy(&B));
