@@ -437,7 +437,7 @@ void mx_cold_pack_scale(mx_cold_pack *P, double alpha) {
 #define MX_ALWAYS_INLINE inline
 #endif
 
-/* y[i] = z[i] (or 0) + sum_p value(p) * x[col(p)], left to right, as cold_mult of mx_spmv.c, with the
+/* y[i] = z[i] (or 0) + sum_p value(p) * x[col(p)], left to right, as mx_cold_mult of mx_spmv.c, with the
  * encodings ve, ie as parameters: each call in mx_cold_pack_spmv passes literals, so every copy is
  * specialised and decodes without a per-nonzero switch (the generic mx_pack_col/mx_pack_val loop was
  * 2.4x slower than the plain CSR kernel on kron:14:8). */

@@ -172,7 +172,7 @@ mx_status mx_cold_rowpat_build(const mx_csr *C, mx_cold_rowpat *R) {
 #endif
 
 /* y[i] = z[i] (or 0) + sum_k pat_val[k] * x[i + pat_off[k]] over row i's pattern, left to right:
- * the expression of cold_mult (mx_spmv.c) and pack_rows (mx_cold_pack.c), so y is bitwise theirs.
+ * the expression of mx_cold_mult (mx_spmv.c) and pack_rows (mx_cold_pack.c), so y is bitwise theirs.
  * id_bytes is a literal in each call of mx_cold_rowpat_spmv: one copy per id width. z[i] is read
  * before y[i] is written, so y == z works. */
 static MX_ALWAYS_INLINE void rowpat_rows(const mx_cold_rowpat *R, int id_bytes, const double *x, const double *z, double *y) {

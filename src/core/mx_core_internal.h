@@ -79,4 +79,12 @@ mx_status mx_cold_csr_build(const mx_csr *A, const mx_crux_sel *S, mx_format *F)
 /* y[hot rows] += H x in chunk order (the hot half of mx_spmv; nothing without a hot part). */
 void mx_hot_add(const mx_format *F, const double *x, double *y);
 
+/* y = C x + z (z == NULL: y = C x; y == z allowed) for F's plain cold CSR C: the cold half of mx_spmv,
+ * each row summed left to right from z[i] (or 0) as AIJ does. */
+void mx_cold_mult(const mx_format *F, const double *x, const double *z, double *y);
+
+/* y[hr[r]] += acc[r] for the real rows r < MX_CHUNK_ROWS of a hot chunk (hr[r] = -1: padding): the
+ * store of every CPU hot kernel, so packed and plain ones add alike. */
+void mx_chunk_store_add(const int32_t *hr, const double *acc, double *y);
+
 #endif

@@ -6,8 +6,9 @@
 
 /* y[i] = (z[i] + Cx[p0] x[Cj[p0]]) + Cx[p1] x[Cj[p1]] + ... over the cold row i, summed left to
  * right from z[i] (0 when z == NULL) exactly as AIJ's MatMult/MatMultAdd do, so that crux (0,0)
- * is bitwise identical to AIJ. y == z allowed: z[i] is read before y[i] is written. */
-static void cold_mult(const mx_format *F, const double *x, const double *z, double *y) {
+ * is bitwise identical to AIJ. y == z allowed: z[i] is read before y[i] is written. (Declared in
+ * mx_core_internal.h: mx_spmv_compressed falls back to it.) */
+void mx_cold_mult(const mx_format *F, const double *x, const double *z, double *y) {
   const int32_t m = F->nrows, *Cp = F->cold_rowptr, *Cj = F->cold_col;
   const double *Cx = F->cold_val;
   for (int32_t i = 0; i < m; i++) {
@@ -17,8 +18,9 @@ static void cold_mult(const mx_format *F, const double *x, const double *z, doub
   }
 }
 
-/* y[hot_row[q*8+r]] += acc[r] for the real rows of chunk q. */
-static inline void chunk_store_add(const int32_t *hr, const double *acc, double *y) {
+/* y[hot_row[q*8+r]] += acc[r] for the real rows of chunk q. (Declared in mx_core_internal.h: the
+ * packed SE kernel stores through it too.) */
+void mx_chunk_store_add(const int32_t *hr, const double *acc, double *y) {
   for (int r = 0; r < MX_CHUNK_ROWS; r++)
     if (hr[r] >= 0) y[hr[r]] += acc[r];
 }
@@ -40,7 +42,7 @@ static void hot_add_du(const mx_format *F, const double *x, double *y) {
         acc[bit / MX_BLOCK_COLS] += *bv++ * xb[bit % MX_BLOCK_COLS];
       }
     }
-    chunk_store_add(F->hot_row + (int64_t)q * MX_CHUNK_ROWS, acc, y);
+    mx_chunk_store_add(F->hot_row + (int64_t)q * MX_CHUNK_ROWS, acc, y);
   }
 }
 
@@ -53,7 +55,7 @@ static void hot_add_se(const mx_format *F, const double *x, double *y) {
     for (int32_t s = sp[q]; s < sp[q + 1]; s += MX_CHUNK_ROWS)
       for (int r = 0; r < MX_CHUNK_ROWS; r++)
         if (col[s + r] >= 0) acc[r] += v[s + r] * x[col[s + r]];
-    chunk_store_add(F->hot_row + (int64_t)q * MX_CHUNK_ROWS, acc, y);
+    mx_chunk_store_add(F->hot_row + (int64_t)q * MX_CHUNK_ROWS, acc, y);
   }
 }
 
@@ -65,13 +67,13 @@ void mx_hot_add(const mx_format *F, const double *x, double *y) {
 
 /* y = A x. */
 void mx_spmv(const mx_format *F, const double *x, double *y) {
-  cold_mult(F, x, NULL, y);
+  mx_cold_mult(F, x, NULL, y);
   mx_hot_add(F, x, y);
 }
 
-/* y = A x + z (y == z allowed: cold_mult reads z[i] before writing y[i]). */
+/* y = A x + z (y == z allowed: mx_cold_mult reads z[i] before writing y[i]). */
 void mx_spmv_add(const mx_format *F, const double *x, const double *z, double *y) {
-  cold_mult(F, x, z, y);
+  mx_cold_mult(F, x, z, y);
   mx_hot_add(F, x, y);
 }
 

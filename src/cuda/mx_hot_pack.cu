@@ -3,9 +3,10 @@
  * one value PER COLUMN (MX_VAL_COLCONST: a PageRank transition matrix, a_ij = 1/outdeg(j)), so that
  * the SE kernel reads 4 bytes per slot (its column code) instead of 12.
  *
- * Chosen on the GPU by the bytes a product moves, like the cold pack (mx_cold_pack_choose): DICT0 8
- * bytes in all; COLCONST 24 per column (s_j, and per product x read and xs = s .* x written, then
- * gathered where x was); plain values 8 per slot. Values compare by bit pattern. The SE kernel
+ * Chosen on the GPU by the bytes a product moves, by the host's rule (mx_hot_values_choose,
+ * src/core/mx_hot_pack.h: the host's mx_hot_pack_build decides alike): DICT0 8 bytes in all;
+ * COLCONST 24 per column (s_j, and per product x read and xs = s .* x written, then gathered where x
+ * was); plain values 8 per slot. Values compare by bit pattern. The SE kernel
  * rounds each product before adding it (no fused multiply-add), so one * x_c == v * x_c and
  * 1.0 * xs_c == round(s_c x_c) == v * x_c: y is bitwise the plain kernel's. COLCONST only while
  * x-hot does not code the cold CSR (the x-hot buffer is then the hot kernel's alone and is gathered
@@ -94,13 +95,13 @@ static int encode(mx_device *D, mx_hot_pack_dev *H) {
   mx_hpack_check<<<hp_blocks(n), MX_HPACK_THREADS>>>(n, D->se_col, D->se_val, D->xhot_col, s, flags + 2, flags);
   MX_LAUNCH_CHECK("hot pack: check");
   MX_CUDA_TRY(cudaMemcpy(h, flags, 2 * sizeof(int), cudaMemcpyDeviceToHost));
-  if (!h[1]) {
+  const mx_val_enc e = mx_hot_values_choose(!h[1], !h[0], D->xhot_cold && D->xhot_n > 0, D->ncols, n); /* the host's rule */
+  if (e == MX_VAL_DICT0) {
     MX_CUDA_TRY(cudaMemcpy(&H->one, D->se_val + h[2], sizeof(double), cudaMemcpyDeviceToHost));
     H->enc = MX_VAL_DICT0;
     return 0;
   }
-  const bool colconst = !h[0] && !(D->xhot_cold && D->xhot_n > 0) && 24.0 * (double)D->ncols < 8.0 * (double)n;
-  if (!colconst) return 0;
+  if (e != MX_VAL_COLCONST) return 0;
   if (mx_cuda_alloc_on(D, &H->s, (size_t)D->ncols, "hot pack: column constants") ||
       mx_cuda_alloc_on(D, &H->xs, (size_t)D->ncols, "hot pack: scaled x")) {
     free_arrays(D, H);

@@ -5,7 +5,7 @@
 
 #include "mx_device_impl.h"
 extern "C" {
-#include "../core/mx_cold_pack.h" /* mx_val_enc */
+#include "../core/mx_hot_pack.h" /* mx_val_enc, mx_hot_values_choose */
 }
 
 struct mx_hot_pack_dev {

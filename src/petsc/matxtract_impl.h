@@ -14,6 +14,7 @@
 #include "core/mx_format.h"
 #include "core/mx_cold_pack.h"
 #include "core/mx_cold_rowpat.h"
+#include "core/mx_hot_pack.h"
 #include "core/mx_predictor.h"
 #include "cuda/mx_device.h"
 
@@ -127,6 +128,9 @@ typedef struct {
   mx_cold_rowpat RP;
   PetscBool      rowpat;         /* RP holds the row-pattern form (CPU; never beside a pack) */
   PetscBool      patterns_lost;  /* CPU: the last value refresh found the row patterns no longer hold the values */
+  mx_hot_pack    HP;             /* CPU, compress on: F's SE values packed (PLAIN: F's own are read) */
+  PetscBool      hot_pack_on;    /* CPU: HP is chosen at builds and refreshes (compress on) */
+  PetscBool      hot_fell_back;  /* CPU: the last value refresh no longer fit HP's encoding */
   mx_cold_pack P;
   PetscBool    packed;       /* P holds a pack (CPU) */
   PetscBool    pack_pending; /* GPU, compress auto: packed once the MatMult time spent pays for it (MatXtractPackBeforeMult) */

@@ -99,6 +99,9 @@ static void MatXtractFreeFormats(Mat_MatXtract *x)
   mx_format_free(&x->Ft);
   mx_cold_pack_free(&x->P);
   mx_cold_rowpat_free(&x->RP);
+  mx_hot_pack_free(&x->HP);
+  x->hot_pack_on   = PETSC_FALSE;
+  x->hot_fell_back = PETSC_FALSE;
   x->packed        = PETSC_FALSE;
   x->rowpat        = PETSC_FALSE;
   x->patterns_lost = PETSC_FALSE;
@@ -162,10 +165,24 @@ static PetscErrorCode MatXtractPackGuard(Mat A, double t_plain)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The third cascade on the host (compress on, CPU MatMult): F's cold CSR in row-pattern form where
- * it holds it in fewer bytes than any pack could (mx_pack_bytes_floor), else packed by exact bytes
- * (or left plain). Never fatal: out of host memory leaves the cold region plain (pack_note says so). */
-static PetscErrorCode MatXtractCompressHost(Mat A)
+/* F's SE values packed on the host (compress on, CPU MatMult): one value or column constants where
+ * they hold (mx_hot_pack_build), else plain; out of host memory leaves them plain (-info says so). */
+static PetscErrorCode MatXtractCompressHostHot(Mat A)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  x->hot_pack_on = PETSC_TRUE;
+  if (mx_hot_pack_build(&x->F, &x->HP) == MX_ERR_MEM) PetscCall(PetscInfo(A, "matxtract: packing the SE hot values: out of host memory: they stay plain\n"));
+  else if (x->HP.enc != MX_VAL_PLAIN) PetscCall(PetscInfo(A, "matxtract: SE hot region values packed: %s, %zu bytes vs %zu plain\n", mx_val_enc_name(x->HP.enc), mx_hot_pack_bytes(&x->F, &x->HP), (size_t)12 * (size_t)x->F.se_nslots));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The cold half of the third cascade on the host (compress on, CPU MatMult): F's cold CSR in
+ * row-pattern form where it holds it in fewer bytes than any pack could (mx_pack_bytes_floor), else
+ * packed by exact bytes (or left plain). Never fatal: out of host memory leaves the cold region
+ * plain (pack_note says so). */
+static PetscErrorCode MatXtractCompressHostCold(Mat A)
 {
   Mat_MatXtract        *x   = (Mat_MatXtract *)A->spptr;
   const mx_pack_request req = mx_pack_request_of(MX_COMPRESS_AUTO);
@@ -200,7 +217,7 @@ static PetscErrorCode MatXtractCompressHost(Mat A)
  * (mx_device_compress: the row-pattern form where it pays under the segment kernel, unless the
  * amortised attempt already found none, else a pack: D's segment and merge cold kernels read it; the
  * guard times it against plain, whose time t_plain is given, or timed here when 0) or, under on only,
- * on the host (MatXtractCompressHost: the CPU MatMult reads it; auto leaves the CPU path plain, see
+ * on the host (MatXtractCompressHostHot, MatXtractCompressHostCold: the CPU MatMult reads them; auto leaves the CPU path plain, see
  * MatXtractCompressChoice in matxtract_impl.h). Never fatal: a failure (out of memory on either side) leaves the
  * cold region plain, and -info says why. The transpose shadow stays plain. */
 static PetscErrorCode MatXtractCompress(Mat A, PetscLogDouble t_plain_known)
@@ -240,7 +257,10 @@ static PetscErrorCode MatXtractCompress(Mat A, PetscLogDouble t_plain_known)
     if (pi.hot_val_enc != MX_VAL_PLAIN && !(x->pack_note && strstr(x->pack_note, "guard"))) PetscCall(PetscInfo(A, "matxtract: SE hot region values packed on the GPU: %s, %zu bytes vs %zu plain\n", mx_val_enc_name(pi.hot_val_enc), pi.hot_bytes, pi.hot_plain_bytes));
     if (pi.packed && !x->pack_note && pi.rowpat) PetscCall(PetscInfo(A, "matxtract: cold region in row-pattern form on the GPU: %d patterns, %d entries, %d-byte ids, %zu bytes vs %zu plain\n", (int)pi.npat, (int)pi.nent, pi.id_bytes, pi.bytes, pi.plain_bytes));
     else if (pi.packed && !x->pack_note) PetscCall(PetscInfo(A, "matxtract: cold region packed on the GPU: values %s, columns %s, row pointers %s, %zu bytes vs %zu plain\n", mx_val_enc_name(pi.val_enc), mx_idx_enc_name(pi.idx_enc), mx_row_enc_name(pi.row_enc), pi.bytes, pi.plain_bytes));
-  } else PetscCall(MatXtractCompressHost(A));
+  } else {
+    PetscCall(MatXtractCompressHostHot(A));
+    PetscCall(MatXtractCompressHostCold(A));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -533,6 +553,7 @@ static PetscErrorCode MatXtractReportRepack(Mat A)
     prev = pi.prev_val_enc, now = pi.val_enc, fell_back = pi.fell_back;
   } else {
     if (x->patterns_lost) PetscCall(PetscInfo(A, "matxtract: the new values no longer fit the row patterns: %s\n", x->packed ? "packed" : "plain"));
+    if (x->hot_fell_back) PetscCall(PetscInfo(A, "matxtract: the new values no longer fit the SE hot values' packed encoding: plain values\n"));
     if (!x->packed) PetscFunctionReturn(PETSC_SUCCESS);
     prev = x->P.prev_val_enc, now = x->P.val_enc, fell_back = x->P.fell_back;
   }
@@ -556,10 +577,17 @@ static PetscErrorCode MatXtractRefresh(Mat A)
   else {
     mx_format_refresh_values(&x->F, (const double *)aa);
     x->patterns_lost = PETSC_FALSE;
+    x->hot_fell_back = PETSC_FALSE;
+    if (x->hot_pack_on) { /* the SE values' encoding chosen again */
+      const mx_val_enc prev = x->HP.enc;
+      mx_hot_pack_free(&x->HP);
+      PetscCall(MatXtractCompressHostHot(A));
+      x->hot_fell_back = (PetscBool)(prev != MX_VAL_PLAIN && x->HP.enc == MX_VAL_PLAIN);
+    }
     if (x->rowpat) { /* the form chosen again for the new values: their patterns, else a pack */
       mx_cold_rowpat_free(&x->RP);
       x->rowpat = PETSC_FALSE;
-      PetscCall(MatXtractCompressHost(A));
+      PetscCall(MatXtractCompressHostCold(A));
       x->patterns_lost = (PetscBool)!x->rowpat;
     } else if (x->packed && mx_cold_pack_refresh(&x->P, (const double *)aa, x->F.cold_src) != MX_OK) {
       /* out of host memory: the pack lost its values; F's plain cold CSR is right */
@@ -714,10 +742,9 @@ static PetscErrorCode MatXtractApply(Mat A, PetscBool transpose, Vec xx, Vec zz,
     } else if (!transpose) {
       PetscLogDouble t0, t1;
       PetscCall(PetscTime(&t0));
-      if (x->rowpat) mx_cold_rowpat_spmv_format(&x->F, &x->RP, xd, zz ? zd : NULL, yd); /* bitwise equal to the plain kernels */
-      else if (MatXtractPackActive(x)) mx_cold_pack_spmv_format(&x->F, &x->P, xd, zz ? zd : NULL, yd); /* bitwise equal to the plain kernels */
-      else if (zz) mx_spmv_add(&x->F, xd, zd, yd);
-      else mx_spmv(&x->F, xd, yd);
+      /* the cold part by the row-pattern form, else the pack, else plain; the hot part by its packed
+       * values, else plain: bitwise equal to mx_spmv / mx_spmv_add */
+      mx_spmv_compressed(&x->F, x->rowpat ? &x->RP : NULL, MatXtractPackActive(x) ? &x->P : NULL, &x->HP, xd, zz ? zd : NULL, yd);
       PetscCall(PetscTime(&t1));
       *cpu_seconds = t1 - t0;
     } else {
@@ -973,7 +1000,11 @@ static PetscErrorCode MatXtractPackGetInfo(Mat A, MatXtractInfo *info)
     if (info->compress_packed) bytes = mx_cold_pack_bytes(&x->P);
     else if (!x->pack_note) info->compress_note = "not packed (plain values and columns)";
   }
-  if (!x->D) info->compress_patterns_lost = x->patterns_lost;
+  if (!x->D) {
+    info->compress_patterns_lost = x->patterns_lost;
+    info->compress_hot_values    = mx_val_enc_name(x->HP.enc);
+    info->hot_bytes_per_slot     = x->F.mode == MX_HOT_SE && x->F.se_nslots > 0 ? (double)mx_hot_pack_bytes(&x->F, &x->HP) / (double)x->F.se_nslots : 0.0;
+  }
   info->packed_bytes_per_nnz = cold > 0 ? (double)bytes / cold : 0.0;
   info->plain_bytes_per_nnz  = cold > 0 ? (double)plain / cold : 0.0;
   PetscFunctionReturn(PETSC_SUCCESS);

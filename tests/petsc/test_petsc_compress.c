@@ -415,10 +415,10 @@ static PetscErrorCode CheckGpuExpectedMultsPack(Mat A, const char *name)
 
 /* Products under auto and off, and the encodings auto chose (values, columns; NULL: not checked;
  * packed 0: plain is smallest). */
-/* GPU: the whole matrix hot in SE mode (crux (1,1), -mat_matxtract_mode se) packs its SE values as
- * `values` ("dict0", "colconst") under compress on and keeps them plain under off; products vs AIJ,
- * MatXtractInfo and -mat_view's line. */
-static PetscErrorCode CheckGpuHotValues(Mat A, const char *name, const char *values, uint64_t seed)
+/* The whole matrix hot in SE mode (crux (1,1), -mat_matxtract_mode se) packs its SE values as
+ * `values` ("dict0", "colconst") under compress on (on the GPU, or on the host for the CPU MatMult)
+ * and keeps them plain under off; products vs AIJ, MatXtractInfo and -mat_view's line. */
+static PetscErrorCode CheckHotValues(Mat A, const char *name, const char *values, uint64_t seed)
 {
   const char *compress[] = {pack_on, "off"};
 
@@ -529,14 +529,14 @@ int main(int argc, char **argv)
     /* an unweighted graph: one value */
     PetscCall(RandomAIJ(2000, 2000, 10, 0, 11, &A));
     PetscCall(CheckMatrix(A, "ones 2000 x 2000", "dict0", "delta16", PETSC_TRUE, 4000));
-    if (on_gpu) PetscCall(CheckGpuHotValues(A, "ones 2000 x 2000", "dict0", 4500));
+    PetscCall(CheckHotValues(A, "ones 2000 x 2000", "dict0", 4500));
     PetscCall(MatDestroy(&A));
     /* column-constant (PageRank's transition matrix: a_ij = s_j): one value per column, more than a
      * dictionary holds (> 65536 in each diagonal block on 1 or 2 ranks: colconst is then the only
      * value encoding that fits, also under a rule that prefers any dictionary that pays) */
     PetscCall(RandomAIJ(140000, 140000, 8, 1, 12, &A));
     PetscCall(CheckMatrix(A, "column-constant 140000 x 140000", "colconst", NULL, PETSC_TRUE, 5000));
-    if (on_gpu) PetscCall(CheckGpuHotValues(A, "column-constant 140000 x 140000", "colconst", 5500));
+    PetscCall(CheckHotValues(A, "column-constant 140000 x 140000", "colconst", 5500));
     PetscCall(MatDestroy(&A));
     /* unique values: plain values, packed columns */
     PetscCall(RandomAIJ(1500, 1500, 8, 2, 13, &A));
