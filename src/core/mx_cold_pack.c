@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "mx_cold_pack.h"
-#include "mx_core_internal.h"
 
 /* ---- requests and names ------------------------------------------------------------------------ */
 
@@ -484,11 +483,6 @@ void mx_cold_pack_spmv(const mx_cold_pack *P, const double *x, const double *z, 
     case MX_IDX_DELTA16: pack_rows_idx(P, MX_IDX_DELTA16, x, z, y); break;
     default: pack_rows_idx(P, MX_IDX_PLAIN, x, z, y); break;
   }
-}
-
-void mx_cold_pack_spmv_format(const mx_format *F, const mx_cold_pack *P, const double *x, const double *z, double *y) {
-  mx_cold_pack_spmv(P, x, z, y);
-  mx_hot_add(F, x, y);
 }
 
 void mx_cold_pack_expand(const mx_cold_pack *P, int32_t *rowptr, int32_t *col, double *val) {

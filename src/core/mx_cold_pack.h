@@ -180,10 +180,6 @@ void mx_cold_pack_scale(mx_cold_pack *P, double alpha);
  * exactly as the plain cold kernel of mx_spmv.c, so every y[i] is bitwise equal to it. */
 void mx_cold_pack_spmv(const mx_cold_pack *P, const double *x, const double *z, double *y);
 
-/* y = A x + z for the whole format F whose cold part P packs (P built from F's cold CSR): the packed
- * cold kernel, then F's hot part; bitwise equal to mx_spmv (z == NULL) / mx_spmv_add of F. */
-void mx_cold_pack_spmv_format(const mx_format *F, const mx_cold_pack *P, const double *x, const double *z, double *y);
-
 /* Back to plain CSR (caller's arrays: nrows+1, nnz, nnz): the cold CSR P was built from. */
 void mx_cold_pack_expand(const mx_cold_pack *P, int32_t *rowptr, int32_t *col, double *val);
 

@@ -6,7 +6,6 @@
 
 #include "mx_cold_rowpat.h"
 #include "mx_cold_pack.h"
-#include "mx_core_internal.h"
 
 /* Patterns never outnumber MX_ROWPAT_MAX_ENTRIES + 1: every pattern but the empty one holds at least
  * one entry. So 16-bit ids always suffice (no third id width), and the hash table below is sized
@@ -195,11 +194,6 @@ static MX_ALWAYS_INLINE void rowpat_rows(const mx_cold_rowpat *R, int id_bytes, 
 void mx_cold_rowpat_spmv(const mx_cold_rowpat *R, const double *x, const double *z, double *y) {
   if (R->id_bytes == 1) rowpat_rows(R, 1, x, z, y);
   else rowpat_rows(R, 2, x, z, y);
-}
-
-void mx_cold_rowpat_spmv_format(const mx_format *F, const mx_cold_rowpat *R, const double *x, const double *z, double *y) {
-  mx_cold_rowpat_spmv(R, x, z, y);
-  mx_hot_add(F, x, y);
 }
 
 void mx_cold_rowpat_expand(const mx_cold_rowpat *R, int32_t *rowptr, int32_t *col, double *val) {

@@ -72,10 +72,6 @@ int mx_rowpat_pays(int32_t nrows, int64_t nnz, int32_t npat, int32_t nent);
  * (or 0), s += v * x[c] as mx_cold_pack_spmv: bitwise the plain CPU cold kernel's y. */
 void mx_cold_rowpat_spmv(const mx_cold_rowpat *R, const double *x, const double *z, double *y);
 
-/* y = A x + z for the whole format F whose cold part R holds (R built from F's cold CSR): the
- * row-pattern cold kernel, then F's hot part; bitwise equal to mx_spmv (z == NULL) / mx_spmv_add. */
-void mx_cold_rowpat_spmv_format(const mx_format *F, const mx_cold_rowpat *R, const double *x, const double *z, double *y);
-
 /* Back to plain CSR (caller's arrays: nrows+1, nnz, nnz): the cold CSR R was built from. */
 void mx_cold_rowpat_expand(const mx_cold_rowpat *R, int32_t *rowptr, int32_t *col, double *val);
 

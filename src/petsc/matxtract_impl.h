@@ -122,8 +122,8 @@ typedef struct {
   mx_device *D, *Dt;
 
   /* the third cascade (-mat_matxtract_compress auto): on the CPU the row-pattern form (RP) or the
-   * packed form (P) of F's cold CSR, which the CPU MatMult reads (mx_cold_rowpat_spmv_format,
-   * mx_cold_pack_spmv_format); on the GPU D holds its own (mx_device_compress). pack_note says why
+   * packed form (P) of F's cold CSR and F's SE values packed (HP), which the CPU MatMult reads
+   * (mx_spmv_compressed); on the GPU D holds its own (mx_device_compress). pack_note says why
    * the cold region is not packed (NULL when it is). */
   mx_cold_rowpat RP;
   PetscBool      rowpat;         /* RP holds the row-pattern form (CPU; never beside a pack) */

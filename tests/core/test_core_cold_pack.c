@@ -11,6 +11,7 @@
  * PageRank transition (column-constant), unique values, empty rows, empty, 1 row, rectangular,
  * signed zeros and NaN/inf bit patterns, a row too long for 16-bit row offsets. */
 #include "core/mx_cold_pack.h"
+#include "core/mx_hot_pack.h"
 #include "io/mx_io.h"
 #include "test_util.h"
 
@@ -104,11 +105,11 @@ static void check_pack_products(const mx_cold_pack *P, const mx_format *F, const
   CHECK(bits_equal(y, w, m), "%s: z = C x + z (in place) not bitwise equal", what);
   /* the whole format: packed cold part + hot part == mx_spmv / mx_spmv_add of F */
   mx_spmv(F, x, y);
-  mx_cold_pack_spmv_format(F, P, x, NULL, yp);
+  mx_spmv_compressed(F, NULL, P, NULL, x, NULL, yp);
   CHECK(bits_equal(y, yp, m), "%s: packed format y = A x not bitwise equal to mx_spmv", what);
   mx_spmv_add(F, x, z, y);
   memcpy(w, z, (size_t)m * 8);
-  mx_cold_pack_spmv_format(F, P, x, w, w);
+  mx_spmv_compressed(F, NULL, P, NULL, x, w, w);
   CHECK(bits_equal(y, w, m), "%s: packed format z = A x + z not bitwise equal to mx_spmv_add", what);
   t_csr_free(&C);
   free(Bp), free(Bj), free(Bx), free(x), free(z), free(y), free(yp), free(ref), free(w);
