@@ -318,7 +318,9 @@ static PetscLogDouble MatXtractRowpatSeconds(const Mat_MatXtract *x, PetscLogDou
 
 /* The amortised row-pattern attempt of MatXtractPackBeforeMult (segment cold kernel, t_cur its time
  * per MatMult): the form kept where it holds the cold CSR in fewer bytes than any pack and its guard
- * times it faster (*kept), else nothing changed. */
+ * times it faster (*kept), else nothing changed. The request packs nothing else: a kept form ends
+ * the pending pack, so an SE hot region's values then stay plain (a plan with both is rare: the
+ * stencils whose rows repeat run at (0,0)). */
 static PetscErrorCode MatXtractTryRowPatterns(Mat A, PetscLogDouble t_cur, PetscBool *kept)
 {
   Mat_MatXtract        *x  = (Mat_MatXtract *)A->spptr;
@@ -339,7 +341,7 @@ static PetscErrorCode MatXtractTryRowPatterns(Mat A, PetscLogDouble t_cur, Petsc
   }
   x->pack_note = NULL;
   if (x->set.guard) PetscCall(MatXtractPackGuard(A, t_cur));
-  else x->build_mult_seconds = t_cur;
+  else x->build_mult_seconds = t_cur; /* not timed: the plan keeps its measured (plain) time */
   *kept = (PetscBool)(x->pack_note == NULL);
   if (*kept) PetscCall(PetscInfo(A, "matxtract: cold region in row-pattern form on the GPU: %d patterns, %d entries, %d-byte ids, %zu bytes vs %zu plain\n", (int)pi.npat, (int)pi.nent, pi.id_bytes, pi.bytes, pi.plain_bytes));
   PetscFunctionReturn(PETSC_SUCCESS);
