@@ -362,17 +362,7 @@ int main(int argc, char **argv) {
   check_gen("lap2d:1");
   check_gen("lap2d:20");
   check_gen("lap3d:6");
-  if (argc > 1) {
-    for (int a = 1; a < argc; a++) check_real(argv[a]);
-  } else { /* the files of tests/data/matrices/real next to this source, when the path is known */
-    static const char *files[] = {"LFAT5", "west0067", "lp_afiro", "karate", "jagmesh7", "olm1000", "cryg2500", "bcsstk13"};
-    const char *slash = strrchr(__FILE__, '/');
-    for (size_t f = 0; slash && f < sizeof files / sizeof files[0]; f++) {
-      char path[1024];
-      snprintf(path, sizeof path, "%.*s/../data/matrices/real/%s.mtx", (int)(slash - __FILE__), __FILE__, files[f]);
-      check_real(path);
-    }
-  }
+  t_for_each_real(argc, argv, __FILE__, check_real);
   printf("SE hot regions: %d plain, %d dict0, %d colconst; %d column-constant left plain by the byte rule; %d NaN products\n", covered[0],
          covered[1], covered[2], colconst_lost, nan_products);
   CHECK(covered[0] > 0 && covered[1] > 0 && covered[2] > 0 && colconst_lost > 0 && nan_products > 0, "coverage: an outcome never taken");

@@ -647,16 +647,6 @@ int main(int argc, char **argv) {
   check_limits();
   check_random();
   check_malformed();
-  if (argc > 1) {
-    for (int a = 1; a < argc; a++) check_real(argv[a]);
-  } else { /* the files of tests/data/matrices/real next to this source, when the path is known */
-    static const char *files[] = {"LFAT5", "west0067", "lp_afiro", "karate", "jagmesh7", "olm1000", "cryg2500", "bcsstk13"};
-    const char *slash = strrchr(__FILE__, '/');
-    for (size_t f = 0; slash && f < sizeof files / sizeof files[0]; f++) {
-      char path[1024];
-      snprintf(path, sizeof path, "%.*s/../data/matrices/real/%s.mtx", (int)(slash - __FILE__), __FILE__, files[f]);
-      check_real(path);
-    }
-  }
+  t_for_each_real(argc, argv, __FILE__, check_real);
   return t_report("test_core_rowpat");
 }

@@ -226,6 +226,23 @@ static inline int t_read_mtx(const char *path, t_csr *A) {
 }
 
 /* ---- reference crux selection (comparison sorts, written independently of src/core) ------------- */
+/* check(path) on each file named in argv[1..] or, without arguments, on the real matrices of
+ * tests/data/matrices/real found from the calling test's source path src (its __FILE__; a file it
+ * cannot read is the check's to report). */
+static inline void t_for_each_real(int argc, char **argv, const char *src, void (*check)(const char *path)) {
+  static const char *files[] = {"LFAT5", "west0067", "lp_afiro", "karate", "jagmesh7", "olm1000", "cryg2500", "bcsstk13"};
+  const char *slash = strrchr(src, '/');
+  if (argc > 1) {
+    for (int a = 1; a < argc; a++) check(argv[a]);
+    return;
+  }
+  for (size_t f = 0; slash && f < sizeof files / sizeof files[0]; f++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%.*s/../data/matrices/real/%s.mtx", (int)(slash - src), src, files[f]);
+    check(path);
+  }
+}
+
 static const int32_t *t_sort_len;
 static inline int t_cmp_len_desc(const void *a, const void *b) {
   const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
