@@ -405,16 +405,6 @@ extern "C" int mx_device_compress_info(const mx_device *D, mx_device_pack_info *
   return mx_cold_rowpat_dev_info(D, info); /* the row-pattern form instead, when D holds it */
 }
 
-/* host copy of count T's (NULL for count 0) */
-template <typename T>
-static int fetch(const T *dev, size_t count, T **host, const char *what) {
-  *host = nullptr;
-  if (count == 0 || !dev) return 0;
-  *host = (T *)malloc(count * sizeof(T));
-  if (!*host) return mx_fail("%s: out of host memory", what);
-  return mx_cuda_check(cudaMemcpy(*host, dev, count * sizeof(T), cudaMemcpyDeviceToHost), what);
-}
-
 extern "C" int mx_device_download_pack(const mx_device *D, mx_cold_pack *Q) {
   if (!D || !Q) return mx_fail("mx_device_download_pack: NULL argument");
   memset(Q, 0, sizeof *Q);
@@ -434,18 +424,18 @@ extern "C" int mx_device_download_pack(const mx_device *D, mx_cold_pack *Q) {
   Q->nseg = P ? P->nseg : 0;
   const bool pv = Q->val_enc == MX_VAL_PLAIN, pi = Q->idx_enc == MX_IDX_PLAIN;
   const bool pr = Q->row_enc == MX_ROW_PLAIN;
-  int rc = fetch(pr ? D->cold_rowptr : nullptr, (size_t)D->nrows + 1, &Q->rowptr, "download pack rowptr") ||
-           fetch(pv ? D->cold_val : nullptr, n, &Q->val, "download pack values") ||
-           fetch(pi ? D->cold_col : nullptr, n, &Q->col, "download pack columns");
+  int rc = mx_download_array(pr ? D->cold_rowptr : nullptr, (size_t)D->nrows + 1, &Q->rowptr, "download pack rowptr") ||
+           mx_download_array(pv ? D->cold_val : nullptr, n, &Q->val, "download pack values") ||
+           mx_download_array(pi ? D->cold_col : nullptr, n, &Q->col, "download pack columns");
   if (!rc && P)
-    rc = fetch(P->dict, (size_t)P->ndict, &Q->dict, "download pack dictionary") ||
-         fetch(P->code8, P->code8 ? n : 0, &Q->code8, "download pack 1-byte codes") ||
-         fetch(P->code16, P->code16 ? n : 0, &Q->code16, "download pack 2-byte codes") ||
-         fetch(P->seg_base, (size_t)P->nseg, &Q->seg_base, "download pack segment bases") ||
-         fetch(P->delta8, P->delta8 ? n : 0, &Q->delta8, "download pack 1-byte deltas") ||
-         fetch(P->delta16, P->delta16 ? n : 0, &Q->delta16, "download pack 2-byte deltas") ||
-         fetch(P->row_base, (size_t)P->nrchunk, &Q->row_base, "download pack row chunk bases") ||
-         fetch(P->row_off, P->row_off ? (size_t)D->nrows + 1 : 0, &Q->row_off, "download pack row offsets");
+    rc = mx_download_array(P->dict, (size_t)P->ndict, &Q->dict, "download pack dictionary") ||
+         mx_download_array(P->code8, P->code8 ? n : 0, &Q->code8, "download pack 1-byte codes") ||
+         mx_download_array(P->code16, P->code16 ? n : 0, &Q->code16, "download pack 2-byte codes") ||
+         mx_download_array(P->seg_base, (size_t)P->nseg, &Q->seg_base, "download pack segment bases") ||
+         mx_download_array(P->delta8, P->delta8 ? n : 0, &Q->delta8, "download pack 1-byte deltas") ||
+         mx_download_array(P->delta16, P->delta16 ? n : 0, &Q->delta16, "download pack 2-byte deltas") ||
+         mx_download_array(P->row_base, (size_t)P->nrchunk, &Q->row_base, "download pack row chunk bases") ||
+         mx_download_array(P->row_off, P->row_off ? (size_t)D->nrows + 1 : 0, &Q->row_off, "download pack row offsets");
   if (rc) mx_cold_pack_free(Q);
   return rc;
 }

@@ -436,15 +436,6 @@ int mx_cold_rowpat_dev_info(const mx_device *D, mx_device_pack_info *info) {
   return 0;
 }
 
-template <typename T>
-static int fetch(const T *dev, size_t count, T **host, const char *what) {
-  *host = nullptr;
-  if (count == 0 || !dev) return 0;
-  *host = (T *)malloc(count * sizeof(T));
-  if (!*host) return mx_fail("%s: out of host memory", what);
-  return mx_cuda_check(cudaMemcpy(*host, dev, count * sizeof(T), cudaMemcpyDeviceToHost), what);
-}
-
 extern "C" int mx_device_download_rowpat(const mx_device *D, mx_cold_rowpat *Q) {
   if (!D || !Q) return mx_fail("mx_device_download_rowpat: NULL argument");
   memset(Q, 0, sizeof *Q);
@@ -456,11 +447,11 @@ extern "C" int mx_device_download_rowpat(const mx_device *D, mx_cold_rowpat *Q) 
   Q->npat = R->npat;
   Q->nent = R->nent;
   Q->id_bytes = R->id_bytes;
-  int rc = fetch(R->id8, R->id8 ? (size_t)D->nrows : 0, &Q->id8, "download row pattern ids") ||
-           fetch(R->id16, R->id16 ? (size_t)D->nrows : 0, &Q->id16, "download row pattern ids") ||
-           fetch(R->pat_ptr, (size_t)R->npat + 1, &Q->pat_ptr, "download row pattern pointers") ||
-           fetch(R->pat_off, (size_t)R->nent, &Q->pat_off, "download row pattern offsets") ||
-           fetch(R->pat_val, (size_t)R->nent, &Q->pat_val, "download row pattern values");
+  int rc = mx_download_array(R->id8, R->id8 ? (size_t)D->nrows : 0, &Q->id8, "download row pattern ids") ||
+           mx_download_array(R->id16, R->id16 ? (size_t)D->nrows : 0, &Q->id16, "download row pattern ids") ||
+           mx_download_array(R->pat_ptr, (size_t)R->npat + 1, &Q->pat_ptr, "download row pattern pointers") ||
+           mx_download_array(R->pat_off, (size_t)R->nent, &Q->pat_off, "download row pattern offsets") ||
+           mx_download_array(R->pat_val, (size_t)R->nent, &Q->pat_val, "download row pattern values");
   if (rc) mx_cold_rowpat_free(Q);
   return rc;
 }

@@ -543,16 +543,6 @@ extern "C" int mx_device_build(const mx_csr *A, mx_crux c, mx_mode_request mode,
   return 0;
 }
 
-/* host copy of count T's of D's array (nothing for count 0) */
-template <typename T>
-static int download(const T *dev, size_t count, T **host, const char *what) {
-  *host = nullptr;
-  if (count == 0 || !dev) return 0;
-  *host = (T *)malloc(count * sizeof(T));
-  if (!*host) return mx_fail("%s: out of host memory", what);
-  return mx_cuda_check(cudaMemcpy(*host, dev, count * sizeof(T), cudaMemcpyDeviceToHost), what);
-}
-
 extern "C" int mx_device_download(const mx_device *D, const mx_format *shell, mx_format *F) {
   if (!D || !shell || !F) return mx_fail("mx_device_download: NULL argument");
   memset(F, 0, sizeof *F); /* counts from shell, arrays from D: the copy owns every array */
@@ -570,20 +560,20 @@ extern "C" int mx_device_download(const mx_device *D, const mx_format *shell, mx
   F->cold_nnz = shell->cold_nnz;
   const size_t nslots = (size_t)D->nchunks * MX_CHUNK_ROWS, nq = D->mode != MX_HOT_NONE ? (size_t)D->nchunks + 1 : 0;
   const size_t nb = D->mode == MX_HOT_DU ? (size_t)D->du_nblocks : 0, ns = D->mode == MX_HOT_SE ? (size_t)D->se_nslots : 0;
-  const int rc = download(D->cold_rowptr, (size_t)D->nrows + 1, &F->cold_rowptr, "download cold_rowptr") ||
-                 download(D->cold_col, (size_t)D->cold_nnz, &F->cold_col, "download cold_col") ||
-                 download(D->cold_val, (size_t)D->cold_nnz, &F->cold_val, "download cold_val") ||
-                 download(D->cold_identity ? nullptr : D->cold_src, (size_t)D->cold_nnz, &F->cold_src, "download cold_src") ||
-                 download(D->mode != MX_HOT_NONE ? D->hot_row : nullptr, nslots, &F->hot_row, "download hot_row") ||
-                 download(D->du_chunkptr, D->mode == MX_HOT_DU ? nq : 0, &F->du_chunkptr, "download du_chunkptr") ||
-                 download(D->du_bitmap, nb, &F->du_bitmap, "download du_bitmap") ||
-                 download(D->du_col, nb * MX_BLOCK_COLS, &F->du_col, "download du_col") ||
-                 download(D->du_valptr, nb ? nb + 1 : 0, &F->du_valptr, "download du_valptr") ||
-                 download(D->du_val, nb ? (size_t)D->hot_nnz : 0, &F->du_val, "download du_val") ||
-                 download(D->se_ptr, D->mode == MX_HOT_SE ? nq : 0, &F->se_ptr, "download se_ptr") ||
-                 download(D->se_col, ns, &F->se_col, "download se_col") ||
-                 download(D->se_val, ns, &F->se_val, "download se_val") ||
-                 download(D->mode != MX_HOT_NONE ? D->hot_src : nullptr, (size_t)D->hot_nvals, &F->hot_src, "download hot_src");
+  const int rc = mx_download_array(D->cold_rowptr, (size_t)D->nrows + 1, &F->cold_rowptr, "download cold_rowptr") ||
+                 mx_download_array(D->cold_col, (size_t)D->cold_nnz, &F->cold_col, "download cold_col") ||
+                 mx_download_array(D->cold_val, (size_t)D->cold_nnz, &F->cold_val, "download cold_val") ||
+                 mx_download_array(D->cold_identity ? nullptr : D->cold_src, (size_t)D->cold_nnz, &F->cold_src, "download cold_src") ||
+                 mx_download_array(D->mode != MX_HOT_NONE ? D->hot_row : nullptr, nslots, &F->hot_row, "download hot_row") ||
+                 mx_download_array(D->du_chunkptr, D->mode == MX_HOT_DU ? nq : 0, &F->du_chunkptr, "download du_chunkptr") ||
+                 mx_download_array(D->du_bitmap, nb, &F->du_bitmap, "download du_bitmap") ||
+                 mx_download_array(D->du_col, nb * MX_BLOCK_COLS, &F->du_col, "download du_col") ||
+                 mx_download_array(D->du_valptr, nb ? nb + 1 : 0, &F->du_valptr, "download du_valptr") ||
+                 mx_download_array(D->du_val, nb ? (size_t)D->hot_nnz : 0, &F->du_val, "download du_val") ||
+                 mx_download_array(D->se_ptr, D->mode == MX_HOT_SE ? nq : 0, &F->se_ptr, "download se_ptr") ||
+                 mx_download_array(D->se_col, ns, &F->se_col, "download se_col") ||
+                 mx_download_array(D->se_val, ns, &F->se_val, "download se_val") ||
+                 mx_download_array(D->mode != MX_HOT_NONE ? D->hot_src : nullptr, (size_t)D->hot_nvals, &F->hot_src, "download hot_src");
   if (rc) mx_format_free(F);
   return rc;
 }

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <vector>
 #include "mx_device.h"
 #include "mx_tuning.h"
@@ -112,6 +113,17 @@ static inline int mx_cuda_alloc_on(mx_device *D, T **p, size_t count, const char
   if (mx_cuda_alloc((void **)p, count * sizeof(T), what)) return 1;
   D->bytes += count * sizeof(T);
   return 0;
+}
+
+/* *host = a malloc'd host copy of count T's of the device array dev (NULL, nothing copied, for count
+ * 0 or dev NULL): the downloads that tests compare with host encoders byte for byte. */
+template <typename T>
+static inline int mx_download_array(const T *dev, size_t count, T **host, const char *what) {
+  *host = nullptr;
+  if (count == 0 || !dev) return 0;
+  *host = (T *)malloc(count * sizeof(T));
+  if (!*host) return mx_fail("%s: out of host memory", what);
+  return mx_cuda_check(cudaMemcpy(*host, dev, count * sizeof(T), cudaMemcpyDeviceToHost), what);
 }
 
 /* Free what mx_cuda_alloc_on gave *p (count T's; nothing if NULL) and set it NULL. */
