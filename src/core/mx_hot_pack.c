@@ -122,13 +122,16 @@ void mx_hot_pack_add(const mx_format *F, const mx_hot_pack *H, const double *x, 
   else mx_hot_add(F, x, y);
 }
 
+size_t mx_hot_values_bytes(mx_val_enc e, int32_t ncols, int64_t nslots) {
+  const size_t n = (size_t)nslots;
+  if (e == MX_VAL_DICT0) return 4 * n + 8;
+  if (e == MX_VAL_COLCONST) return 4 * n + 24 * (size_t)ncols;
+  return 12 * n;
+}
+
 size_t mx_hot_pack_bytes(const mx_format *F, const mx_hot_pack *H) {
   if (F->mode != MX_HOT_SE) return 0;
-  const size_t n = (size_t)F->se_nslots;
-  const mx_val_enc e = H ? H->enc : MX_VAL_PLAIN;
-  if (e == MX_VAL_DICT0) return 4 * n + 8;
-  if (e == MX_VAL_COLCONST) return 4 * n + 24 * (size_t)H->ncols;
-  return 12 * n;
+  return mx_hot_values_bytes(H ? H->enc : MX_VAL_PLAIN, F->ncols, F->se_nslots);
 }
 
 void mx_hot_pack_free(mx_hot_pack *H) {

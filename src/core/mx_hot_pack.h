@@ -45,6 +45,10 @@ mx_status mx_hot_pack_build(const mx_format *F, mx_hot_pack *H);
  * (mx_spmv's hot half). F must be the format H was built from (or one with the same SE values). */
 void mx_hot_pack_add(const mx_format *F, const mx_hot_pack *H, const double *x, double *y);
 
+/* Bytes the SE kernel moves for nslots slots of ncols columns with values in encoding e: 4 per slot
+ * + 8 (DICT0) or 24 per column (COLCONST), or 12 per slot (PLAIN). The GPU reports the same. */
+size_t mx_hot_values_bytes(mx_val_enc e, int32_t ncols, int64_t nslots);
+
 /* Bytes the SE kernel moves for its slots: 4 per slot + 8 (DICT0) or 24 per column (COLCONST), or
  * 12 per slot (PLAIN); 0 without an SE hot region. */
 size_t mx_hot_pack_bytes(const mx_format *F, const mx_hot_pack *H);

@@ -399,9 +399,9 @@ extern "C" int mx_device_compress_info(const mx_device *D, mx_device_pack_info *
   info->hot_val_enc = H ? H->enc : MX_VAL_PLAIN;
   info->hot_prev_val_enc = H ? H->prev : MX_VAL_PLAIN;
   info->hot_fell_back = H ? H->fell_back : 0;
-  info->hot_plain_bytes = D->mode == MX_HOT_SE ? 12 * (size_t)D->se_nslots : 0;
-  info->hot_bytes = !H || H->enc == MX_VAL_PLAIN ? info->hot_plain_bytes
-                    : 4 * (size_t)D->se_nslots + (H->enc == MX_VAL_DICT0 ? 8 : 24 * (size_t)D->ncols);
+  const int64_t nslots = D->mode == MX_HOT_SE ? D->se_nslots : 0;
+  info->hot_plain_bytes = mx_hot_values_bytes(MX_VAL_PLAIN, D->ncols, nslots);
+  info->hot_bytes = mx_hot_values_bytes(info->hot_val_enc, D->ncols, nslots);
   return mx_cold_rowpat_dev_info(D, info); /* the row-pattern form instead, when D holds it */
 }
 
