@@ -129,7 +129,6 @@ typedef struct {
   PetscBool      rowpat;         /* RP holds the row-pattern form (CPU; never beside a pack) */
   PetscBool      patterns_lost;  /* CPU: the last value refresh found the row patterns no longer hold the values */
   mx_hot_pack    HP;             /* CPU, compress on: F's SE values packed (PLAIN: F's own are read) */
-  PetscBool      hot_pack_on;    /* CPU: HP is chosen at builds and refreshes (compress on) */
   PetscBool      hot_fell_back;  /* CPU: the last value refresh no longer fit HP's encoding */
   mx_cold_pack P;
   PetscBool    packed;       /* P holds a pack (CPU) */

@@ -100,7 +100,6 @@ static void MatXtractFreeFormats(Mat_MatXtract *x)
   mx_cold_pack_free(&x->P);
   mx_cold_rowpat_free(&x->RP);
   mx_hot_pack_free(&x->HP);
-  x->hot_pack_on   = PETSC_FALSE;
   x->hot_fell_back = PETSC_FALSE;
   x->packed        = PETSC_FALSE;
   x->rowpat        = PETSC_FALSE;
@@ -172,7 +171,6 @@ static PetscErrorCode MatXtractCompressHostHot(Mat A)
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
 
   PetscFunctionBegin;
-  x->hot_pack_on = PETSC_TRUE;
   if (mx_hot_pack_build(&x->F, &x->HP) == MX_ERR_MEM) PetscCall(PetscInfo(A, "matxtract: packing the SE hot values: out of host memory: they stay plain\n"));
   else if (x->HP.enc != MX_VAL_PLAIN) PetscCall(PetscInfo(A, "matxtract: SE hot region values packed: %s, %zu bytes vs %zu plain\n", mx_val_enc_name(x->HP.enc), mx_hot_pack_bytes(&x->F, &x->HP), (size_t)12 * (size_t)x->F.se_nslots));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -580,7 +578,7 @@ static PetscErrorCode MatXtractRefresh(Mat A)
     mx_format_refresh_values(&x->F, (const double *)aa);
     x->patterns_lost = PETSC_FALSE;
     x->hot_fell_back = PETSC_FALSE;
-    if (x->hot_pack_on) { /* the SE values' encoding chosen again */
+    if (x->set.compress == MATXTRACT_COMPRESS_ON) { /* the SE values' encoding chosen again (on the CPU only on packs: MatXtractCompress) */
       const mx_val_enc prev = x->HP.enc;
       mx_hot_pack_free(&x->HP);
       PetscCall(MatXtractCompressHostHot(A));
