@@ -246,16 +246,6 @@ static void check_refresh(const t_csr *A, mx_crux c, mx_pack_request rq, const d
   mx_format_free(&F);
 }
 
-/* mx_io_csr -> t_csr (values replaced by the family's: see make_values) */
-static t_csr from_io(const mx_io_csr *B) {
-  t_csr A = {B->nrows, B->ncols, (int32_t)B->nnz, malloc(((size_t)B->nrows + 1) * 4), malloc(((size_t)B->nnz + 1) * 4),
-             malloc(((size_t)B->nnz + 1) * 8)};
-  for (int32_t i = 0; i <= B->nrows; i++) A.rowptr[i] = (int32_t)B->rowptr[i];
-  memcpy(A.colidx, B->colidx, (size_t)B->nnz * 4);
-  memcpy(A.val, B->val, (size_t)B->nnz * 8);
-  return A;
-}
-
 typedef enum { V_KEEP, V_PAGERANK, V_UNIQUE, V_FEW, V_SPECIAL, V_SIGNED_ZERO_COL } t_values;
 
 /* Replace A's values: PageRank transition (a_ij = 1/(entries of column j)), unique (random), few
@@ -337,14 +327,7 @@ static void battery(t_csr *A, const char *name, int expect_colconst_at00) {
 
 /* *A = generated matrix spec with values how (seed); 0 on success, else a failed check. */
 static int gen_matrix(const char *spec, t_values how, uint64_t seed, t_csr *A) {
-  mx_io_csr B;
-  char err[256];
-  if (mx_gen(spec, 0, &B, err, sizeof err)) {
-    CHECK(0, "%s: %s", spec, err);
-    return 1;
-  }
-  *A = from_io(&B);
-  mx_io_csr_free(&B);
+  if (t_gen(spec, A)) return 1;
   make_values(A, how, seed);
   return 0;
 }

@@ -297,20 +297,6 @@ static void check_arguments(void) {
 
 /* ---- matrices ------------------------------------------------------------------------------------ */
 
-static int gen(const char *spec, t_csr *A) {
-  mx_io_csr B;
-  char err[256];
-  if (mx_gen(spec, 0, &B, err, sizeof err)) {
-    CHECK(0, "%s: %s", spec, err);
-    return 1;
-  }
-  *A = (t_csr){B.nrows, B.ncols, (int32_t)B.nnz, malloc(((size_t)B.nrows + 1) * 4), malloc(((size_t)B.nnz + 1) * 4), malloc(((size_t)B.nnz + 1) * 8)};
-  for (int32_t i = 0; i <= B.nrows; i++) A->rowptr[i] = (int32_t)B.rowptr[i];
-  if (B.nnz) memcpy(A->colidx, B.colidx, (size_t)B.nnz * 4), memcpy(A->val, B.val, (size_t)B.nnz * 8);
-  mx_io_csr_free(&B);
-  return 0;
-}
-
 static void check_random(void) {
   /* m, n, nz, row_pw, col_pw, skip_row, skip_col, dense_rows, dense_cols, dup, seed */
   static const struct {
@@ -340,7 +326,7 @@ static void check_random(void) {
 
 static void check_gen(const char *spec) {
   t_csr A;
-  if (gen(spec, &A)) return;
+  if (t_gen(spec, &A)) return;
   check_all_values(&A, spec);
   t_csr_free(&A);
 }

@@ -228,30 +228,10 @@ static int32_t check_matrix(const t_csr *A, const char *name, int expect) {
 
 /* ---- matrices ----------------------------------------------------------------------------------- */
 
-static t_csr from_io(const mx_io_csr *B) {
-  t_csr A = {B->nrows, B->ncols, (int32_t)B->nnz, malloc(((size_t)B->nrows + 1) * 4), malloc(((size_t)B->nnz + 1) * 4),
-             malloc(((size_t)B->nnz + 1) * 8)};
-  for (int32_t i = 0; i <= B->nrows; i++) A.rowptr[i] = (int32_t)B->rowptr[i];
-  if (B->nnz) memcpy(A.colidx, B->colidx, (size_t)B->nnz * 4), memcpy(A.val, B->val, (size_t)B->nnz * 8);
-  return A;
-}
-
-static int gen(const char *spec, t_csr *A) {
-  mx_io_csr B;
-  char err[256];
-  if (mx_gen(spec, 0, &B, err, sizeof err)) {
-    CHECK(0, "%s: %s", spec, err);
-    return 1;
-  }
-  *A = from_io(&B);
-  mx_io_csr_free(&B);
-  return 0;
-}
-
 /* A generated stencil: its pattern count is npat_expected (-1: not known). */
 static void check_gen(const char *spec, int32_t npat_expected) {
   t_csr A;
-  if (gen(spec, &A)) return;
+  if (t_gen(spec, &A)) return;
   const int32_t npat = check_matrix(&A, spec, 1);
   if (npat_expected >= 0) CHECK(npat == npat_expected, "%s: %d patterns, expected %d", spec, npat, npat_expected);
   const mx_csr V = t_view(&A);
@@ -379,7 +359,7 @@ static void check_limits(void) {
   }
   /* a stencil matrix whose last row is too long: refused late (after many patterns were found) */
   t_csr A;
-  if (!gen("lap2d:30", &A)) {
+  if (!t_gen("lap2d:30", &A)) {
     t_csr B = {A.nrows + 1, A.ncols, A.nnz + L + 1, malloc(((size_t)A.nrows + 2) * 4), malloc(((size_t)A.nnz + L + 1) * 4),
                malloc(((size_t)A.nnz + L + 1) * 8)};
     memcpy(B.rowptr, A.rowptr, ((size_t)A.nrows + 1) * 4);
@@ -489,7 +469,7 @@ static void check_unsorted(void) {
     t_csr_free(&A);
   }
   t_csr A;
-  if (gen("lap2d:12", &A)) return;
+  if (t_gen("lap2d:12", &A)) return;
   for (int mode = 0; mode < 2; mode++) { /* every other row reversed; every row shuffled */
     t_csr B = csr_copy(&A);
     t_rng r = {77};

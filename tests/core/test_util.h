@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "io/mx_io.h"
 
 #include "core/mx_format.h"
 
@@ -226,6 +227,22 @@ static inline int t_read_mtx(const char *path, t_csr *A) {
 }
 
 /* ---- reference crux selection (comparison sorts, written independently of src/core) ------------- */
+/* *A = the generated matrix spec (mx_gen, seed 0) as an owned t_csr; 0, or 1 after a failed check. */
+static inline int t_gen(const char *spec, t_csr *A) {
+  mx_io_csr B;
+  char err[256];
+  if (mx_gen(spec, 0, &B, err, sizeof err)) {
+    CHECK(0, "%s: %s", spec, err);
+    return 1;
+  }
+  *A = (t_csr){B.nrows, B.ncols, (int32_t)B.nnz, malloc(((size_t)B.nrows + 1) * 4), malloc(((size_t)B.nnz + 1) * 4),
+               malloc(((size_t)B.nnz + 1) * 8)};
+  for (int32_t i = 0; i <= B.nrows; i++) A->rowptr[i] = (int32_t)B.rowptr[i];
+  if (B.nnz) memcpy(A->colidx, B.colidx, (size_t)B.nnz * 4), memcpy(A->val, B.val, (size_t)B.nnz * 8);
+  mx_io_csr_free(&B);
+  return 0;
+}
+
 /* check(path) on each file named in argv[1..] or, without arguments, on the real matrices of
  * tests/data/matrices/real found from the calling test's source path src (its __FILE__; a file it
  * cannot read is the check's to report). */
