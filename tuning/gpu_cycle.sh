@@ -1,6 +1,6 @@
 #!/bin/bash
 # The whole GPU cycle on the GPU host, in one command (see ../shared/docs/GPU-HOST.md):
-#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize e2e scaling profile compress setupstudy predcost featprof trace measure pack
+#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize e2e scaling profile compress setupstudy predcost featprof trace measure labels pack
 #                                       (default: setup build test sanitize bench amortize pack)
 # setup unpacks the PETSc 3.22+CUDA bundle from .deps/ into /opt/petsc-cuda; build configures and
 # builds this tree in build-gpu/ (sm_90; BUILD_TARGETS limits the targets); test runs the ctest labels gpu, petsc, mpi and unit;
@@ -109,10 +109,24 @@ stage_measure() {
     python3 tuning/predictor/labels.py -o "$OUT/measure" --build build-gpu --split test --plans "$plans" \
       ${MEASURE_MAX_NNZ:+--max-nnz $MEASURE_MAX_NNZ} && rm -rf "$OUT/measure/cache"
 }
+# labels: the predictor's BO labels (labels.py) of the corpus into $OUT/labels/labels.jsonl, resumable
+# across device calls: LABELS_FROM is the labels.jsonl of an earlier call (its matrices are skipped),
+# LABELS_BUDGET_S stops labels.py in time (default 400 s: the matrix in progress is redone next call),
+# LABELS_ARGS its options (default: the corpus up to 50M nonzeros, budget 8, 3 repeats).
+stage_labels() {
+  local rc
+  mkdir -p "$OUT/labels" && { [ -z "${LABELS_FROM:-}" ] || cp "$LABELS_FROM" "$OUT/labels/labels.jsonl"; } || return 1
+  timeout "${LABELS_BUDGET_S:-400}" python3 tuning/predictor/labels.py -o "$OUT/labels" --build build-gpu \
+    ${LABELS_ARGS:---max-nnz 50000000 --budget 8 --repeats 3}
+  rc=$?
+  rm -rf "$OUT/labels/cache"
+  echo "labels: $(grep -c . "$OUT/labels/labels.jsonl" 2>/dev/null || echo 0) matrices in $OUT/labels/labels.jsonl"
+  return $rc
+}
 stage_compress() { bash tuning/bench/cold_pack_run.sh "$OUT/compress" build-gpu ${COMPRESS_SPECS:-}; }
 stage_pack() {
   local dirs
-  dirs=$(cd "$OUT" && ls -d logs bench amortization e2e scaling profile ab tutorials compress setupstudy predcost featprof trace measure 2>/dev/null)
+  dirs=$(cd "$OUT" && ls -d logs labels bench amortization e2e scaling profile ab tutorials compress setupstudy predcost featprof trace measure 2>/dev/null)
   tar czf "$OUT/results.tgz" -C "$OUT" $dirs && (cd "$OUT" && rm -rf $dirs)
 }
 

@@ -14,11 +14,12 @@
  *   t_us = median of the R per-repeat medians (each of N calls, CUDA events around each call on
  *   one stream, after W warm-up calls), rep_min_us / rep_max_us (the spread of the repeats: the
  *   run-to-run noise labels.py uses), q1_us / q3_us / min_us / max_us over all R*N calls.
- * -compress auto (default off) does what the PETSc type does by default on the GPU: the plan's cold
- * region is packed (mx_device_compress, MX_COMPRESS_AUTO) when its cold kernel reads packs (segment,
- * merge) and the pack is timed like the plain plan; the faster of the two is the plan's time, as the
- * PETSc pack guard keeps the faster ("packed": 1 when the pack was faster; t_plain_us: the plain
- * plan's median; the packed product is checked against the reference too).
+ * -compress auto (default off) does what the PETSc type does by default on the GPU: the plan is
+ * compressed (mx_device_compress, MX_COMPRESS_AUTO: the cold region's row patterns or pack where its
+ * cold kernel reads them, the SE hot values) and, where anything is packed, timed like the plain plan;
+ * on the segment and merge kernels the faster of the two is the plan's time, as the PETSc pack guard
+ * keeps the faster, on cuSPARSE the packed time ("packed": 1 when the packed time is the plan's;
+ * t_plain_us: the plain plan's median; the packed product is checked against the reference too).
  * "quit" or the end of input ends it. Consecutive requests with the same crux and mode reuse the
  * built format (only the upload, which fixes the cold kernel, is redone). Matrices whose CSR bytes
  * are under 2x L2 rotate 8 x/y copies, as matxtract-bench does (docs/BENCHMARKING.md, point 3). */
@@ -161,20 +162,23 @@ static void answer_error(const mx_plan &p, const std::string &msg) {
          p.crux.tau_c, p.crux.tau_r, mx_plan_mode_name(p.mode), mx_plan_cold_name(p.cold), msg.c_str());
 }
 
-/* Under -compress auto, on a cold kernel that reads packs: pack D's cold region and time it; *T
- * becomes the packed time when faster (*packed 1). 0, or 1 with *why set (D then unusable). */
+/* Under -compress auto, as MatXtractCompress does: compress D (the cold region's row patterns or pack,
+ * the SE hot values) and time it when anything it reads is packed; *T becomes the packed time (*packed
+ * 1) when faster on a cold kernel that reads packs (the PETSc guard keeps the faster), and always on
+ * cuSPARSE (no guard there: only the SE hot values can be packed). 0, or 1 with *why set (D then
+ * unusable). */
 static int time_packed(mx_device *D, const Vectors &V, const std::vector<double> &ref, cudaStream_t s, const Opts &o,
                        Timing *T, int *packed, std::string *why) {
   *packed = 0;
   const mx_cold_kernel k = mx_device_cold_kernel(D);
-  if (!o.compress || (k != MX_COLD_SEGMENT && k != MX_COLD_MERGE)) return 0;
+  if (!o.compress) return 0;
   const mx_pack_request rq = mx_pack_request_of(MX_COMPRESS_AUTO);
   mx_device_pack_info pi;
   if (mx_device_compress(D, &rq) || mx_device_compress_info(D, &pi)) {
     *why = std::string("packing failed: ") + mx_device_last_error();
     return 1;
   }
-  if (!pi.in_use) return 0;
+  if (!((pi.packed && pi.in_use) || pi.hot_val_enc != MX_VAL_PLAIN)) return 0;
   if (mx_device_spmv(D, V.x[0], nullptr, V.y[0], (void *)s)) {
     *why = std::string("packed spmv failed: ") + mx_device_last_error();
     return 1;
@@ -186,7 +190,8 @@ static int time_packed(mx_device *D, const Vectors &V, const std::vector<double>
     return 1;
   }
   const Timing P = time_plan(D, V, s, o);
-  if (P.med < T->med) {
+  const bool guarded = k == MX_COLD_SEGMENT || k == MX_COLD_MERGE;
+  if (P.med < T->med || !guarded) {
     *T = P;
     *packed = 1;
   }

@@ -14,9 +14,10 @@ then --init random cruxes, then BO steps up to --budget cruxes. Cruxes are round
 Label: the near-optimal set = plans whose time is within the best plan's measured run-to-run spread
 (rep_max_us - rep_min_us of its repeats) of the best time.
 
---compress auto (default, what the PETSc type does on the GPU) also times every plan whose cold kernel
-reads packs (segment, merge) with its cold region packed and keeps the faster time ("packed" and
-"t_plain_us" in each evaluated point; the record says "compress"); off times the plain arrays only
+--compress auto (default, what the PETSc type does on the GPU) also times every plan compressed as the
+PETSc type compresses it (the cold region's row patterns or pack where the cold kernel reads them, the
+SE hot values) and keeps the faster time where the PETSc guard would ("packed" and "t_plain_us" in
+each evaluated point; the record says "compress"); off times the plain arrays only
 (the labels of predictor-2026-11-23 and -23b). train.py refuses labels that mix the two.
 
 --plans FILE (JSON {matrix name: [[tau_c, tau_r, mode, cold], ...]}) measures only those plans (and
