@@ -170,11 +170,14 @@ mx_merge_fixup_kernel(int ntiles, int nrows, const int *__restrict__ carry_row,
 }
 
 template <int XH, class Dec>
-static void merge_kernel_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s,
+static int merge_kernel_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s,
                                 const Dec &dec) {
+  static bool carveout = false;
+  if (mx_cold_carveout_once(mx_cold_merge_kernel<XH, Dec>, &carveout)) return 1;
   mx_cold_merge_kernel<XH, Dec><<<D->merge_ntiles, MX_MERGE_THREADS, 0, s>>>(D->cold_rowptr, D->cold_col, D->cold_val,
                                                                               D->merge_coord, x, D->xhot, z, y,
                                                                               D->carry_row, D->carry_val, dec);
+  return 0;
 }
 
 /* the merge kernel on D's packed form, decoder by mx_pack_dispatch */
@@ -185,8 +188,7 @@ struct packed_merge_launch {
   cudaStream_t s;
   template <int VE, int IE>
   int run() const {
-    merge_kernel_launch<MX_XH_OFF>(D, x, z, y, s, mx_pack_decoder<VE, IE>(D->pack));
-    return 0;
+    return merge_kernel_launch<MX_XH_OFF>(D, x, z, y, s, mx_pack_decoder<VE, IE>(D->pack));
   }
 };
 
@@ -209,8 +211,9 @@ int mx_cold_merge_launch(const mx_device *D, const double *x, const double *z, d
   if (g_pack_merge && mx_cold_pack_dev_active(D)) {
     const double *xk; /* x, or xs under COLCONST */
     if (mx_cold_pack_dev_x(D, x, s, &xk) || mx_pack_dispatch(D->pack, packed_merge_launch{D, xk, z, y, s})) return 1;
-  } else if (D->xhot_mode == MX_XH_ON && D->xhot_cold) merge_kernel_launch<MX_XH_ON>(D, x, z, y, s, mx_dec_plain());
-  else merge_kernel_launch<MX_XH_OFF>(D, x, z, y, s, mx_dec_plain());
+  } else if (D->xhot_mode == MX_XH_ON && D->xhot_cold) {
+    if (merge_kernel_launch<MX_XH_ON>(D, x, z, y, s, mx_dec_plain())) return 1;
+  } else if (merge_kernel_launch<MX_XH_OFF>(D, x, z, y, s, mx_dec_plain())) return 1;
   MX_LAUNCH_CHECK("mx_cold_merge_kernel launch");
   if (D->merge_ntiles > 1) {
     const int warps_per_block = MX_FIXUP_THREADS / 32;

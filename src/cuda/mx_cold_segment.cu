@@ -158,10 +158,13 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
 }
 
 template <int XH, class Dec>
-static void segment_kernel_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s,
+static int segment_kernel_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s,
                                   const Dec &dec) {
+  static bool carveout = false;
+  if (mx_cold_carveout_once(mx_cold_segment_kernel<XH, Dec, MX_SEG_MIN_BLOCKS>, &carveout)) return 1;
   mx_cold_segment_kernel<XH, Dec, MX_SEG_MIN_BLOCKS><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(
       D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, D->seg_plan, x, D->xhot, z, y, dec, MX_SEG_GROUP_K);
+  return 0;
 }
 
 int mx_cold_segment_set_carveout(int percent) {
@@ -234,6 +237,8 @@ static int packed_launch_mb(const mx_device *D, const double *x, const double *z
     MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB, Stg>, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
     carveout = true;
   }
+  static bool tuned = false; /* MX_COLD_CARVEOUT, where set, overrides it */
+  if (mx_cold_carveout_once(mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB, Stg>, &tuned)) return 1;
   mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB, Stg><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(
       D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, D->seg_plan, x, nullptr, z, y, dec, pack_variants[g_pack_variant].gk);
   return 0;
@@ -270,8 +275,9 @@ int mx_cold_segment_launch(const mx_device *D, const double *x, const double *z,
   if (mx_cold_pack_dev_active(D)) {
     const double *xk; /* x, or xs under COLCONST */
     if (mx_cold_pack_dev_x(D, x, s, &xk) || mx_pack_dispatch(D->pack, packed_segment_launch{D, xk, z, y, s})) return 1;
-  } else if (D->xhot_mode == MX_XH_ON && D->xhot_cold) segment_kernel_launch<MX_XH_ON>(D, x, z, y, s, mx_dec_plain());
-  else segment_kernel_launch<MX_XH_OFF>(D, x, z, y, s, mx_dec_plain());
+  } else if (D->xhot_mode == MX_XH_ON && D->xhot_cold) {
+    if (segment_kernel_launch<MX_XH_ON>(D, x, z, y, s, mx_dec_plain())) return 1;
+  } else if (segment_kernel_launch<MX_XH_OFF>(D, x, z, y, s, mx_dec_plain())) return 1;
   MX_LAUNCH_CHECK("mx_cold_segment_kernel launch");
   return 0;
 }

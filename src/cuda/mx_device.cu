@@ -271,6 +271,11 @@ static int env_int(const char *name, int def) {
   return v && *v ? atoi(v) : def;
 }
 
+int mx_cold_carveout(void) {
+  static const int percent = env_int("MX_COLD_CARVEOUT", MX_COLD_CARVEOUT);
+  return percent;
+}
+
 /* TIMED measures its choice on a cold CSR this large (choose_cold); upload then plans both kernels. */
 static bool auto_timed(int64_t cold_nnz, mx_cold_kernel req) {
   return req == MX_COLD_TIMED && cold_nnz >= MX_AUTO_CUSPARSE_MIN_NNZ;

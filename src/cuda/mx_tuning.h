@@ -150,6 +150,13 @@
 #ifndef MX_XHOT_COLD
 #define MX_XHOT_COLD 0
 #endif
+/* Preferred shared-memory carveout (percent) of the segment and merge kernels, set before each one's
+ * first launch (the environment variable MX_COLD_CARVEOUT overrides it, for A/B in one build); -1: the
+ * driver's choice, which takes enough shared memory for the most blocks per SM (merge 8 x 23.7 KB,
+ * segment 6 x 26.7 KB) and leaves L1 about 30-60 KB for the x gathers. */
+#ifndef MX_COLD_CARVEOUT
+#define MX_COLD_CARVEOUT -1
+#endif
 /* preferred shared-memory carveout (percent) of the kernels when the cache is on; -1: driver's choice */
 #ifndef MX_XHOT_CARVEOUT
 #define MX_XHOT_CARVEOUT -1
