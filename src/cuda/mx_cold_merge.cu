@@ -173,7 +173,7 @@ template <int XH, class Dec>
 static int merge_kernel_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s,
                                 const Dec &dec) {
   static bool carveout = false;
-  if (mx_cold_carveout_once(mx_cold_merge_kernel<XH, Dec>, &carveout)) return 1;
+  if (mx_cold_carveout_once(mx_cold_merge_kernel<XH, Dec>, MX_COLD_MERGE, &carveout)) return 1;
   mx_cold_merge_kernel<XH, Dec><<<D->merge_ntiles, MX_MERGE_THREADS, 0, s>>>(D->cold_rowptr, D->cold_col, D->cold_val,
                                                                               D->merge_coord, x, D->xhot, z, y,
                                                                               D->carry_row, D->carry_val, dec);

@@ -161,7 +161,7 @@ template <int XH, class Dec>
 static int segment_kernel_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s,
                                   const Dec &dec) {
   static bool carveout = false;
-  if (mx_cold_carveout_once(mx_cold_segment_kernel<XH, Dec, MX_SEG_MIN_BLOCKS>, &carveout)) return 1;
+  if (mx_cold_carveout_once(mx_cold_segment_kernel<XH, Dec, MX_SEG_MIN_BLOCKS>, MX_COLD_SEGMENT, &carveout)) return 1;
   mx_cold_segment_kernel<XH, Dec, MX_SEG_MIN_BLOCKS><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(
       D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, D->seg_plan, x, D->xhot, z, y, dec, MX_SEG_GROUP_K);
   return 0;
@@ -237,8 +237,8 @@ static int packed_launch_mb(const mx_device *D, const double *x, const double *z
     MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB, Stg>, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
     carveout = true;
   }
-  static bool tuned = false; /* MX_COLD_CARVEOUT, where set, overrides it */
-  if (mx_cold_carveout_once(mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB, Stg>, &tuned)) return 1;
+  static bool tuned = false; /* MX_SEG_CARVEOUT, where set, overrides it */
+  if (mx_cold_carveout_once(mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB, Stg>, MX_COLD_SEGMENT, &tuned)) return 1;
   mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB, Stg><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(
       D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, D->seg_plan, x, nullptr, z, y, dec, pack_variants[g_pack_variant].gk);
   return 0;

@@ -26,7 +26,8 @@
  * on, the cold and hot kernels read the packed hot x values, gathered first on the same stream.
  * Benchmark A/B overrides of the AUTO rule (environment, read at upload; unset in normal use):
  * MX_XHOT_COLS (cap, 0 = off), MX_XHOT_COLD (1: cold CSR too), MX_XHOT_CARVEOUT (percent, preferred shared-memory carveout of the
- * cached cold kernels). */
+ * cached cold kernels); read once per process: MX_MERGE_CARVEOUT / MX_SEG_CARVEOUT (percent, the cold
+ * kernels' carveout, mx_cold_carveout; -1 the driver's choice). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -271,9 +272,9 @@ static int env_int(const char *name, int def) {
   return v && *v ? atoi(v) : def;
 }
 
-int mx_cold_carveout(void) {
-  static const int percent = env_int("MX_COLD_CARVEOUT", MX_COLD_CARVEOUT);
-  return percent;
+int mx_cold_carveout(mx_cold_kernel k) {
+  static const int merge = env_int("MX_MERGE_CARVEOUT", MX_MERGE_CARVEOUT), segment = env_int("MX_SEG_CARVEOUT", MX_SEG_CARVEOUT);
+  return k == MX_COLD_MERGE ? merge : k == MX_COLD_SEGMENT ? segment : -1;
 }
 
 /* TIMED measures its choice on a cold CSR this large (choose_cold); upload then plans both kernels. */

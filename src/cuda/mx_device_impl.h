@@ -223,15 +223,16 @@ void mx_cold_rowpat_dev_free(mx_device *D);
 int mx_xhot_setup(mx_device *D, int request, int cap_auto, int cold);
 /* xhot[i] = x[xhot_col[i]] on stream s (nothing when the cache is off) */
 int mx_xhot_launch(const mx_device *D, const double *x, cudaStream_t s);
-/* MX_COLD_CARVEOUT (mx_tuning.h) or the environment's override, read once */
-int mx_cold_carveout(void);
-/* Before a cold kernel's first launch (*done false): its preferred carveout, when mx_cold_carveout()
+/* The preferred carveout of cold kernel k (MX_MERGE_CARVEOUT / MX_SEG_CARVEOUT of mx_tuning.h, or the
+ * environment's override, read once); -1: none */
+int mx_cold_carveout(mx_cold_kernel k);
+/* Before a cold kernel's first launch (*done false): its preferred carveout, when mx_cold_carveout(k)
  * says one (the caller keeps *done, one flag per kernel instantiation). */
 template <class K>
-static inline int mx_cold_carveout_once(K *kernel, bool *done) {
+static inline int mx_cold_carveout_once(K *kernel, mx_cold_kernel k, bool *done) {
   if (*done) return 0;
   *done = true;
-  const int percent = mx_cold_carveout();
+  const int percent = mx_cold_carveout(k);
   if (percent >= 0) MX_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
   return 0;
 }

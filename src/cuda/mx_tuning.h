@@ -150,12 +150,20 @@
 #ifndef MX_XHOT_COLD
 #define MX_XHOT_COLD 0
 #endif
-/* Preferred shared-memory carveout (percent) of the segment and merge kernels, set before each one's
- * first launch (the environment variable MX_COLD_CARVEOUT overrides it, for A/B in one build); -1: the
- * driver's choice, which takes enough shared memory for the most blocks per SM (merge 8 x 23.7 KB,
- * segment 6 x 26.7 KB) and leaves L1 about 30-60 KB for the x gathers. */
-#ifndef MX_COLD_CARVEOUT
-#define MX_COLD_CARVEOUT -1
+/* Preferred shared-memory carveout (percent) of the merge and the segment kernels, set before each
+ * instantiation's first launch (the environment variables MX_MERGE_CARVEOUT / MX_SEG_CARVEOUT override
+ * them, for A/B in one build); -1: the driver's choice, which takes enough shared memory for the most
+ * blocks per SM (merge 8 x 23.7 KB, segment 6 x 26.7 KB) and leaves L1 about 30-60 KB for the x
+ * gathers. Measured on an H100 (tuning/results/h100/carveout-2026-11-26e, packed us, -1 / 50 / 25):
+ * merge kron:20:16 ones 259.5 / 250.8 / 312.8, chunglu:2000000:16:2.1 ones 218.1 / 210.4 / 301.7,
+ * rgg:20 ones 65.0 / 73.4 / 134.6, lap3d:100 unique 48.2 / 55.0 / 91.6; segment rgg:20 40.4 / 47.7,
+ * lap3d:100 39.6 / 44.0, kron:20:16 314.5 / 309.6. The merge kernel runs where rows are skewed (the
+ * row-length rule, the predictor), where 50 gains 3-4%: its default; the segment kernel keeps -1. */
+#ifndef MX_MERGE_CARVEOUT
+#define MX_MERGE_CARVEOUT 50
+#endif
+#ifndef MX_SEG_CARVEOUT
+#define MX_SEG_CARVEOUT -1
 #endif
 /* preferred shared-memory carveout (percent) of the kernels when the cache is on; -1: driver's choice */
 #ifndef MX_XHOT_CARVEOUT
