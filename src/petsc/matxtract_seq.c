@@ -136,8 +136,12 @@ static PetscBool MatXtractPackActive(const Mat_MatXtract *x)
  * cold-pack-perf-2026-11-26d) 2.0 ms lap3d:150 (23.5M nonzeros), 2.9 ms lap3d27:100 (26.5M); the
  * product then took 0.22-0.34 of the plain segment kernel's time on the 5-, 7- and 27-point
  * stencils: 0.5 is assumed. Where the rows do not repeat the attempt costs about as much and keeps
- * nothing; the pack's own amortisation then goes on. */
-#define MATXTRACT_ROWPAT_FIXED_S    0.5e-3
+ * nothing; the pack's own amortisation then goes on. The fixed part, 1.2 ms, is what the attempt
+ * costs inside a PETSc solve beyond the per-nonzero part and the guard: CG on lap3d 100^3 (6.94M
+ * nonzeros, H100, tuning/results/h100/e2e-2026-11-26e/noise-check-lap3d100, 7 repetitions) spent
+ * 16.0 ms on 100 iterations with the attempt after 76 MatMults and 14.4 ms without compression,
+ * whose 24 patterned MatMults saved 0.6 ms: 2.2 ms in all, where 0.5 ms fixed estimated 1.46. */
+#define MATXTRACT_ROWPAT_FIXED_S    1.2e-3
 #define MATXTRACT_ROWPAT_NS_PER_NNZ 0.1
 #define MATXTRACT_ROWPAT_GAIN       0.5
 
