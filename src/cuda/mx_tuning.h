@@ -165,7 +165,9 @@
 #ifndef MX_SEG_CARVEOUT
 #define MX_SEG_CARVEOUT -1
 #endif
-/* preferred shared-memory carveout (percent) of the kernels when the cache is on; -1: driver's choice */
+/* preferred shared-memory carveout (percent) of the kernels when the cache is on; -1: driver's choice
+ * (a tuning knob set at upload; MX_MERGE_CARVEOUT / MX_SEG_CARVEOUT, where not -1, are set at each
+ * kernel's first launch in the process and win over it until the next upload: set them to -1 to A/B it) */
 #ifndef MX_XHOT_CARVEOUT
 #define MX_XHOT_CARVEOUT -1
 #endif
