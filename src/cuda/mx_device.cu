@@ -4,11 +4,19 @@
  * the hot rows, all on the caller's stream; nothing is allocated, copied or synchronised per call.
  *
  * MX_COLD_AUTO rule (row-length skew of the COLD CSR, computed at upload):
- *   merge  if the longest cold row is longer than MX_AUTO_MAX_ROW_SEGS segments (MX_SEG_NNZ nonzeros),
- *          because kernel A then sums that row with a single block reading past its segment, or
- *          if the coefficient of variation (std/mean) of cold row lengths exceeds MX_AUTO_CV (2.0);
+ *   merge  if the longest cold row is longer than MX_AUTO_MAX_ROW_SEGS (4) segments of MX_SEG_NNZ
+ *          nonzeros (8192), or if the coefficient of variation (std/mean) of cold row lengths
+ *          exceeds MX_AUTO_CV (8.0);
  *   segment otherwise.
- * Measured on an H200 (tuning/results/h200/kernels-2026-11-21.md), (0,0) segment vs merge, us:
+ * Thresholds chosen on the H100 labels of tuning/results/h100/predictor-2026-11-26e (both kernels
+ * timed at (0,0) on 234 matrices, packed where the guard keeps it): the grid cv in {2, 3, 4, 5, 6, 8} x
+ * longest row in {2048, 4096, 8192, 16384} fitted on the 176 train matrices picked (8, 8192); on the 58 test matrices its
+ * mean log loss against the faster of the two is 0.0003 (the rule before, (2.0, 2048): 0.021), and
+ * on all 234 no default is more than 2% slower than cuSPARSE ALG2. Since the long-row warp sums the
+ * segment kernel is faster on skewed matrices of short rows: blockdense_2000000_1000_128 (cv 2.5)
+ * 139.1 vs merge 166.5 us, chunglu_3000000_4_3 (longest row 3470) 121.4 vs 137.3.
+ * The first rule, (2.0, 2048), came from an H200 (tuning/results/h200/kernels-2026-11-21.md), (0,0)
+ * segment vs merge, us:
  *   cv 6.5-24.7 (kron 18/20, chunglu 1M): merge wins by 1.16-2.1x;
  *   cv <= 0.95 (lap2d, lap3d, rgg, rand, blockdense): segment wins or ties (1.0-1.16x);
  *   band (cv 0.001, 17/row) was the exception (merge 1.24x) before the short-tail staging.

@@ -75,7 +75,7 @@
 /* MX_COLD_AUTO: choose the merge kernel when the longest cold row exceeds AUTO_MAX_ROW_SEGS
  * segments, or when the row-length coefficient of variation exceeds AUTO_CV (see mx_device.cu). */
 #ifndef MX_AUTO_MAX_ROW_SEGS
-#define MX_AUTO_MAX_ROW_SEGS 1
+#define MX_AUTO_MAX_ROW_SEGS 4
 #endif
 /* MX_COLD_AUTO times our cold kernel against cusparseSpMV at upload when the cold CSR has at least
  * this many nonzeros (below it both are launch-bound and the timing costs more than it can save),
@@ -98,7 +98,7 @@
 #define MX_AUTO_KERNEL_MARGIN 0.02
 #endif
 #ifndef MX_AUTO_CV
-#define MX_AUTO_CV 2.0
+#define MX_AUTO_CV 8.0
 #endif
 
 /* Hot kernels: one warp per work item (a chunk, or a piece of a long chunk). */

@@ -44,13 +44,14 @@
  * the default plan ((0,0), the cold kernel by the row-length rule, packed where the pack was faster
  * as compress auto does), over the 129 label matrices of >= 1M nonzeros on an H100
  * (tuning/predictor/gain_prior.py on tuning/results/h100/predictor-2026-11-26e/labels.jsonl.gz: the
- * kernels with row patterns, packed SE hot values and the merge kernel's carveout: mean 0.018,
- * median 0, p90 0.080; 0.017 with the labels of 2026-11-26b, 0.016 with those of 2026-11-25, 0.028
- * with the unpacked ones of 2026-11-23b). Predicting pays, on
+ * kernels with row patterns, packed SE hot values and the merge kernel's carveout, the default cold
+ * kernel by the rule of (cv 8, longest row 8192) in src/cuda/mx_device.cu: mean 0.012, median 0,
+ * p90 0.052; 0.018 with the rule of (2, 2048) before it, 0.017 with the labels of 2026-11-26b, 0.016
+ * with those of 2026-11-25, 0.028 with the unpacked ones of 2026-11-23b). Predicting pays, on
  * average, once a future as long as the past would save its cost at this gain: spent * gain >= cost.
  * (At spent >= cost, the rule before, PageRank on kron:20:16 paid 10 ms of features after 51 of 100
  * MatMults for a plan that could not pay for its own build.) */
-#define MATXTRACT_PREDICT_GAIN 0.018
+#define MATXTRACT_PREDICT_GAIN 0.012
 /* seconds of one tree level in one model evaluation (a compare and a load) */
 #define MATXTRACT_TREE_LEVEL_NS 2.0
 /* SpMVs timed on the CPU after a build and by the guard (median); the GPU's: MATXTRACT_GPU_TIME_REPS */

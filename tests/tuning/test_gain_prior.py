@@ -27,20 +27,20 @@ def packed_ev(cold, t, t_plain):
 # the default (segment) is 103 us plain, 90 us once packed; ALG2 100 us; a hot plan ALG2 would not count
 PACKED = label(2000000, 7, 0.1, [packed_ev("segment", 90.0, 103.0), ev(0, 0, "cusparse", 100.0), ev(1, 1, "cusparse", 50.0)], "packed")
 # the default (merge) is 101 us and was not packed (no t_plain_us); ALG2 100 us
-PLAIN = label(3000000, 5000, 3.0, [ev(0, 0, "merge", 101.0), ev(0, 0, "cusparse", 100.0)], "plain")
+PLAIN = label(3000000, 10000, 9.0, [ev(0, 0, "merge", 101.0), ev(0, 0, "cusparse", 100.0)], "plain")
 NO_ALG2 = label(1000, 7, 0.1, [ev(0, 0, "segment", 10.0)], "no alg2")
 
 
 STENCIL = label(2000000, 7, 0.1, [ev(0, 0, "segment", 100.0), ev(0, 0, "merge", 120.0), ev(1, 1, "segment", 80.0)])
-SKEWED = label(3000000, 5000, 3.0, [ev(0, 0, "segment", 50.0), ev(0, 0, "merge", 40.0), ev(1, 1, "merge", 45.0)])
+SKEWED = label(3000000, 10000, 9.0, [ev(0, 0, "segment", 50.0), ev(0, 0, "merge", 40.0), ev(1, 1, "merge", 45.0)])
 NO_DEFAULT = label(4000000, 7, 0.1, [ev(0, 0, "merge", 10.0)])
 SMALL = label(1000, 7, 0.1, [ev(0, 0, "segment", 10.0), ev(1, 1, "segment", 5.0)])
 
 
 def main():
-    expect(gain_prior.rule_kernel({"row_max": 2048, "row_cv": 2.0}) == "segment", "rule: 2048 nonzeros and cv 2.0 stay segment")
-    expect(gain_prior.rule_kernel({"row_max": 2049, "row_cv": 0.0}) == "merge", "rule: a row past one segment is merge")
-    expect(gain_prior.rule_kernel({"row_max": 10, "row_cv": 2.5}) == "merge", "rule: cv > 2 is merge")
+    expect(gain_prior.rule_kernel({"row_max": 8192, "row_cv": 8.0}) == "segment", "rule: 8192 nonzeros and cv 8.0 stay segment")
+    expect(gain_prior.rule_kernel({"row_max": 8193, "row_cv": 0.0}) == "merge", "rule: a row past four segments is merge")
+    expect(gain_prior.rule_kernel({"row_max": 10, "row_cv": 8.5}) == "merge", "rule: cv > 8 is merge")
     expect(abs(gain_prior.gain(STENCIL) - 0.2) < 1e-12, "a hot plan 80 us vs the default segment 100 us: gain 0.2")
     expect(gain_prior.gain(SKEWED) == 0.0, "the default (merge) is the fastest: gain 0")
     expect(gain_prior.gain(NO_DEFAULT) is None, "default kernel not measured: no gain")

@@ -2,8 +2,8 @@
 """gain_prior.py LABELS.jsonl[.gz] [--min-nnz N] - the mean fraction of a MatMult that predicting a plan
 saves, from a label run: per matrix of >= N nonzeros (default 1M), 1 - t(fastest plan measured) /
 t(the default plan), the default being crux (0,0) with the cold kernel of the row-length rule
-(src/cuda/mx_device.cu: merge when the longest row has more than MX_SEG_NNZ = 2048 nonzeros or the
-row-length coefficient of variation exceeds 2.0, else segment). Prints n, mean, median, p75, p90, max.
+(src/cuda/mx_device.cu: merge when the longest row has more than MX_AUTO_MAX_ROW_SEGS x MX_SEG_NNZ =
+8192 nonzeros or the row-length coefficient of variation exceeds MX_AUTO_CV = 8.0, else segment). Prints n, mean, median, p75, p90, max.
 Also issue 11's check of the default plan against cuSPARSE CSR ALG2 (the "cusparse" cold kernel) at
 (0,0) on every label: the default's time over ALG2's, as the default runs first (plain) and once the
 pack has paid (the faster of packed and plain, which the pack guard keeps); how many are more than 2%
@@ -15,8 +15,8 @@ import gzip
 import json
 import statistics
 
-SEG_NNZ = 2048  # MX_SEG_THREADS * MX_SEG_PER_THREAD (src/cuda/mx_tuning.h), MX_AUTO_MAX_ROW_SEGS = 1
-AUTO_CV = 2.0   # MX_AUTO_CV
+SEG_NNZ = 2048 * 4  # MX_SEG_THREADS * MX_SEG_PER_THREAD x MX_AUTO_MAX_ROW_SEGS (src/cuda/mx_tuning.h)
+AUTO_CV = 8.0       # MX_AUTO_CV
 
 
 def rule_kernel(features):
