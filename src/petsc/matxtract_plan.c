@@ -9,7 +9,7 @@
  *     the CPU, as much as a whole aijcusparse setup, and MATXTRACT_FEATURES_GPU_NS_PER_NNZ on the
  *     GPU (mx_device_features, when the device holds the plain matrix), so they are computed only
  *     once the MatMult time spent on the plan, at the mean gain of a prediction
- *     (MATXTRACT_PREDICT_GAIN), would pay for their estimated cost (with
+ *     (MATXTRACT_PREDICT_GAIN*, by the row-length rule's verdict), would pay for their estimated cost (with
  *     -mat_matxtract_expected_mults N: at once if N MatMults can, else never). On the GPU the
  *     feature passes are queued on a stream of their own and run while the MatMults go on
  *     (mx_device_features_start); a later MatMult that finds them done collects them and predicts
@@ -50,8 +50,14 @@
  * with those of 2026-11-25, 0.028 with the unpacked ones of 2026-11-23b). Predicting pays, on
  * average, once a future as long as the past would save its cost at this gain: spent * gain >= cost.
  * (At spent >= cost, the rule before, PageRank on kron:20:16 paid 10 ms of features after 51 of 100
- * MatMults for a plan that could not pay for its own build.) */
-#define MATXTRACT_PREDICT_GAIN 0.012
+ * MatMults for a plan that could not pay for its own build.)
+ * On the GPU the row-length rule's verdict is known for free at upload and splits the gains: the
+ * 40 matrices it sends to the merge kernel (skewed rows: power-law graphs) gain 0.028 on average
+ * (kron 0.17-0.18), the 89 it sends to the segment kernel 0.004 (gain_prior.py, same labels). The
+ * split prior is used where that verdict is what runs (GPU, crux (0,0), cold kernel not fixed). */
+#define MATXTRACT_PREDICT_GAIN         0.012
+#define MATXTRACT_PREDICT_GAIN_MERGE   0.028
+#define MATXTRACT_PREDICT_GAIN_SEGMENT 0.004
 /* seconds of one tree level in one model evaluation (a compare and a load) */
 #define MATXTRACT_TREE_LEVEL_NS 2.0
 /* SpMVs timed on the CPU after a build and by the guard (median); the GPU's: MATXTRACT_GPU_TIME_REPS */
@@ -114,11 +120,26 @@ static PetscLogDouble MatXtractPredictCostNow(const mx_model *M, const Mat_MatXt
   return MatXtractPredictCost(M, MatXtractFeaturesOnDevice(x), (double)x->F.nnz);
 }
 
+/* The mean gain of a prediction for x's matrix: the row-length rule's verdict's where the plan in
+ * use is the rule's default ((0,0) on the GPU, cold kernel not fixed), else the corpus mean. */
+static double MatXtractPredictGain(const Mat_MatXtract *x)
+{
+  if (!x->D || x->set.cold_fixed || x->F.hot_nnz > 0) return MATXTRACT_PREDICT_GAIN;
+  switch (mx_device_cold_kernel(x->D)) {
+  case MX_COLD_MERGE:
+    return MATXTRACT_PREDICT_GAIN_MERGE;
+  case MX_COLD_SEGMENT:
+    return MATXTRACT_PREDICT_GAIN_SEGMENT;
+  default:
+    return MATXTRACT_PREDICT_GAIN;
+  }
+}
+
 /* MatMult seconds after which upgrade auto predicts: when a future as long as the past, saving the
  * mean gain of a prediction, pays for its estimated cost. */
 static PetscLogDouble MatXtractPredictAfter(const mx_model *M, const Mat_MatXtract *x)
 {
-  return MatXtractPredictCostNow(M, x) / MATXTRACT_PREDICT_GAIN;
+  return MatXtractPredictCostNow(M, x) / MatXtractPredictGain(x);
 }
 
 /* Queue the features' passes on the GPU when it holds the plain matrix (nothing waits for them:
@@ -598,7 +619,7 @@ static PetscErrorCode MatXtractPlanMaybePredict(Mat A, PetscLogDouble t_cur, Pet
 
   PetscFunctionBegin;
   if (N > 0 && (PetscLogDouble)N * t_cur < after) {
-    PetscCall(PetscInfo(A, "matxtract: %" PetscInt_FMT " expected MatMults of %g s cannot pay for the prediction (estimated %g s) at its mean gain %g\n", N, (double)t_cur, (double)MatXtractPredictCostNow(M, x), MATXTRACT_PREDICT_GAIN));
+    PetscCall(PetscInfo(A, "matxtract: %" PetscInt_FMT " expected MatMults of %g s cannot pay for the prediction (estimated %g s) at its mean gain %g\n", N, (double)t_cur, (double)MatXtractPredictCostNow(M, x), MatXtractPredictGain(x)));
     PetscCall(MatXtractPlanSettle(A, "the expected MatMults cannot pay for predicting (-mat_matxtract_expected_mults)"));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -704,7 +725,7 @@ PetscErrorCode MatXtractPlanView(Mat A, PetscViewer viewer)
   if (st->predicted)
     PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: predicted plan crux (%g, %g) hot mode %s cold kernel %s, %.3gx the time of the plan then in use; features (on the %s) + prediction %.3g ms\n", st->pred_plan.crux.tau_c, st->pred_plan.crux.tau_r, mx_plan_mode_name(st->pred_plan.mode), mx_plan_cold_name(st->pred_plan.cold), exp(st->log_ratio_pred - st->log_ratio_cur), st->features_on_gpu ? "GPU" : "CPU", 1e3 * st->predict_seconds));
   else if (st->predict_pending) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: predicting: the feature passes run on the GPU (%" PetscInt_FMT " MatMults on the plan so far; the next MatMult after they ran collects them)\n", st->mults));
-  else if (!st->settled) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: not predicted yet: it runs once the MatMult time spent (%.3g ms) reaches %.3g ms (its estimated cost %.3g ms / the mean gain of a prediction %g)\n", 1e3 * spent, 1e3 * MatXtractPredictAfter(MatXtractSettingsModel(set), x), 1e3 * MatXtractPredictCostNow(MatXtractSettingsModel(set), x), MATXTRACT_PREDICT_GAIN));
+  else if (!st->settled) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: not predicted yet: it runs once the MatMult time spent (%.3g ms) reaches %.3g ms (its estimated cost %.3g ms / the mean gain of a prediction %g)\n", 1e3 * spent, 1e3 * MatXtractPredictAfter(MatXtractSettingsModel(set), x), 1e3 * MatXtractPredictCostNow(MatXtractSettingsModel(set), x), MatXtractPredictGain(x)));
   if (st->t_pred > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult predicted %.4g us for the predicted plan (from the plan then in use, measured)\n", 1e6 * st->t_pred));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult measured %.4g us for the plan in use (%" PetscInt_FMT " MatMults on it; 0: not measured yet)\n", 1e6 * t_cur, st->mults));
   if (st->upgrade_tried) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: upgrade tried (estimated at %.3g ms): %s\n", 1e3 * st->upgrade_setup, st->src_crux == MATXTRACT_CRUX_GUARD || st->src_mode == MATXTRACT_CRUX_GUARD || st->src_cold == MATXTRACT_CRUX_GUARD ? "the guard timed it slower and kept the previous plan" : "kept"));

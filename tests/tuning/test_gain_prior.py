@@ -48,6 +48,10 @@ def main():
     expect(n == 2, "summary: the small matrix and the one without a default left out (n %d)" % n)
     expect(abs(mean - 0.1) < 1e-12 and abs(mx - 0.2) < 1e-12 and med == mx, "summary: mean 0.1, median (upper) and max 0.2")
     expect(gain_prior.summary([], 1)[0] == 0, "summary of nothing: n 0")
+    n, mean, _, _, _, mx = gain_prior.summary([STENCIL, SKEWED, NO_DEFAULT, SMALL], 1000000, "segment")
+    expect(n == 1 and abs(mean - 0.2) < 1e-12, "summary of the rule's segment matrices: the stencil alone, gain 0.2")
+    n, mean, _, _, _, mx = gain_prior.summary([STENCIL, SKEWED, NO_DEFAULT, SMALL], 1000000, "merge")
+    expect(n == 1 and mean == 0.0, "summary of the rule's merge matrices: the skewed one alone, gain 0")
     expect(abs(gain_prior.vs_alg2(PACKED, False) - 1.03) < 1e-12, "default plain 103 us vs ALG2 100 us: 1.03")
     expect(abs(gain_prior.vs_alg2(PACKED, True) - 0.9) < 1e-12, "default packed 90 us vs ALG2 100 us: 0.9 (a hot ALG2 plan not counted)")
     expect(abs(gain_prior.vs_alg2(PLAIN, False) - 1.01) < 1e-12 and abs(gain_prior.vs_alg2(PLAIN, True) - 1.01) < 1e-12,

@@ -3,12 +3,13 @@
 saves, from a label run: per matrix of >= N nonzeros (default 1M), 1 - t(fastest plan measured) /
 t(the default plan), the default being crux (0,0) with the cold kernel of the row-length rule
 (src/cuda/mx_device.cu: merge when the longest row has more than MX_AUTO_MAX_ROW_SEGS x MX_SEG_NNZ =
-8192 nonzeros or the row-length coefficient of variation exceeds MX_AUTO_CV = 8.0, else segment). Prints n, mean, median, p75, p90, max.
+8192 nonzeros or the row-length coefficient of variation exceeds MX_AUTO_CV = 8.0, else segment). Prints n, mean, median, p75, p90, max,
+over all of them and per kernel of the rule (its verdict is known for free at upload).
 Also issue 11's check of the default plan against cuSPARSE CSR ALG2 (the "cusparse" cold kernel) at
 (0,0) on every label: the default's time over ALG2's, as the default runs first (plain) and once the
 pack has paid (the faster of packed and plain, which the pack guard keeps); how many are more than 2%
 slower, and the worst.
-The mean is MATXTRACT_PREDICT_GAIN in src/petsc/matxtract_plan.c (upgrade auto predicts once the
+The means are MATXTRACT_PREDICT_GAIN, _MERGE and _SEGMENT in src/petsc/matxtract_plan.c (upgrade auto predicts once the
 MatMult time spent, saving that fraction, would pay for the prediction)."""
 import argparse
 import gzip
@@ -56,9 +57,11 @@ def alg2_summary(labels, packed, slower=1.02):
     return (len(got), sum(1 for x, _ in got if x > slower), got[-1][0], got[-1][1])
 
 
-def summary(labels, min_nnz):
-    """(n, mean, median, p75, p90, max) of the gains of the labels of >= min_nnz nonzeros"""
-    gains = sorted(g for g in (gain(r) for r in labels if r["matrix"]["nnz"] >= min_nnz) if g is not None)
+def summary(labels, min_nnz, kernel=None):
+    """(n, mean, median, p75, p90, max) of the gains of the labels of >= min_nnz nonzeros (those the
+    rule sends to kernel, if given)"""
+    kept = [r for r in labels if r["matrix"]["nnz"] >= min_nnz and (kernel is None or rule_kernel(r["features"]) == kernel)]
+    gains = sorted(g for g in (gain(r) for r in kept) if g is not None)
     n = len(gains)
     if n == 0:
         return (0, 0.0, 0.0, 0.0, 0.0, 0.0)
@@ -77,9 +80,10 @@ def main():
     ap.add_argument("--min-nnz", type=int, default=1000000)
     a = ap.parse_args()
     labels = read_labels(a.labels)
-    n, mean, med, p75, p90, mx = summary(labels, a.min_nnz)
-    print("matrices %d (>= %d nonzeros): gain of the fastest plan over the default: mean %.3f median %.3f p75 %.3f p90 %.3f max %.3f"
-          % (n, a.min_nnz, mean, med, p75, p90, mx))
+    for kernel in (None, "merge", "segment"):
+        n, mean, med, p75, p90, mx = summary(labels, a.min_nnz, kernel)
+        print("matrices %d (>= %d nonzeros%s): gain of the fastest plan over the default: mean %.3f median %.3f p75 %.3f p90 %.3f max %.3f"
+              % (n, a.min_nnz, ", rule: " + kernel if kernel else "", mean, med, p75, p90, mx))
     for packed in (False, True):
         n, above, worst, name = alg2_summary(labels, packed)
         print("default plan %s vs cuSPARSE ALG2 at (0,0), all %d matrices: %d more than 2%% slower, worst %.3f (%s)"
