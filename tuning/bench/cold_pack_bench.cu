@@ -27,7 +27,10 @@
  * by its rule) with plain SE values vs packed ones (one value, or column constants) against the best
  * cuSPARSE time, with the bitwise check.
  * COLD_PACK_MERGE=1 also times the merge cold kernel plain vs on the pack (it reads the pack by default;
- * mx_cold_pack_set_merge is the A/B switch) and prints both with the bitwise check.
+ * mx_cold_pack_set_merge is the A/B switch) and prints both with the bitwise check;
+ * COLD_PACK_XHOT="N ..." then times the plain merge kernel with the x-hot cache of the N most used
+ * columns, the cold CSR coded (no pack: the cache's codes and the pack exclude each other), bitwise
+ * against the plain merge kernel without it.
  * Exit 1 if any variant was wrong (error or not bitwise equal). */
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -221,9 +224,10 @@ static Timing time_ours(mx_device *D, const Csr &A, const std::vector<double *> 
 /* The merge cold kernel on F plain and on its pack (the switch on), printed; false if the
  * packed y is not the plain merge kernel's bit for bit (or a step failed). */
 static bool time_merge(const std::string &item, const mx_format &F, const Csr &A, const mx_pack_request &rq,
-                       const std::vector<double *> &dx, const std::vector<double *> &dy, int warmup, int reps) {
+                       const std::vector<double *> &dx, const std::vector<double *> &dy, int warmup, int reps,
+                       std::vector<double> &y_plain) {
   mx_device *D = nullptr;
-  std::vector<double> y_plain, y;
+  std::vector<double> y;
   if (mx_device_upload_xhot(&F, MX_COLD_MERGE, 0, &D) || mx_device_cold_kernel(D) != MX_COLD_MERGE) {
     fprintf(stderr, "%s: merge upload: %s\n", item.c_str(), mx_device_last_error());
     mx_device_free(D);
@@ -237,6 +241,25 @@ static bool time_merge(const std::string &item, const mx_format &F, const Csr &A
   ok = ok && y.size() == y_plain.size() && memcmp(y.data(), y_plain.data(), sizeof(double) * y.size()) == 0;
   printf("  %-22s merge: plain %9.1f us  packed %9.1f us  x%.3f  %s\n", item.c_str(), plain.med, packed.med,
          packed.med > 0 ? plain.med / packed.med : 0.0, ok ? "bitwise" : "NOT BITWISE (or failed)");
+  mx_device_free(D);
+  return ok;
+}
+
+/* The plain merge kernel on F with the x-hot cache of the ncols most used columns (the cold CSR
+ * coded), printed; false if its y is not y_plain (the merge kernel without the cache) bit for bit. */
+static bool time_merge_xhot(const std::string &item, const mx_format &F, const Csr &A, int ncols, const std::vector<double *> &dx,
+                            const std::vector<double *> &dy, int warmup, int reps, const std::vector<double> &y_plain) {
+  mx_device *D = nullptr;
+  std::vector<double> y;
+  if (mx_device_upload_xhot(&F, MX_COLD_MERGE, ncols, &D) || mx_device_cold_kernel(D) != MX_COLD_MERGE) {
+    fprintf(stderr, "%s: merge upload with x-hot %d: %s\n", item.c_str(), ncols, mx_device_last_error());
+    mx_device_free(D);
+    return false;
+  }
+  const Timing t = time_ours(D, A, dx, dy, warmup, reps, &y);
+  const bool ok = y.size() == y_plain.size() && memcmp(y.data(), y_plain.data(), sizeof(double) * y.size()) == 0;
+  printf("  %-22s merge x-hot %6d cols (%d cached): %9.1f us (min %.1f)  %s\n", item.c_str(), ncols, mx_device_xhot_cols(D), t.med, t.mn,
+         ok ? "bitwise" : "NOT BITWISE (or failed)");
   mx_device_free(D);
   return ok;
 }
@@ -376,7 +399,15 @@ static bool run_one(const std::string &item, size_t l2, int warmup, int reps, Ro
     }
   }
   mx_device_free(D);
-  if (getenv("COLD_PACK_MERGE") && atoi(getenv("COLD_PACK_MERGE")) == 1) r->bitwise = time_merge(item, F, A, rq, dx, dy, warmup, reps) && r->bitwise;
+  if (getenv("COLD_PACK_MERGE") && atoi(getenv("COLD_PACK_MERGE")) == 1) {
+    std::vector<double> y_merge;
+    r->bitwise = time_merge(item, F, A, rq, dx, dy, warmup, reps, y_merge) && r->bitwise;
+    if (const char *xs = getenv("COLD_PACK_XHOT")) {
+      std::string list = xs;
+      for (char *t = strtok(&list[0], " ,"); t; t = strtok(nullptr, " ,"))
+        r->bitwise = time_merge_xhot(item, F, A, atoi(t), dx, dy, warmup, reps, y_merge) && r->bitwise;
+    }
+  }
   mx_format_free(&F);
   r->alg1 = time_cusparse(A, CUSPARSE_SPMV_CSR_ALG1, dx, dy, warmup, reps, &y);
   r->err_alg1 = mx_rel_err(y, ref);
