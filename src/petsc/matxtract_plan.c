@@ -120,8 +120,9 @@ static PetscLogDouble MatXtractPredictCostNow(const mx_model *M, const Mat_MatXt
   return MatXtractPredictCost(M, MatXtractFeaturesOnDevice(x), (double)x->F.nnz);
 }
 
-/* The mean gain of a prediction for x's matrix: the row-length rule's verdict's where the plan in
- * use is the rule's default ((0,0) on the GPU, cold kernel not fixed), else the corpus mean. */
+/* The mean gain of a prediction for x's matrix: the mean over the matrices given the same verdict by
+ * the row-length rule, where the plan in use is the rule's default ((0,0) on the GPU, cold kernel
+ * not fixed); else the corpus mean. */
 static double MatXtractPredictGain(const Mat_MatXtract *x)
 {
   if (!x->D || x->set.cold_fixed || x->F.hot_nnz > 0) return MATXTRACT_PREDICT_GAIN;
