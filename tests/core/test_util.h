@@ -226,7 +226,7 @@ static inline int t_read_mtx(const char *path, t_csr *A) {
   return (int)bad;
 }
 
-/* ---- reference crux selection (comparison sorts, written independently of src/core) ------------- */
+/* ---- generated and real test matrices ---------------------------------------------------------- */
 /* *A = the generated matrix spec (mx_gen, seed 0) as an owned t_csr; 0, or 1 after a failed check. */
 static inline int t_gen(const char *spec, t_csr *A) {
   mx_io_csr B;
@@ -260,6 +260,7 @@ static inline void t_for_each_real(int argc, char **argv, const char *src, void 
   }
 }
 
+/* ---- reference crux selection (comparison sorts, written independently of src/core) ------------- */
 static const int32_t *t_sort_len;
 static inline int t_cmp_len_desc(const void *a, const void *b) {
   const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
