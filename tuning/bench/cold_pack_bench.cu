@@ -6,13 +6,15 @@
  * each between CUDA events on one stream; x/y rotated over 8 copies when the matrix is under 2x L2;
  * effective bandwidth as a fraction of the measured device-to-device copy bandwidth.
  *
- * Usage: cold-pack-bench [-o OUTDIR] [-warmup N] [-reps N] [SPEC[@VALUES][%degcols] ...]
+ * Usage: cold-pack-bench [-o OUTDIR] [-warmup N] [-reps N] [SPEC[@VALUES][%degcols|%hubK|%nohubK] ...]
  *   SPEC    a generator spec (mx_gen, e.g. lap3d:100, kron:20:16)
  *   VALUES  as (the generator's, default), ones (unweighted), pagerank (a_ij = 1/(entries of
  *           column j): the transition matrix of PageRank, column-constant), unique (uniform in
  *           [-1,1), FEM-like: nothing to share), few (one of 5 integers)
  *   %degcols  relabel the columns by descending column count (an experiment: what a column
  *           permutation inside the library would give; the per-product permutation of x not timed)
+ *   %hubK / %nohubK  only the nonzeros in the K most used columns (relabelled to [0, K) by rank) /
+ *           only the others (an experiment: the two passes of a hub-split product, each alone)
  * Without specs: the default list below. Writes OUTDIR/cold_pack.csv, cold_pack.md, env.txt.
  * COLD_PACK_VARIANTS="1 2" also times those packed kernel variants (mx_cold_pack_set_variant, listed
  * in src/cuda/mx_cold_pack_dev.h, e.g. "6 7" the strided and the vectorized staging everywhere; the
@@ -100,13 +102,50 @@ static void relabel_columns_by_degree(Csr *A) {
   for (int32_t &c : A->col) c = rank[c];
 }
 
+/* Split by the K most used columns (ties by column): keep_hubs keeps only their nonzeros, relabelled
+ * to [0, K) by rank (their x values in one K*8-byte window); otherwise only the other nonzeros, columns
+ * unchanged. The experiment of a two-pass product (hub columns from a small window, the rest as now):
+ * what each pass costs alone. */
+static void split_by_hub_columns(Csr *A, int32_t K, bool keep_hubs) {
+  std::vector<int32_t> cnt((size_t)A->ncols, 0), order((size_t)A->ncols), rank((size_t)A->ncols);
+  for (int32_t c : A->col) cnt[c]++;
+  for (int32_t j = 0; j < A->ncols; ++j) order[j] = j;
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return cnt[a] > cnt[b]; });
+  for (int32_t r = 0; r < A->ncols; ++r) rank[order[r]] = r;
+  std::vector<int32_t> rowptr((size_t)A->nrows + 1, 0), col;
+  std::vector<double> val;
+  for (int32_t i = 0; i < A->nrows; ++i) {
+    for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) {
+      const bool hub = rank[A->col[p]] < K;
+      if (hub != keep_hubs) continue;
+      col.push_back(keep_hubs ? rank[A->col[p]] : A->col[p]);
+      val.push_back(A->val[p]);
+    }
+    if (keep_hubs) { /* ranks are not in column order: sort the row's (column, value) pairs */
+      std::vector<std::pair<int32_t, double>> row;
+      for (size_t q = (size_t)rowptr[i]; q < col.size(); ++q) row.emplace_back(col[q], val[q]);
+      std::sort(row.begin(), row.end());
+      for (size_t q = 0; q < row.size(); ++q) col[rowptr[i] + q] = row[q].first, val[rowptr[i] + q] = row[q].second;
+    }
+    rowptr[i + 1] = (int32_t)col.size();
+  }
+  A->rowptr.swap(rowptr);
+  A->col.swap(col);
+  A->val.swap(val);
+}
+
 /* SPEC[@VALUES][%degcols] -> A; false (and a message) when it cannot be made */
 static bool make_matrix(const std::string &item_in, Csr *A, std::string *values) {
   const size_t pct = item_in.find('%');
   const std::string item = item_in.substr(0, pct);
-  const bool degcols = pct != std::string::npos && item_in.substr(pct + 1) == "degcols";
-  if (pct != std::string::npos && !degcols) {
-    fprintf(stderr, "skip %s: unknown suffix (%%degcols)\n", item_in.c_str());
+  const std::string suffix = pct == std::string::npos ? "" : item_in.substr(pct + 1);
+  const bool degcols = suffix == "degcols";
+  int32_t hubs = 0;
+  bool keep_hubs = false;
+  if (suffix.rfind("nohub", 0) == 0) hubs = atoi(suffix.c_str() + 5);
+  else if (suffix.rfind("hub", 0) == 0) hubs = atoi(suffix.c_str() + 3), keep_hubs = true;
+  if (pct != std::string::npos && !degcols && hubs <= 0) {
+    fprintf(stderr, "skip %s: unknown suffix (%%degcols, %%hubK, %%nohubK)\n", item_in.c_str());
     return false;
   }
   const size_t at = item.find('@');
@@ -138,6 +177,7 @@ static bool make_matrix(const std::string &item_in, Csr *A, std::string *values)
     }
   }
   if (degcols) relabel_columns_by_degree(A);
+  if (hubs > 0) split_by_hub_columns(A, hubs, keep_hubs);
   return true;
 }
 
