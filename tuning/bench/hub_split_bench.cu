@@ -1,18 +1,22 @@
 /* hub_split_bench - EXPERIMENT (issue 13, power-law target): a product in two passes. The K most used
  * columns ("hubs") form the hub part: their x values (times the column constant of a column-constant
- * matrix) are staged into shared memory once per block, its nonzeros store 16-bit hub ranks, and a
- * warp walks whole rows 32 nonzeros at a time (segmented warp scan, y += row sums). Every other
- * nonzero stays in the rest part, run by our cold kernels as today (mx_device, crux (0,0), packed).
- * Why: on kron:21:16 the merge kernel takes 162 us for the 30.2M nonzeros in the top 16384 columns
- * even when they are relabelled into a 128 KB window (cold-pack-bench %hub16384), about as long per
- * nonzero as the scattered rest: the gathers cost one L1 wavefront per lane whether they hit or not.
- * Random shared-memory reads of 8 bytes cost a few wavefronts per warp.
+ * matrix) are staged into shared memory once per block, its nonzeros store 16-bit hub ranks, rows
+ * longer than HUB_ROW_MAX are cut into pieces, and the rows and pieces, sorted by length, are stored
+ * in slices of 32 (sliced ELLPACK, column-major in the slice, padded to the slice's longest row with
+ * a rank whose x value is 0): lane l of a warp sums row l of its slice in order, one coalesced rank
+ * load and one shared-memory x read per nonzero, and adds the sum to y (or writes a piece's part slot;
+ * a fixup kernel, a warp per split row, adds the parts). Every other nonzero stays in the rest part,
+ * run by our cold kernels as today (mx_device, crux (0,0), packed). Results and the kernels tried
+ * before this one: tuning/results/h100/hub-split-2026-11-26g/README.md.
  *
  * Usage: hub-split-bench [-warmup N] [-reps N] [-K "8192 16384"] SPEC[@ones|@pagerank] ...
- * Prints, per matrix: the merge and segment kernels on the whole matrix (packed), cusparseSpMV CSR
- * ALG1/ALG2, and per K: the hub part alone, the rest alone, and the split product (rest, stage, hub,
- * long-row fixup), each checked against a CPU reference (relative 2-norm error < 1e-12). One x and
- * one y (every matrix here is many times the L2). Exit 1 if any product was wrong. */
+ * Prints, per matrix: cusparseSpMV CSR ALG1/ALG2 and the merge and segment kernels on the whole matrix
+ * (packed), and per K: the hub part alone (y += and z =), and per cold kernel the rest alone and the
+ * split product two ways: rest then hub (y +=), or z = 0, hub (z =), rest with z (y = z + rest x);
+ * each product checked against a CPU reference (relative 2-norm error < 1e-12). One x and one y
+ * (every matrix here is many times the L2). Experiment knobs: HUB_SIGMA=w sorts the rows by length
+ * within windows of w (default: all), HUB_ZALL=1 gives every row a slice lane (z = 0 without a
+ * memset). Exit 1 if any product was wrong. */
 #include <cuda_runtime.h>
 #include <cusparse.h>
 #include <limits.h>
@@ -46,6 +50,8 @@ extern "C" {
   } while (0)
 
 #define HUB_THREADS 1024
+#define HUB_ROW_MAX 64  /* longer rows are cut into pieces (a lane sums at most this many products) */
+#define HUB_K_MAX 28000 /* hub x values (+ the padding's 0) in shared memory: 227 KB per block */
 #define FULL 0xffffffffu
 
 static cudaStream_t g_stream;
@@ -59,21 +65,21 @@ struct Csr {
 
 /* ---- the hub part on the host ---------------------------------------------------------------------- */
 
-/* Hub part: pseudo-rows (whole nonempty rows, rows longer than a chunk cut into pieces), each with its
- * nonzeros' 16-bit hub ranks; out[r] >= 0: the pseudo-row is a whole row, y[out[r]] += its sum;
- * out[r] < 0: a piece, its sum goes to part[~out[r]], and the fixup adds a split row's pieces in order.
- * Chunks (whole pseudo-rows, about `target` nonzeros each) are the warps' work items. */
+/* Hub part: each nonempty row's nonzeros in the K hub columns, as 16-bit hub ranks (rank K: the
+ * padding, x value 0). Rows longer than HUB_ROW_MAX are cut into pieces of HUB_ROW_MAX ("split rows");
+ * the rows and pieces, sorted by length (descending, stable), 32 per slice (sliced ELLPACK,
+ * column-major in the slice: element j of the slice's row l at slice_off + 32 j + l, padded to
+ * slice_len); slice_row: the row of each slice lane, ~(part slot) for a piece, INT_MIN for none. The
+ * fixup adds split row i's part slots split_first[i] .. split_first[i+1]-1. */
 struct HubPart {
   int K = 0;
   std::vector<int32_t> hubcol;     /* K: hub rank -> column */
   std::vector<double> hubscale;    /* K: the column constant (column-constant values), else empty */
-  std::vector<int32_t> rowptr, out;
-  std::vector<uint16_t> rank;
-  std::vector<double> val;         /* empty: every value is folded into the staged x (ones, column constants) */
-  std::vector<int32_t> chunk;      /* nchunks + 1: first pseudo-row of each chunk */
-  std::vector<int32_t> split_row, split_first; /* split rows and their first part slot (+1 sentinel) */
-  int nparts = 0;
-  int32_t nnz() const { return rowptr.back(); }
+  std::vector<int32_t> slice_off, slice_len, slice_row;
+  std::vector<uint16_t> slice_rank;
+  std::vector<double> slice_val;   /* empty: every value is folded into the staged x (ones, column constants) */
+  std::vector<int32_t> split_row, split_first; /* split rows, their first part slot (+1 sentinel) */
+  int64_t nnz = 0, npseudo = 0;
 };
 
 /* column counts -> the K most used columns, most used first (ties by column) */
@@ -98,7 +104,37 @@ static bool column_constant(const Csr &A, std::vector<double> *s) {
   return true;
 }
 
-static void split(const Csr &A, int K, int nwarps, HubPart *H, Csr *rest) {
+/* the pseudo-rows (hub CSR prow_ptr/hrank/hval, written to prow_out) into slices */
+static void slice(const std::vector<int32_t> &prow_out, const std::vector<int32_t> &prow_ptr, const std::vector<uint16_t> &hrank,
+                  const std::vector<double> &hval, bool keep_val, HubPart *H) {
+  const auto len = [&](int32_t r) { return prow_ptr[r + 1] - prow_ptr[r]; };
+  const int32_t P = (int32_t)prow_out.size(), ns = (P + 31) / 32;
+  std::vector<int32_t> order((size_t)P);
+  for (int32_t r = 0; r < P; ++r) order[r] = r;
+  /* HUB_SIGMA=w: sort within windows of w pseudo-rows (rows stay near each other: y locality), else all */
+  const int32_t sigma = getenv("HUB_SIGMA") && atoi(getenv("HUB_SIGMA")) > 0 ? atoi(getenv("HUB_SIGMA")) : P;
+  for (int32_t w = 0; w < P; w += sigma)
+    std::stable_sort(order.begin() + w, order.begin() + std::min(P, w + sigma), [&](int32_t a, int32_t b) { return len(a) > len(b); });
+  H->npseudo = P;
+  H->slice_off.assign((size_t)ns + 1, 0), H->slice_len.assign((size_t)ns, 0), H->slice_row.assign((size_t)ns * 32, INT_MIN);
+  for (int32_t s = 0; s < ns; ++s) {
+    H->slice_len[s] = len(order[32 * s]);
+    H->slice_off[s + 1] = H->slice_off[s] + 32 * H->slice_len[s];
+  }
+  H->slice_rank.assign((size_t)H->slice_off[ns], (uint16_t)H->K);
+  H->slice_val.assign(keep_val ? (size_t)H->slice_off[ns] : 0, 0.0);
+  for (int32_t q = 0; q < P; ++q) {
+    const int32_t r = order[q], s = q / 32, l = q % 32;
+    H->slice_row[q] = prow_out[r];
+    for (int32_t j = 0; j < len(r); ++j) {
+      const size_t at = (size_t)H->slice_off[s] + 32 * (size_t)j + l;
+      H->slice_rank[at] = hrank[prow_ptr[r] + j];
+      if (keep_val) H->slice_val[at] = hval[prow_ptr[r] + j];
+    }
+  }
+}
+
+static void split(const Csr &A, int K, HubPart *H, Csr *rest) {
   const std::vector<int32_t> rank = rank_of_columns(A);
   K = std::min(K, A.ncols);
   H->K = K;
@@ -118,6 +154,7 @@ static void split(const Csr &A, int K, int nwarps, HubPart *H, Csr *rest) {
   std::vector<int32_t> hrow_ptr(1, 0), hrow_id;
   std::vector<uint16_t> hrank;
   std::vector<double> hval;
+  const bool all_rows = getenv("HUB_ZALL") && atoi(getenv("HUB_ZALL")) == 1; /* rows without hub nonzeros too: z = 0 there */
   for (int32_t i = 0; i < A.nrows; ++i) {
     const size_t h0 = hrank.size();
     for (int32_t p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p) {
@@ -130,38 +167,24 @@ static void split(const Csr &A, int K, int nwarps, HubPart *H, Csr *rest) {
       }
     }
     rest->rowptr[i + 1] = (int32_t)rest->col.size();
-    if (hrank.size() > h0) hrow_id.push_back(i), hrow_ptr.push_back((int32_t)hrank.size());
+    if (hrank.size() > h0 || all_rows) hrow_id.push_back(i), hrow_ptr.push_back((int32_t)hrank.size());
   }
-  const int64_t hnnz = (int64_t)hrank.size();
-  const int32_t target = (int32_t)std::max<int64_t>(256, hnnz / ((int64_t)nwarps * 8));
-  /* pseudo-rows: a row longer than target is cut into pieces of target nonzeros */
-  H->rowptr.assign(1, 0);
-  H->out.clear(), H->chunk.assign(1, 0), H->split_row.clear(), H->split_first.clear();
-  H->nparts = 0;
-  int32_t in_chunk = 0;
+  H->nnz = (int64_t)hrank.size();
+  /* pseudo-rows: whole rows, and the pieces of the rows longer than HUB_ROW_MAX */
+  std::vector<int32_t> prow_out, prow_ptr(1, 0);
+  H->split_row.clear(), H->split_first.clear();
+  int32_t nparts = 0;
   for (size_t r = 0; r + 1 < hrow_ptr.size(); ++r) {
     const int32_t b = hrow_ptr[r], e = hrow_ptr[r + 1];
-    if (e - b > target) {
-      H->split_row.push_back(hrow_id[r]);
-      H->split_first.push_back(H->nparts);
-      for (int32_t q = b; q < e; q += target) {
-        if (in_chunk > 0) H->chunk.push_back((int32_t)H->out.size()), in_chunk = 0; /* a piece is its own chunk */
-        H->out.push_back(~H->nparts++);
-        H->rowptr.push_back(std::min(e, q + target));
-        H->chunk.push_back((int32_t)H->out.size());
-      }
+    if (e - b <= HUB_ROW_MAX) {
+      prow_out.push_back(hrow_id[r]), prow_ptr.push_back(e);
       continue;
     }
-    H->out.push_back(hrow_id[r]);
-    H->rowptr.push_back(e);
-    in_chunk += e - b;
-    if (in_chunk >= target) H->chunk.push_back((int32_t)H->out.size()), in_chunk = 0;
+    H->split_row.push_back(hrow_id[r]), H->split_first.push_back(nparts);
+    for (int32_t q = b; q < e; q += HUB_ROW_MAX) prow_out.push_back(~nparts++), prow_ptr.push_back(std::min(e, q + HUB_ROW_MAX));
   }
-  if (in_chunk > 0) H->chunk.push_back((int32_t)H->out.size());
-  H->split_first.push_back(H->nparts);
-  H->rank.swap(hrank);
-  if (colconst) H->val.clear();
-  else H->val.swap(hval);
+  H->split_first.push_back(nparts);
+  slice(prow_out, prow_ptr, hrank, hval, !colconst, H);
 }
 
 /* ---- the hub part on the device --------------------------------------------------------------------- */
@@ -173,62 +196,57 @@ __global__ void hub_stage_kernel(int K, const int *__restrict__ hubcol, const do
   if (k < K) xhub[k] = scale ? x[hubcol[k]] * scale[k] : x[hubcol[k]];
 }
 
-/* One warp per chunk (static round robin), 32 nonzeros per step: lane l takes nonzero base+l, its
- * pseudo-row is the count of the 32 next row ends <= it (at most 31: every pseudo-row is nonempty),
- * a segmented warp scan sums each row's lanes, the lane that ends a row adds the sum (+ the carry of
- * the row's earlier steps) to y (whole rows: no other warp writes it) or to its part slot. */
-template <bool HAS_VAL>
+/* out[row] = s (STORE: out is z, zeroed, the rest then adds) or out[row] += s (y after the rest) */
+template <bool STORE>
+__device__ __forceinline__ void hub_put(double *out, int row, double s) {
+  if (STORE) out[row] = s;
+  else out[row] += s;
+}
+
+/* A warp per slice (sl = global warp, + all warps, ...): lane l sums row l of the slice in order (the
+ * padding adds x value 0: s + 0.0 == s, and s is never -0.0) and puts the sum into out (a whole row:
+ * no other lane writes it) or into its part slot (a piece). The 32 warps of a block share one copy
+ * of the hub x values. */
+template <bool HAS_VAL, bool STORE>
 __global__ void __launch_bounds__(HUB_THREADS)
-hub_kernel(int nchunks, const int *__restrict__ chunk, const int *__restrict__ rowptr, const int *__restrict__ out,
+hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restrict__ slice_len, const int *__restrict__ slice_row,
            const unsigned short *__restrict__ rank, const double *__restrict__ val, const double *__restrict__ xhub, int K,
-           double *y, double *__restrict__ part) {
-  extern __shared__ double s_x[];
+           double *out, double *__restrict__ part) {
+  extern __shared__ double s_x[]; /* K + 1: the hub x values, then the padding's 0 */
   for (int i = threadIdx.x; i < K; i += HUB_THREADS) s_x[i] = xhub[i];
+  if (threadIdx.x == 0) s_x[K] = 0.0;
   __syncthreads();
   const int lane = threadIdx.x & 31, nw = gridDim.x * (HUB_THREADS / 32);
-  for (int c = blockIdx.x * (HUB_THREADS / 32) + (int)(threadIdx.x >> 5); c < nchunks; c += nw) {
-    int r = chunk[c];
-    const int rend = chunk[c + 1], p1 = rowptr[rend];
-    double carry = 0.0;
-    for (int base = rowptr[r]; base < p1; base += 32) {
-      const int p = base + lane;
-      double v = 0.0;
-      if (p < p1) v = HAS_VAL ? val[p] * s_x[rank[p]] : s_x[rank[p]];
-      const int e = r + 1 + lane <= rend ? rowptr[r + 1 + lane] : INT_MAX;
-      int k = 0;
+  for (int sl = blockIdx.x * (HUB_THREADS / 32) + (int)(threadIdx.x >> 5); sl < nslices; sl += nw) {
+    const int off = slice_off[sl] + lane, len = slice_len[sl];
+    double s = 0.0;
+    int j = 0;
+    for (; j + 4 <= len; j += 4) {
+      int rk[4];
 #pragma unroll
-      for (int step = 16; step > 0; step >>= 1)
-        if (__shfl_sync(FULL, e, k + step - 1) <= p) k += step;
-      double s = v;
+      for (int u = 0; u < 4; ++u) rk[u] = rank[off + 32 * (j + u)];
 #pragma unroll
-      for (int d = 1; d < 32; d <<= 1) {
-        const double t = __shfl_up_sync(FULL, s, d);
-        const int kk = __shfl_up_sync(FULL, k, d);
-        if (lane >= d && kk == k) s += t;
-      }
-      const int ek = __shfl_sync(FULL, e, k);
-      const double total = k == 0 ? carry + s : s;
-      if (p == ek - 1) {
-        const int o = out[r + k];
-        if (o >= 0) y[o] += total;
-        else part[~o] = total;
-      }
-      const double last = __shfl_sync(FULL, total, 31);
-      const int last_ends = __shfl_sync(FULL, (int)(p == ek - 1), 31);
-      carry = last_ends ? 0.0 : last;
-      r += __popc(__ballot_sync(FULL, e <= base + 32));
+      for (int u = 0; u < 4; ++u) s += HAS_VAL ? val[off + 32 * (j + u)] * s_x[rk[u]] : s_x[rk[u]];
     }
+    for (; j < len; ++j) s += HAS_VAL ? val[off + 32 * j] * s_x[rank[off + 32 * j]] : s_x[rank[off + 32 * j]];
+    const int row = slice_row[sl * 32 + lane];
+    if (row >= 0) hub_put<STORE>(out, row, s);
+    else if (row != INT_MIN) part[~row] = s;
   }
 }
 
-/* y[split_row[i]] += its parts, in order */
+/* A warp per split row: lane l sums the row's parts l, l + 32, ... in order, a fixed butterfly adds
+ * the 32 lane sums (the same order every run), lane 0 puts the total into out. */
+template <bool STORE>
 __global__ void hub_fixup_kernel(int nsplit, const int *__restrict__ split_row, const int *__restrict__ split_first,
-                                 const double *__restrict__ part, double *y) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+                                 const double *__restrict__ part, double *out) {
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
   if (i >= nsplit) return;
   double s = 0.0;
-  for (int q = split_first[i]; q < split_first[i + 1]; ++q) s += part[q];
-  y[split_row[i]] += s;
+  for (int q = split_first[i] + lane; q < split_first[i + 1]; q += 32) s += part[q];
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) s += __shfl_xor_sync(FULL, s, d);
+  if (lane == 0) hub_put<STORE>(out, split_row[i], s);
 }
 
 template <class T>
@@ -240,29 +258,31 @@ static T *upload(const std::vector<T> &v) {
 }
 
 struct HubDev {
-  int K, nchunks, nsplit, grid;
-  int *hubcol, *chunk, *rowptr, *out, *split_row, *split_first;
+  int K, nslices, nsplit, grid;
+  int *hubcol, *slice_off, *slice_len, *slice_row, *split_row, *split_first;
   unsigned short *rank;
   double *scale, *val, *xhub, *part;
 };
 
+#define HUB_KERNELS {hub_kernel<true, true>, hub_kernel<true, false>, hub_kernel<false, true>, hub_kernel<false, false>}
+
 static HubDev hub_upload(const HubPart &H) {
   HubDev d;
-  d.K = H.K, d.nchunks = (int)H.chunk.size() - 1, d.nsplit = (int)H.split_row.size();
-  d.hubcol = upload(H.hubcol), d.chunk = upload(H.chunk), d.rowptr = upload(H.rowptr), d.out = upload(H.out);
+  d.K = H.K, d.nslices = (int)H.slice_len.size(), d.nsplit = (int)H.split_row.size();
+  d.hubcol = upload(H.hubcol), d.slice_off = upload(H.slice_off), d.slice_len = upload(H.slice_len), d.slice_row = upload(H.slice_row);
   d.split_row = upload(H.split_row), d.split_first = upload(H.split_first);
-  d.rank = upload(H.rank);
+  d.rank = upload(H.slice_rank);
   d.scale = H.hubscale.empty() ? nullptr : upload(H.hubscale);
-  d.val = H.val.empty() ? nullptr : upload(H.val);
+  d.val = H.hubscale.empty() ? upload(H.slice_val) : nullptr;
   CK(cudaMalloc(&d.xhub, sizeof(double) * std::max(1, H.K)));
-  CK(cudaMalloc(&d.part, sizeof(double) * std::max(1, H.nparts)));
-  const size_t dyn = sizeof(double) * (size_t)H.K;
+  CK(cudaMalloc(&d.part, sizeof(double) * std::max(1, H.split_first.back())));
+  const size_t dyn = sizeof(double) * ((size_t)H.K + 1);
   int per_sm = 0, dev = 0, nsm = 0;
-  for (auto f : {hub_kernel<true>, hub_kernel<false>}) {
+  for (auto f : HUB_KERNELS) {
     CK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn));
     CK(cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
   }
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, d.val ? hub_kernel<true> : hub_kernel<false>, HUB_THREADS, dyn));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hub_kernel<true, false>, HUB_THREADS, dyn));
   CK(cudaGetDevice(&dev));
   CK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
   d.grid = std::max(1, per_sm * nsm);
@@ -270,21 +290,24 @@ static HubDev hub_upload(const HubPart &H) {
 }
 
 static void hub_free(HubDev &d) {
-  for (void *p : {(void *)d.hubcol, (void *)d.chunk, (void *)d.rowptr, (void *)d.out, (void *)d.split_row, (void *)d.split_first,
+  for (void *p : {(void *)d.hubcol, (void *)d.slice_off, (void *)d.slice_len, (void *)d.slice_row, (void *)d.split_row, (void *)d.split_first,
                   (void *)d.rank, (void *)d.scale, (void *)d.val, (void *)d.xhub, (void *)d.part})
     if (p) CK(cudaFree(p));
 }
 
-/* y += hub part * x */
-static void hub_spmv(const HubDev &d, const double *x, double *y) {
-  if (d.K == 0 || d.nchunks == 0) return;
+/* out += hub part * x, or (store) out = hub part * x on the rows with hub nonzeros (the others untouched) */
+static void hub_spmv(const HubDev &d, const double *x, double *out, bool store) {
+  if (d.K == 0 || d.nslices == 0) return;
   hub_stage_kernel<<<(d.K + 255) / 256, 256, 0, g_stream>>>(d.K, d.hubcol, d.scale, x, d.xhub);
-  const size_t dyn = sizeof(double) * (size_t)d.K;
-  if (d.val)
-    hub_kernel<true><<<d.grid, HUB_THREADS, dyn, g_stream>>>(d.nchunks, d.chunk, d.rowptr, d.out, d.rank, d.val, d.xhub, d.K, y, d.part);
-  else
-    hub_kernel<false><<<d.grid, HUB_THREADS, dyn, g_stream>>>(d.nchunks, d.chunk, d.rowptr, d.out, d.rank, nullptr, d.xhub, d.K, y, d.part);
-  if (d.nsplit) hub_fixup_kernel<<<(d.nsplit + 127) / 128, 128, 0, g_stream>>>(d.nsplit, d.split_row, d.split_first, d.part, y);
+  const size_t dyn = sizeof(double) * ((size_t)d.K + 1);
+#define HUB_ARGS d.nslices, d.slice_off, d.slice_len, d.slice_row, d.rank, d.val, d.xhub, d.K, out, d.part
+  if (d.val && store) hub_kernel<true, true><<<d.grid, HUB_THREADS, dyn, g_stream>>>(HUB_ARGS);
+  else if (d.val) hub_kernel<true, false><<<d.grid, HUB_THREADS, dyn, g_stream>>>(HUB_ARGS);
+  else if (store) hub_kernel<false, true><<<d.grid, HUB_THREADS, dyn, g_stream>>>(HUB_ARGS);
+  else hub_kernel<false, false><<<d.grid, HUB_THREADS, dyn, g_stream>>>(HUB_ARGS);
+#undef HUB_ARGS
+  if (d.nsplit && store) hub_fixup_kernel<true><<<(d.nsplit + 7) / 8, 256, 0, g_stream>>>(d.nsplit, d.split_row, d.split_first, d.part, out);
+  else if (d.nsplit) hub_fixup_kernel<false><<<(d.nsplit + 7) / 8, 256, 0, g_stream>>>(d.nsplit, d.split_row, d.split_first, d.part, out);
   CK(cudaGetLastError());
 }
 
@@ -303,8 +326,9 @@ static mx_device *ours_upload(const Csr &A, mx_cold_kernel k, mx_format *F) {
   return D;
 }
 
-static void ours_spmv(mx_device *D, const double *x, double *y) {
-  if (mx_device_spmv(D, x, nullptr, y, g_stream)) {
+/* y = A x, or y = z + A x */
+static void ours_spmv(mx_device *D, const double *x, const double *z, double *y) {
+  if (mx_device_spmv(D, x, z, y, g_stream)) {
     fprintf(stderr, "mx_device_spmv: %s\n", mx_device_last_error());
     exit(2);
   }
@@ -398,14 +422,15 @@ static std::vector<double> reference(const Csr &A, const std::vector<double> &x)
   return y;
 }
 
-static bool run_one(const std::string &item, const std::vector<int> &Ks, int nwarps, int warmup, int reps) {
+static bool run_one(const std::string &item, const std::vector<int> &Ks, int warmup, int reps) {
   Csr A;
   if (!make_matrix(item, &A)) return false;
   std::vector<double> x((size_t)A.ncols);
   for (int32_t j = 0; j < A.ncols; ++j) x[j] = 1.0 + 0.5 * sin(0.37 * j);
   const std::vector<double> ref = reference(A, x);
-  double *dx = upload(x), *dy = nullptr;
+  double *dx = upload(x), *dy = nullptr, *dz = nullptr;
   CK(cudaMalloc(&dy, sizeof(double) * A.nrows));
+  CK(cudaMalloc(&dz, sizeof(double) * A.nrows));
   printf("  %s: %d rows, %d nnz\n", item.c_str(), A.nrows, A.nnz());
   bool ok = true;
   double t = 0, best_cusparse = 1e30, best_ours = 1e30;
@@ -415,35 +440,49 @@ static bool run_one(const std::string &item, const std::vector<int> &Ks, int nwa
   for (mx_cold_kernel k : {MX_COLD_MERGE, MX_COLD_SEGMENT}) {
     mx_format F;
     mx_device *D = ours_upload(A, k, &F);
-    ok = timed(k == MX_COLD_MERGE ? "whole: merge packed" : "whole: segment packed", [&] { ours_spmv(D, dx, dy); }, dy, &ref, A.nrows,
+    ok = timed(k == MX_COLD_MERGE ? "whole: merge packed" : "whole: segment packed", [&] { ours_spmv(D, dx, nullptr, dy); }, dy, &ref, A.nrows,
                warmup, reps, &t) && ok;
     best_ours = std::min(best_ours, t);
     mx_device_free(D);
     mx_format_free(&F);
   }
   printf("    whole: best ours / best cuSPARSE = %.3fx\n", best_cusparse / best_ours);
+  const bool all_rows = getenv("HUB_ZALL") && atoi(getenv("HUB_ZALL")) == 1;
   for (int K : Ks) {
     HubPart H;
     Csr rest;
-    split(A, K, nwarps, &H, &rest);
-    printf("  K %d: hub part %d nnz (%.1f%%), %zu pseudo-rows, %zu chunks, %zu split rows, values %s\n", H.K, H.nnz(),
-           100.0 * H.nnz() / std::max(1, A.nnz()), H.out.size(), H.chunk.size() - 1, H.split_row.size(),
-           H.val.empty() ? (H.hubscale.empty() ? "folded (ones)" : "folded (column constants)") : "plain");
+    split(A, K, &H, &rest);
+    printf("  K %d: hub part %lld nnz (%.1f%%), %lld rows and pieces in %zu slices (padding %.1f%%), %zu split rows, values %s\n",
+           H.K, (long long)H.nnz, 100.0 * H.nnz / std::max(1, A.nnz()), (long long)H.npseudo, H.slice_len.size(),
+           100.0 * (H.slice_off.back() - H.nnz) / std::max<int64_t>(1, H.nnz), H.split_row.size(),
+           H.hubscale.empty() ? "plain" : "folded (column constants)");
     HubDev hd = hub_upload(H);
-    timed("hub part alone", [&] { hub_spmv(hd, dx, dy); }, dy, nullptr, A.nrows, warmup, reps, &t);
+    timed("hub part alone (y +=)", [&] { hub_spmv(hd, dx, dy, false); }, dy, nullptr, A.nrows, warmup, reps, &t);
+    timed("hub part alone (z =)", [&] { hub_spmv(hd, dx, dz, true); }, dz, nullptr, A.nrows, warmup, reps, &t);
     for (mx_cold_kernel k : {MX_COLD_MERGE, MX_COLD_SEGMENT}) {
       mx_format F;
       mx_device *D = ours_upload(rest, k, &F);
-      timed(k == MX_COLD_MERGE ? "rest alone: merge packed" : "rest alone: segment packed", [&] { ours_spmv(D, dx, dy); }, dy,
-            nullptr, A.nrows, warmup, reps, &t);
-      ok = timed(k == MX_COLD_MERGE ? "split: rest merge + hub" : "split: rest segment + hub",
+      const char *kn = k == MX_COLD_MERGE ? "merge" : "segment";
+      char what[96];
+      snprintf(what, sizeof what, "rest alone: %s packed", kn);
+      timed(what, [&] { ours_spmv(D, dx, nullptr, dy); }, dy, nullptr, A.nrows, warmup, reps, &t);
+      snprintf(what, sizeof what, "split: rest %s, then hub y +=", kn);
+      ok = timed(what,
                  [&] {
-                   ours_spmv(D, dx, dy);
-                   hub_spmv(hd, dx, dy);
+                   ours_spmv(D, dx, nullptr, dy);
+                   hub_spmv(hd, dx, dy, false);
                  },
                  dy, &ref, A.nrows, warmup, reps, &t) && ok;
-      printf("    split (%s) vs best cuSPARSE %.3fx, vs best ours whole %.3fx\n", k == MX_COLD_MERGE ? "merge" : "segment",
-             best_cusparse / t, best_ours / t);
+      printf("    split (%s, y +=) vs best cuSPARSE %.3fx, vs best ours whole %.3fx\n", kn, best_cusparse / t, best_ours / t);
+      snprintf(what, sizeof what, "split: z = 0, hub z =, rest %s y = z + ...", kn);
+      ok = timed(what,
+                 [&] {
+                   if (!all_rows) CK(cudaMemsetAsync(dz, 0, sizeof(double) * A.nrows, g_stream));
+                   hub_spmv(hd, dx, dz, true);
+                   ours_spmv(D, dx, dz, dy);
+                 },
+                 dy, &ref, A.nrows, warmup, reps, &t) && ok;
+      printf("    split (%s, z =) vs best cuSPARSE %.3fx, vs best ours whole %.3fx\n", kn, best_cusparse / t, best_ours / t);
       mx_device_free(D);
       mx_format_free(&F);
     }
@@ -452,6 +491,7 @@ static bool run_one(const std::string &item, const std::vector<int> &Ks, int nwa
   mx_cold_pack_set_merge(old);
   CK(cudaFree(dx));
   CK(cudaFree(dy));
+  CK(cudaFree(dz));
   return ok;
 }
 
@@ -465,7 +505,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "-K") && i + 1 < argc) {
       Ks.clear();
       std::string list = argv[++i];
-      for (char *t = strtok(&list[0], " ,"); t; t = strtok(nullptr, " ,")) Ks.push_back(std::min(atoi(t), 65536));
+      for (char *t = strtok(&list[0], " ,"); t; t = strtok(nullptr, " ,")) Ks.push_back(std::min(atoi(t), HUB_K_MAX));
     } else items.push_back(argv[i]);
   }
   if (items.empty()) items = {"kron:21:16@ones", "kron:21:16@pagerank", "chunglu:2000000:16:2.1@ones"};
@@ -477,8 +517,7 @@ int main(int argc, char **argv) {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   printf("# %s, %d SMs; warm-up %d, median of %d\n", prop.name, prop.multiProcessorCount, warmup, reps);
-  const int nwarps = prop.multiProcessorCount * (2048 / 32);
   int wrong = 0;
-  for (const std::string &item : items) wrong += !run_one(item, Ks, nwarps, warmup, reps);
+  for (const std::string &item : items) wrong += !run_one(item, Ks, warmup, reps);
   return wrong ? 1 : 0;
 }
