@@ -1,0 +1,86 @@
+/* mx_cold_hub.h - the hub split of a cold CSR (pure C99, no PETSc, no CUDA): a layout for power-law
+ * graphs, where a few thousand "hub" columns hold half of the nonzeros.
+ *
+ * C = rest + hub. The hub columns are the K most used columns of C (most nonzeros first, ties by
+ * column index; never an empty column). hub holds every nonzero in them, rest every other nonzero (a
+ * CSR over all rows, each row's nonzeros in input order). The product is y = rest x (any cold kernel),
+ * then y += hub x: on the GPU the K hub x values sit in shared memory, so the hub nonzeros, which cost
+ * the CSR kernels one L1/L2 wavefront per lane, cost one shared-memory read
+ * (tuning/results/h100/hub-split-2026-11-26g: kron:21:16 1.64x best cuSPARSE against 1.10x whole).
+ *
+ * hub is stored for that kernel. A nonzero is a 16-bit hub rank (rank K: padding, x value 0). Rows
+ * with more than MX_HUB_ROW_MAX hub nonzeros ("split rows") are cut into pieces of MX_HUB_ROW_MAX in
+ * order (the last one shorter). The rows and pieces ("pseudo-rows"), sorted by length (descending;
+ * equal lengths in row order, a row's pieces in order), are stored 32 to a slice (sliced ELLPACK):
+ * element j of the slice's pseudo-row l at slice_off[s] + 32 j + l, padded to slice_len[s], the
+ * slice's first (longest) pseudo-row. slice_row[32 s + l] is the row (y += the pseudo-row's sum),
+ * ~p for piece p (its sum goes to part slot p), or INT32_MIN for the last slice's missing lanes.
+ * Split row i's parts are slots split_first[i] .. split_first[i+1]-1, in order.
+ * Values: where every hub column's nonzeros share one value (bit for bit, not NaN; PageRank transition
+ * matrices, unweighted graphs) the value is hubscale[rank] and slice_val is NULL: the product x_j s_j
+ * is the same bits as s_j x_j. Otherwise slice_val holds each nonzero's value (padding 0).
+ *
+ * Summation order (the GPU kernel's, src/cuda/mx_cold_hub.cu; the CPU kernel here repeats it, so
+ * the two are bitwise equal): a pseudo-row sums its products in order starting from 0 (padding adds
+ * 0.0, which never changes such a sum); y[row] += sum. A split row's parts: lane l of 32 sums parts
+ * l, l+32, ... in order, then d = 16, 8, 4, 2, 1: s_l = s_l + s_(l xor d); y[row] += s_0. */
+#ifndef MX_COLD_HUB_H
+#define MX_COLD_HUB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "mx_format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MX_HUB_SLICE 32      /* pseudo-rows per slice: a warp's lanes */
+#define MX_HUB_ROW_MAX 64    /* longest pseudo-row (a lane sums it alone) */
+#define MX_HUB_MAX_COLS 28000 /* hub x values (+ the padding's 0) in one GPU block's shared memory: 224 KB */
+
+/* The hub split of a cold CSR. Owns every array. */
+typedef struct {
+  int32_t nrows, ncols;
+  int32_t K;              /* hub columns (0: hub is empty, rest is C) */
+  int64_t nnz;            /* hub nonzeros */
+  int32_t *hubcol;        /* K: rank -> column */
+  double *hubscale;       /* K: the hub columns' constant values, or NULL (slice_val holds them) */
+  int32_t nslices;
+  int32_t *slice_off;     /* nslices + 1 */
+  int32_t *slice_len;     /* nslices */
+  int32_t *slice_row;     /* 32 nslices */
+  uint16_t *slice_rank;   /* slice_off[nslices] */
+  double *slice_val;      /* slice_off[nslices], or NULL */
+  int32_t nsplit, nparts;
+  int32_t *split_row;     /* nsplit */
+  int32_t *split_first;   /* nsplit + 1 */
+  int32_t *rest_rowptr;   /* nrows + 1 */
+  int32_t *rest_col;      /* rest_rowptr[nrows] */
+  double *rest_val;       /* rest_rowptr[nrows] */
+} mx_cold_hub;
+
+/* Split C by its K most used columns (K above the nonempty columns: all of them; K >
+ * MX_HUB_MAX_COLS is MX_ERR_ARG). MX_ERR_ARG on malformed input (rowptr[0] != 0, a decreasing row
+ * pointer, a column outside [0, ncols), K < 0), MX_ERR_OVERFLOW above INT32_MAX - 2048 nonzeros
+ * (the padded slots must stay 32-bit), MX_ERR_MEM; on failure *H is zeroed. */
+mx_status mx_cold_hub_build(const mx_csr *C, int32_t K, mx_cold_hub *H);
+
+void mx_cold_hub_free(mx_cold_hub *H);
+
+/* The rest as a CSR view (H keeps the arrays). */
+mx_csr mx_cold_hub_rest(const mx_cold_hub *H);
+
+/* y += hub x, in the order above (bitwise the GPU kernel's); MX_ERR_MEM (y untouched) if the part
+ * slots cannot be allocated. */
+mx_status mx_cold_hub_spmv_add(const mx_cold_hub *H, const double *x, double *y);
+
+/* Bytes the hub product reads of H (ranks, values, slice and split arrays, hub columns and scales);
+ * the rest's are its cold kernel's. */
+size_t mx_cold_hub_bytes(const mx_cold_hub *H);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,35 @@
+/* mx_cold_hub_dev.h - the hub split of a cold CSR (src/core/mx_cold_hub.h) on the GPU: upload of a
+ * host-built split and the product y += hub x, bitwise the CPU kernel mx_cold_hub_spmv_add (same
+ * products, same summation order). C-callable; the stream is a cudaStream_t passed as void *.
+ *
+ * Per product: a staging kernel gathers the K hub x values (times the hub columns' constants where
+ * the split has them) into a device buffer; the hub kernel (persistent blocks of 1024 threads, one
+ * per SM for the shared memory) copies them into shared memory once per block, and each warp sums the
+ * 32 pseudo-rows of a slice, a lane each, one coalesced 2-byte rank load and one shared-memory read
+ * per nonzero; a fixup kernel (a warp per split row) adds the split rows' parts. Measured on an H100
+ * (tuning/results/h100/hub-split-2026-11-26g): the 37.4M hub nonzeros of kron:21:16 (K = 28000) in
+ * 105.5 us. */
+#ifndef MX_COLD_HUB_DEV_H
+#define MX_COLD_HUB_DEV_H
+
+#include "../core/mx_cold_hub.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mx_hub_dev mx_hub_dev;
+
+/* Copy H to the device into *out; 0, or 1 with mx_device_last_error() (nothing left allocated). */
+int mx_hub_dev_upload(const mx_cold_hub *H, mx_hub_dev **out);
+
+/* y += hub x on stream (device pointers, y of H's rows, x of its columns); 0 or 1 (launch failure). */
+int mx_hub_dev_spmv_add(const mx_hub_dev *d, const double *x, double *y, void *stream);
+
+void mx_hub_dev_free(mx_hub_dev *d);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
