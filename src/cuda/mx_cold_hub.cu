@@ -20,12 +20,13 @@ struct mx_hub_dev {
 __global__ void mx_hub_stage_kernel(int K, const int *__restrict__ hubcol, const double *__restrict__ hubscale,
                                     const double *__restrict__ x, double *__restrict__ xhub) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < K) xhub[k] = hubscale ? x[hubcol[k]] * hubscale[k] : x[hubcol[k]];
+  if (k < K) xhub[k] = hubscale ? __dmul_rn(x[hubcol[k]], hubscale[k]) : x[hubcol[k]];
 }
 
 /* A warp per slice (sl = global warp, + all warps, ...): lane l sums pseudo-row l of the slice in
  * order from 0 (padding: rank K, x value 0, value 0: the sum does not change) and adds it to y[row]
- * (a whole row: no other lane writes it) or writes it to part slot ~row (a piece). */
+ * (a whole row: no other lane writes it) or writes it to part slot ~row (a piece). Products are
+ * rounded before the sum (__dmul_rn: no fused multiply-add), as the CPU kernel's. */
 template <bool HAS_VAL>
 __global__ void __launch_bounds__(HUB_THREADS)
 mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restrict__ slice_len, const int *__restrict__ slice_row,
@@ -45,9 +46,9 @@ mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restr
 #pragma unroll
       for (int u = 0; u < 4; ++u) rk[u] = rank[off + 32 * (j + u)];
 #pragma unroll
-      for (int u = 0; u < 4; ++u) s += HAS_VAL ? val[off + 32 * (j + u)] * s_x[rk[u]] : s_x[rk[u]];
+      for (int u = 0; u < 4; ++u) s += HAS_VAL ? __dmul_rn(val[off + 32 * (j + u)], s_x[rk[u]]) : s_x[rk[u]];
     }
-    for (; j < len; ++j) s += HAS_VAL ? val[off + 32 * j] * s_x[rank[off + 32 * j]] : s_x[rank[off + 32 * j]];
+    for (; j < len; ++j) s += HAS_VAL ? __dmul_rn(val[off + 32 * j], s_x[rank[off + 32 * j]]) : s_x[rank[off + 32 * j]];
     const int row = slice_row[sl * 32 + lane];
     if (row >= 0) y[row] += s;
     else if (row != INT_MIN) part[~row] = s;
