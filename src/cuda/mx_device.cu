@@ -147,6 +147,7 @@ static int dev_upload(mx_device *D, T **p, const T *host, size_t count, const ch
 extern "C" void mx_device_free(mx_device *D) {
   if (!D) return;
   mx_features_job_drop(D); /* its passes read the cold CSR */
+  mx_device_hub_drop(D);
   mx_cold_cusparse_free(D);
   mx_cold_pack_dev_free(D); /* packed cold CSR (mx_cold_pack.cu) */
   mx_cold_rowpat_dev_free(D); /* row-pattern form (mx_cold_rowpat.cu) */
@@ -616,6 +617,7 @@ extern "C" int mx_device_set_cold_kernel(mx_device *D, mx_cold_kernel k) {
   free_cold_plan(D, old);
   if (old == MX_COLD_SEGMENT) mx_cold_rowpat_dev_free(D); /* its lane groups are the segment plan's */
   D->cold = k;
+  mx_device_hub_kernel(D, k);
   if (D->bytes > D->build_peak_bytes) D->build_peak_bytes = D->bytes;
   return 0;
 }
@@ -629,6 +631,7 @@ extern "C" int mx_device_spmv(mx_device *D, const double *x, const double *z, do
   if (D->nrows == 0) return 0;
   if (!y) return mx_fail("mx_device_spmv: y is NULL");
   if (!x && D->ncols > 0 && D->nnz > 0) return mx_fail("mx_device_spmv: x is NULL");
+  if (D->hub_split) return mx_device_hub_launch(D, x, z, y, stream);
   cudaStream_t s = (cudaStream_t)stream;
   const double *xh; /* the SE kernel's x: x, or xs = s .* x under packed column constants (then x-hot
                      * serves the hot kernel alone and is gathered from xs: mx_hot_pack.cu) */
@@ -697,6 +700,7 @@ extern "C" int mx_device_refresh_values(mx_device *D, const double *val, void *s
   if (D->nnz == 0) return 0;
   if (!val) return mx_fail("mx_device_refresh_values: val is NULL");
   cudaStream_t s = (cudaStream_t)stream;
+  mx_device_hub_drop(D); /* its split holds the old values */
   D->rowpat_lost = 0; /* set again below if this refresh loses the row patterns */
   const mx_h2d_piece vals = {D->cold_identity ? D->cold_val : D->val_in, val, sizeof(double) * D->nnz};
   if (mx_h2d_copy(&vals, 1, s, "mx_device_refresh_values: uploading the values")) return 1;

@@ -131,6 +131,17 @@ int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, vo
 /* Host vectors staged through device buffers owned by D (allocated at upload); synchronous. */
 int mx_device_spmv_host(mx_device *D, const double *x, const double *z, double *y, void *stream);
 
+/* The hub split (src/core/mx_cold_hub.h) as D's product, for power-law graphs: D must be all cold
+ * (no hot part) and A the CSR it holds. Splits A by its K most used columns on the host, uploads the
+ * rest as an all-cold device of D's cold kernel (packed, AUTO) and the hub part; mx_device_spmv then
+ * runs the rest, then y += hub x (each row's hub part added after its rest: deterministic, not the
+ * whole-matrix kernels' bits). D keeps its own arrays (transpose, download, features): a value
+ * refresh drops the split, a cold-kernel switch applies to the rest too. K = 0 drops it. 0, or 1 with
+ * the error recorded and D as before. */
+int mx_device_hub(mx_device *D, const mx_csr *A, int K);
+/* The split's hub columns and hub nonzeros, 0 and 0 when D has none. */
+void mx_device_hub_info(const mx_device *D, int *K, int64_t *hub_nnz);
+
 /* Seconds of one y = A x on the GPU: the median of reps (>= 1) calls on D's staging vectors (x = 1),
  * each between two CUDA events on the default stream, after two warm-up calls; all queued before
  * one synchronisation, as in a solver loop. Overwrites D's staging vectors: call it when no

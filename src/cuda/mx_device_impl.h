@@ -36,6 +36,7 @@ struct mx_device {
                                * replacing the segment kernel's; NULL = none (never beside a pack) */
   int rowpat_lost; /* the last value refresh found the row patterns no longer hold the values */
   mx_hot_pack_dev *hot_pack; /* the SE values as one value or column constants (mx_device_compress); NULL = plain */
+  struct mx_hub_split_dev *hub_split; /* mx_device_hub: the product runs its rest device, then the hub part; NULL = off */
 
   /* cold CSR */
   int cold_nnz;
@@ -218,6 +219,11 @@ int mx_cold_rowpat_launch(const mx_device *D, const double *x, const double *z, 
 int mx_cold_rowpat_dev_refresh(mx_device *D, cudaStream_t s);
 int mx_cold_rowpat_dev_info(const mx_device *D, mx_device_pack_info *info);
 void mx_cold_rowpat_dev_free(mx_device *D);
+/* hub split (mx_device_hub.cu): y = rest x (+ z), then y += hub x; drop: the split freed (nothing
+ * without one); kernel: the rest device switched to cold kernel k (the split dropped if it cannot) */
+int mx_device_hub_launch(mx_device *D, const double *x, const double *z, double *y, void *stream);
+void mx_device_hub_drop(mx_device *D);
+void mx_device_hub_kernel(mx_device *D, mx_cold_kernel k);
 /* x-hot cache (mx_xhot.cu), set up on the device arrays already in D: request as in
  * mx_device_upload_xhot, cap_auto the most columns AUTO takes, cold = 1 codes the cold CSR too. */
 int mx_xhot_setup(mx_device *D, int request, int cap_auto, int cold);

@@ -4,7 +4,10 @@
  * y0 each time), a second product gives the same bits, and rest x (a plain loop) + hub x is within
  * 1e-12 of the whole matrix's product. Matrices: generated power-law graphs (kron, chunglu; their hub
  * rows exceed MX_HUB_ROW_MAX: split rows and the fixup), a stencil and a geometric graph, rows of
- * exactly 64 / 65 / 129 hub nonzeros, and the zoo (random shapes, real matrices).
+ * exactly 64 / 65 / 129 hub nonzeros, and the zoo (random shapes, real matrices). The device format's
+ * split (mx_device_hub): y = D x, D x + z and in place within 1e-12 of the CPU product; a value
+ * refresh drops it (products of the new values), made again it survives a cold-kernel switch, K = 0
+ * drops it; a device with a hot part, another CSR and K out of range are refused.
  * Usage: test_cuda_hub [small|race] [MATRICES_DIR]. Exit: 0 pass, 1 fail, 77 no GPU. */
 #include "cuda_test_products.h"
 extern "C" {
@@ -76,6 +79,94 @@ static void check_case(const Csr &A, int32_t K, std::mt19937_64 &rng) {
   mx_cold_hub_free(&H);
 }
 
+/* y = D x, y = D x + z and y = D x + y in place, against the CPU product of A (within 1e-12) */
+static void expect_products(mx_device *D, const Csr &A, std::mt19937_64 &rng, const std::string &tag) {
+  const std::vector<double> x = rand_vec((size_t)A.ncols, rng), z = rand_vec((size_t)A.nrows, rng);
+  std::vector<double> ref((size_t)A.nrows), refz((size_t)A.nrows);
+  for (int32_t i = 0; i < A.nrows; ++i) {
+    double s = 0.0;
+    for (int32_t p = A.rowptr[i]; p < A.rowptr[i + 1]; ++p) s += A.val[p] * x[A.col[p]];
+    ref[i] = s, refz[i] = s + z[i];
+  }
+  DevVec dx(x.size()), dz(z.size()), dy(z.size());
+  dx.put(x);
+  dz.put(z);
+  dy.poison();
+  expect(mx_device_spmv(D, dx.p, nullptr, dy.p, nullptr) == 0, tag + ": y = D x");
+  CK(cudaDeviceSynchronize());
+  expect_close(dy.get(), ref, tag + ": y = D x");
+  expect(mx_device_spmv(D, dx.p, dz.p, dy.p, nullptr) == 0, tag + ": y = D x + z");
+  CK(cudaDeviceSynchronize());
+  expect_close(dy.get(), refz, tag + ": y = D x + z");
+  expect(mx_device_spmv(D, dx.p, dz.p, dz.p, nullptr) == 0, tag + ": z = D x + z");
+  CK(cudaDeviceSynchronize());
+  expect_close(dz.get(), refz, tag + ": z = D x + z in place");
+}
+
+/* mx_device_hub on an all-cold device: products, the info, a value refresh (drops the split), the
+ * split again, a cold-kernel switch (kept, the rest switched), K = 0 (dropped) */
+static void check_device(const Csr &A, int32_t K, std::mt19937_64 &rng) {
+  const std::string tag = A.name + " device K=" + std::to_string(K);
+  const mx_csr v = A.view();
+  mx_format F;
+  mx_device *D = nullptr;
+  if (mx_format_build(&v, mx_crux{0.0, 0.0}, MX_MODE_AUTO, &F) != MX_OK || mx_device_upload(&F, MX_COLD_MERGE, &D)) {
+    expect(false, tag + ": upload: " + mx_device_last_error());
+    mx_format_free(&F);
+    return;
+  }
+  mx_cold_hub H;
+  expect(mx_cold_hub_build(&v, K, &H) == MX_OK, tag + ": host split");
+  int k = -1;
+  int64_t hnnz = -1;
+  expect(mx_device_hub(D, &v, K) == 0, tag + ": mx_device_hub: " + mx_device_last_error());
+  mx_device_hub_info(D, &k, &hnnz);
+  expect(k == H.K && hnnz == H.nnz, tag + ": info");
+  expect_products(D, A, rng, tag);
+  Csr B = A; /* the same pattern, values times -2 */
+  for (double &e : B.val) e *= -2.0;
+  expect(mx_device_refresh_values(D, B.val.data(), nullptr) == 0, tag + ": refresh");
+  mx_device_hub_info(D, &k, &hnnz);
+  expect(k == 0 && hnnz == 0, tag + ": the refresh dropped the split");
+  expect_products(D, B, rng, tag + " refreshed");
+  const mx_csr vb = B.view();
+  expect(mx_device_hub(D, &vb, K) == 0, tag + ": split again");
+  expect(mx_device_set_cold_kernel(D, MX_COLD_SEGMENT) == 0, tag + ": switch to segment");
+  mx_device_hub_info(D, &k, &hnnz);
+  expect(k == H.K, tag + ": the switch kept the split");
+  expect_products(D, B, rng, tag + " split again, segment");
+  expect(mx_device_hub(D, &vb, 0) == 0, tag + ": K = 0");
+  mx_device_hub_info(D, &k, &hnnz);
+  expect(k == 0, tag + ": K = 0 dropped the split");
+  expect_products(D, B, rng, tag + " no split");
+  mx_cold_hub_free(&H);
+  mx_device_free(D);
+  mx_format_free(&F);
+}
+
+/* refused: a device with a hot part, a CSR that is not D's, K out of range; D unchanged */
+static void check_refusals(const Csr &A) {
+  const mx_csr v = A.view();
+  mx_format F;
+  mx_device *D = nullptr;
+  if (mx_format_build(&v, mx_crux{1.0, 1.0}, MX_MODE_AUTO, &F) != MX_OK || mx_device_upload(&F, MX_COLD_MERGE, &D)) {
+    expect(false, A.name + " refusals: upload");
+    mx_format_free(&F);
+    return;
+  }
+  Csr B = A;
+  B.nrows = A.nrows - 1, B.rowptr.pop_back();
+  const mx_csr vb = B.view();
+  int k = -1;
+  expect(mx_device_hub(D, &v, 64) == 1, A.name + ": a hot part is refused");
+  expect(mx_device_hub(D, &vb, 64) == 1, A.name + ": another CSR is refused");
+  expect(mx_device_hub(D, &v, MX_HUB_MAX_COLS + 1) == 1 && mx_device_hub(D, &v, -1) == 1, A.name + ": K out of range is refused");
+  mx_device_hub_info(D, &k, nullptr);
+  expect(k == 0, A.name + ": refusals leave no split");
+  mx_device_free(D);
+  mx_format_free(&F);
+}
+
 int main(int argc, char **argv) {
   std::string dir;
   bool small = false;
@@ -98,6 +189,13 @@ int main(int argc, char **argv) {
       fflush(stdout);
     }
   }
+  for (const Csr &A0 : {generated("kron:11:16"), generated("chunglu:20000:8:2.1"), edge_rows()}) {
+    const Csr A = with_values(A0, COLCONST);
+    const int fail0 = g_fail;
+    for (int32_t K : {1, 4096}) check_device(A, K, rng);
+    printf("%-40s device split %s\n", A.name.c_str(), g_fail == fail0 ? "ok" : "FAILED");
+  }
+  check_refusals(generated("kron:11:16"));
   printf("%d checks, %d failed\n", g_checks, g_fail);
   return g_fail ? 1 : 0;
 }

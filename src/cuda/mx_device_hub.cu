@@ -1,0 +1,86 @@
+/* mx_device_hub.cu - the hub split as a device format's product (mx_device_hub in mx_device.h): the
+ * host split (src/core/mx_cold_hub.h), the rest as an all-cold device of its own (its format borrows
+ * the split's rest arrays), the hub part on the GPU (mx_cold_hub_dev.h). */
+#include <stdlib.h>
+#include "mx_cold_hub_dev.h"
+#include "mx_device_impl.h"
+extern "C" {
+#include "../core/mx_cold_pack.h"
+}
+
+struct mx_hub_split_dev {
+  mx_cold_hub H;   /* the split; its rest arrays back F */
+  mx_format F;     /* the rest at crux (0,0), borrowed */
+  mx_device *rest; /* F on the GPU, D's cold kernel, packed (AUTO) */
+  mx_hub_dev *hub;
+};
+
+static void hub_free(mx_hub_split_dev *h) {
+  if (!h) return;
+  mx_hub_dev_free(h->hub);
+  mx_device_free(h->rest);
+  mx_format_free(&h->F);
+  mx_cold_hub_free(&h->H);
+  free(h);
+}
+
+void mx_device_hub_drop(mx_device *D) {
+  hub_free(D->hub_split);
+  D->hub_split = nullptr;
+}
+
+/* the split of A by K columns, its rest uploaded with kernel cold and packed, its hub part uploaded */
+static int hub_make(const mx_csr *A, int K, mx_cold_kernel cold, mx_hub_split_dev **out) {
+  mx_hub_split_dev *h = (mx_hub_split_dev *)calloc(1, sizeof *h);
+  if (!h) return mx_fail("mx_device_hub: out of host memory");
+  const mx_status st = mx_cold_hub_build(A, K, &h->H);
+  if (st != MX_OK) {
+    free(h);
+    return mx_fail("mx_device_hub: splitting the CSR failed (status %d)", (int)st);
+  }
+  const mx_csr rest = mx_cold_hub_rest(&h->H);
+  const mx_pack_request rq = mx_pack_request_of(MX_COMPRESS_AUTO);
+  int rc = mx_format_build_borrow(&rest, mx_crux{0.0, 0.0}, MX_MODE_AUTO, &h->F) != MX_OK
+               ? mx_fail("mx_device_hub: the rest's format could not be built")
+               : 0;
+  rc = rc || mx_device_upload(&h->F, cold, &h->rest) || mx_device_compress(h->rest, &rq) || mx_hub_dev_upload(&h->H, &h->hub);
+  if (rc) {
+    hub_free(h);
+    return 1;
+  }
+  *out = h;
+  return 0;
+}
+
+extern "C" int mx_device_hub(mx_device *D, const mx_csr *A, int K) {
+  if (!D || !A) return mx_fail("mx_device_hub: NULL argument");
+  if (K == 0) {
+    mx_device_hub_drop(D);
+    return 0;
+  }
+  if (D->mode != MX_HOT_NONE) return mx_fail("mx_device_hub: the device format has a hot part (the split needs an all-cold one)");
+  if (A->nrows != D->nrows || A->ncols != D->ncols || !A->rowptr || A->rowptr[A->nrows] != D->nnz)
+    return mx_fail("mx_device_hub: the CSR (%d x %d) is not the one the device format holds (%d x %d, %d nonzeros)", A->nrows,
+                   A->ncols, D->nrows, D->ncols, D->nnz);
+  if (K < 0 || K > MX_HUB_MAX_COLS) return mx_fail("mx_device_hub: %d hub columns (0 .. %d)", K, MX_HUB_MAX_COLS);
+  mx_hub_split_dev *h = nullptr;
+  if (hub_make(A, K, D->cold, &h)) return 1;
+  mx_device_hub_drop(D);
+  D->hub_split = h;
+  return 0;
+}
+
+extern "C" void mx_device_hub_info(const mx_device *D, int *K, int64_t *hub_nnz) {
+  const mx_hub_split_dev *h = D ? D->hub_split : nullptr;
+  if (K) *K = h ? h->H.K : 0;
+  if (hub_nnz) *hub_nnz = h ? h->H.nnz : 0;
+}
+
+int mx_device_hub_launch(mx_device *D, const double *x, const double *z, double *y, void *stream) {
+  mx_hub_split_dev *h = D->hub_split;
+  return mx_device_spmv(h->rest, x, z, y, stream) || mx_hub_dev_spmv_add(h->hub, x, y, stream);
+}
+
+void mx_device_hub_kernel(mx_device *D, mx_cold_kernel k) {
+  if (D->hub_split && mx_device_set_cold_kernel(D->hub_split->rest, k)) mx_device_hub_drop(D);
+}
