@@ -80,6 +80,10 @@ typedef struct {
   const char         *compress_note;    /* why the cold region is not packed ("compression off", "not packed (x-hot)", ...); NULL when packed */
   double              packed_bytes_per_nnz; /* bytes of the packed cold region per cold nonzero (row pointers included; = plain when not packed) */
   double              plain_bytes_per_nnz;  /* the same cold region as plain CSR (12 + row pointers) */
+  /* the hub split (-mat_matxtract_hub, GPU, all-cold plans) */
+  PetscInt            hub_requested;    /* the option's hub columns (0: off) */
+  PetscInt            hub_columns;      /* hub columns of the split in use (0: none) */
+  PetscInt64          hub_nnz;          /* nonzeros in them */
 } MatXtractInfo;
 
 /* Register the Mat types (idempotent). Called by PetscDLLibraryRegister_matxtract too. */

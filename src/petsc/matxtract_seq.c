@@ -476,6 +476,35 @@ static PetscErrorCode MatXtractColumnFingerprint(Mat A, uint64_t *fp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -mat_matxtract_hub K: the hub split (mx_device_hub) of csr, the matrix D holds, where the plan is
+ * all cold on the GPU; -info says what it did or why not. A failure of the split leaves D's whole-
+ * matrix product (an error under -mat_matxtract_device gpu). */
+static PetscErrorCode MatXtractApplyHub(Mat A, const mx_csr *csr)
+{
+  Mat_MatXtract *x    = (Mat_MatXtract *)A->spptr;
+  int            K    = 0;
+  int64_t        hnnz = 0;
+
+  PetscFunctionBegin;
+  if (x->set.hub <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!x->D) {
+    PetscCall(PetscInfo(A, "matxtract: -mat_matxtract_hub runs on the GPU only: no split\n"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (x->F.hot_nnz > 0) {
+    PetscCall(PetscInfo(A, "matxtract: -mat_matxtract_hub needs an all-cold plan; crux (%g,%g) has %d hot nonzeros: no split\n", x->F.crux.tau_c, x->F.crux.tau_r, (int)x->F.hot_nnz));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (mx_device_hub(x->D, csr, (int)x->set.hub)) {
+    PetscCheck(x->set.device_choice != MATXTRACT_DEVICE_GPU, PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: the hub split failed (-mat_matxtract_device gpu): %s", mx_device_last_error());
+    PetscCall(PetscInfo(A, "matxtract: the hub split failed (%s): the cold kernel runs the whole matrix\n", mx_device_last_error()));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  mx_device_hub_info(x->D, &K, &hnnz);
+  PetscCall(PetscInfo(A, "matxtract: hub split: %d hub columns hold %lld of %d nonzeros\n", K, (long long)hnnz, (int)csr->rowptr[csr->nrows]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Build the format of plan p for the current pattern and values (the formats in use dropped): on
  * the GPU when one is in use, else on the host (where at a crux without hot nonzeros, the default
  * (0,0), F's cold CSR is A's own arrays, or the 32-bit index copies, which live as long as F: no
@@ -498,6 +527,7 @@ PetscErrorCode MatXtractBuildPlan_SeqAIJ(Mat A, const mx_plan *p)
   if (use_device) PetscCall(MatXtractSetDefaultVecType(A, (PetscBool)(x->D != NULL))); /* the CPU fallback: host vectors */
   if (!x->D) PetscCall(MatXtractCheckStatus(A, mx_format_build_borrow(&csr, p->crux, p->mode, &x->F), "building the format"));
   PetscCall(MatXtractCompressAtBuild(A));
+  PetscCall(MatXtractApplyHub(A, &csr));
   PetscCall(PetscTime(&t1));
   PetscCall(PetscLogEventEnd(MATXTRACT_Build, A, 0, 0, 0));
   x->build_seconds = t1 - t0;
@@ -577,8 +607,12 @@ static PetscErrorCode MatXtractRefresh(Mat A)
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(MATXTRACT_Refresh, A, 0, 0, 0));
   PetscCall(MatSeqAIJGetArrayRead(A, &aa));
-  if (x->D) PetscCall(MatXtractCheckDevice(A, mx_device_refresh_values(x->D, (const double *)aa, MatXtractStream()), "value refresh"));
-  else {
+  if (x->D) {
+    mx_csr csr;
+    PetscCall(MatXtractCheckDevice(A, mx_device_refresh_values(x->D, (const double *)aa, MatXtractStream()), "value refresh"));
+    PetscCall(MatXtractGetCSR_SeqAIJ(A, &csr)); /* the refresh dropped the hub split: split the new values again */
+    PetscCall(MatXtractApplyHub(A, &csr));
+  } else {
     mx_format_refresh_values(&x->F, (const double *)aa);
     x->patterns_lost = PETSC_FALSE;
     x->hot_fell_back = PETSC_FALSE;
@@ -878,6 +912,10 @@ PetscErrorCode MatXtractViewInfo_SeqAIJ(Mat A, PetscViewer viewer)
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: cold region %s%s, %.3g bytes per nonzero\n", info.compress_note ? info.compress_note : "not packed", info.compress_fell_back ? " (the last value refresh fell back to plain values)" : "", info.plain_bytes_per_nnz));
   if (info.compress_patterns_lost) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: the last value refresh found the row patterns no longer hold the values\n"));
   if (info.hot_bytes_per_slot > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: SE hot region values %s: %.3g bytes per slot vs 12 plain\n", info.compress_hot_values, info.hot_bytes_per_slot));
+  if (info.hub_columns > 0)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: hub split (-mat_matxtract_hub %" PetscInt_FMT "): %" PetscInt_FMT " hub columns hold %" PetscInt64_FMT " nonzeros (%.1f%%), their x values in shared memory, added after the rest's cold kernel\n", info.hub_requested, info.hub_columns, info.hub_nnz,
+                                     x->F.nnz ? 100.0 * (double)info.hub_nnz / (double)x->F.nnz : 0.0));
+  else if (info.hub_requested > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: hub split requested (-mat_matxtract_hub %" PetscInt_FMT ") but not in use: it needs the GPU and an all-cold plan (-info says why)\n", info.hub_requested));
   if (info.on_device) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the GPU, %zu device bytes (peak while building %zu), cold kernel %s\n", info.device_bytes, info.build_peak_bytes, MatXtractColdNames[mx_device_cold_kernel(x->D)]));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the CPU (%s)\n", x->set.device_choice == MATXTRACT_DEVICE_CPU ? "-mat_matxtract_device cpu" : "no usable GPU"));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1037,6 +1075,14 @@ static PetscErrorCode MatXtractGetInfo_SeqAIJ(Mat A, MatXtractInfo *info)
   info->on_device    = x->D ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(MatXtractPlanGetInfo(A, info));
   PetscCall(MatXtractPackGetInfo(A, info));
+  {
+    int     K    = 0;
+    int64_t hnnz = 0;
+    mx_device_hub_info(x->D, &K, &hnnz);
+    info->hub_requested = x->set.hub;
+    info->hub_columns   = (PetscInt)K;
+    info->hub_nnz       = (PetscInt64)hnnz;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

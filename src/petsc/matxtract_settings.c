@@ -52,7 +52,7 @@ PetscBool MatXtractSettingsEqual(const MatXtractSettings *a, const MatXtractSett
 {
   return (PetscBool)(a->crux.tau_c == b->crux.tau_c && a->crux.tau_r == b->crux.tau_r && a->crux_source == b->crux_source && a->mode == b->mode && a->mode_fixed == b->mode_fixed && a->device_choice == b->device_choice &&
                      a->cold_kernel == b->cold_kernel && a->cold_fixed == b->cold_fixed && a->predictor == b->predictor && a->upgrade == b->upgrade && a->guard == b->guard && a->expected_mults == b->expected_mults && a->model == b->model &&
-                     a->compress == b->compress);
+                     a->compress == b->compress && a->hub == b->hub);
 }
 
 /* The model the predictor uses: -mat_matxtract_model's, else the embedded one. */
@@ -127,10 +127,10 @@ PetscErrorCode MatXtractSetDefaultVecType(Mat B, PetscBool on_device)
  * the database), each with whether it was given. */
 typedef struct {
   PetscReal crux[2];
-  PetscInt  ncrux, mode, device, cold, upgrade, expected_mults, compress;
+  PetscInt  ncrux, mode, device, cold, upgrade, expected_mults, compress, hub;
   PetscBool predictor, guard;
   char      model[PETSC_MAX_PATH_LEN];
-  PetscBool has_crux, has_mode, has_device, has_cold, has_upgrade, has_expected_mults, has_predictor, has_guard, has_model, has_compress;
+  PetscBool has_crux, has_mode, has_device, has_cold, has_upgrade, has_expected_mults, has_predictor, has_guard, has_model, has_compress, has_hub;
 } MatXtractOptionValues;
 
 /* v's defaults: the current settings (what -help shows). */
@@ -149,6 +149,7 @@ static PetscErrorCode MatXtractOptionValuesInit(const MatXtractSettings *set, Ma
   v->predictor      = set->predictor;
   v->guard          = set->guard;
   v->compress       = (PetscInt)set->compress;
+  v->hub            = set->hub;
   if (set->model) PetscCall(PetscStrncpy(v->model, set->model->path, sizeof v->model));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -168,6 +169,7 @@ static PetscErrorCode MatXtractOptionValuesApply(Mat A, const MatXtractOptionVal
     PetscCheck(v->ncrux == 2, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "-mat_matxtract_crux takes two numbers tau_c,tau_r; got %" PetscInt_FMT, v->ncrux);
     PetscCall(MatXtractSettingsSetCrux(A, set, v->crux[0], v->crux[1], MATXTRACT_CRUX_OPTION));
   }
+  PetscCheck(!v->has_hub || (v->hub >= 0 && v->hub <= MX_HUB_MAX_COLS), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_matxtract_hub %" PetscInt_FMT ": need 0 (off) to %d hub columns (their x values fill a GPU block's shared memory)", v->hub, MX_HUB_MAX_COLS);
   PetscCheck(!v->has_expected_mults || v->expected_mults >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_matxtract_expected_mults %" PetscInt_FMT ": need N >= 0 (0 = unknown)", v->expected_mults);
   if (v->has_mode) set->mode = (mx_mode_request)v->mode;
   if (v->has_device) set->device_choice = (MatXtractDeviceChoice)v->device;
@@ -177,9 +179,10 @@ static PetscErrorCode MatXtractOptionValuesApply(Mat A, const MatXtractOptionVal
   if (v->has_predictor) set->predictor = v->predictor;
   if (v->has_guard) set->guard = v->guard;
   if (v->has_compress) set->compress = (MatXtractCompressChoice)v->compress;
+  if (v->has_hub) set->hub = v->hub;
   set->mode_fixed = (PetscBool)(set->mode_fixed || v->has_mode);
   set->cold_fixed = (PetscBool)(set->cold_fixed || v->has_cold);
-  *changed        = (PetscBool)(v->has_crux || v->has_mode || v->has_device || v->has_cold || v->has_upgrade || v->has_expected_mults || v->has_predictor || v->has_guard || v->has_model || v->has_compress);
+  *changed        = (PetscBool)(v->has_crux || v->has_mode || v->has_device || v->has_cold || v->has_upgrade || v->has_expected_mults || v->has_predictor || v->has_guard || v->has_model || v->has_compress || v->has_hub);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -201,6 +204,7 @@ PetscErrorCode MatXtractSettingsFromOptions(Mat A, PetscOptionItems *PetscOption
   PetscCall(PetscOptionsInt("-mat_matxtract_expected_mults", "MatMults the solve makes in all (0 = unknown): upgrade auto then predicts and upgrades, and compress auto packs, only when they can pay for it", "", v.expected_mults, &v.expected_mults, &v.has_expected_mults));
   PetscCall(PetscOptionsBool("-mat_matxtract_guard", "After an online upgrade, time the new plan against the previous and keep the faster", "", v.guard, &v.guard, &v.has_guard));
   PetscCall(PetscOptionsEList("-mat_matxtract_compress", "Lossless compression: auto (the cold rows as ids of a few repeated row patterns where they repeat, as stencils do; else value dictionary, one value, column constants and 8/16-bit column deltas where they take fewer bytes, chosen by exact byte count; the SE hot values as one value or column constants; products bitwise equal to plain) on the GPU, once the MatMult time spent, saving an assumed 50% (row patterns) or 20% (a pack) per MatMult, would have paid for it (a short solve never pays it), the CPU path stays plain (its C kernel is not reliably faster there); on (at every build, the CPU path's cold region too); off (plain CSR)", "", MatXtractCompressNames, 3, MatXtractCompressNames[v.compress], &v.compress, &v.has_compress));
+  PetscCall(PetscOptionsInt("-mat_matxtract_hub", "Hub split on the GPU for power-law graphs: the K most used columns' x values in shared memory, their nonzeros summed by a kernel of their own after the rest's cold kernel (K = 28000: kron:21:16 1.6x cuSPARSE, chunglu 1.1x; rows summed in another order than the whole-matrix kernels); applies at all-cold plans (the default crux (0,0)), rebuilt after a value refresh (host time); 0 = off (default)", "", v.hub, &v.hub, &v.has_hub));
   PetscOptionsHeadEnd();
   PetscCall(MatXtractOptionValuesApply(A, &v, set, changed));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -228,6 +232,7 @@ PetscErrorCode MatXtractSettingsFromDatabase(Mat A, MatXtractSettings *set)
   PetscCall(PetscOptionsGetInt(db, prefix, "-mat_matxtract_expected_mults", &v.expected_mults, &v.has_expected_mults));
   PetscCall(PetscOptionsGetBool(db, prefix, "-mat_matxtract_guard", &v.guard, &v.has_guard));
   PetscCall(PetscOptionsGetEList(db, prefix, "-mat_matxtract_compress", MatXtractCompressNames, 3, &v.compress, &v.has_compress));
+  PetscCall(PetscOptionsGetInt(db, prefix, "-mat_matxtract_hub", &v.hub, &v.has_hub));
   PetscCall(MatXtractOptionValuesApply(A, &v, set, &changed));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
