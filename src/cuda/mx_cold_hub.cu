@@ -76,11 +76,17 @@ static int upload_array(T **d, const T *h, size_t n, const char *what) {
   return mx_cuda_check(cudaMemcpy(*d, h, n * sizeof(T), cudaMemcpyHostToDevice), what);
 }
 
-/* the grid: blocks per SM (shared memory permitting) times the SMs */
+/* The grid: blocks per SM (shared memory permitting) times the SMs. The kernels' dynamic shared-memory
+ * limit is a property of the function, shared by every split alive: it only ever grows (a split of
+ * fewer hub columns uploaded later must not shrink it under a larger one's launches). */
 static int hub_grid(const mx_hub_dev *d, int *grid) {
+  static size_t smem_allowed = 0;
   int per_sm = 0, dev = 0, nsm = 0;
-  for (const void *f : {(const void *)mx_hub_kernel<true>, (const void *)mx_hub_kernel<false>})
-    MX_CUDA_TRY(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)d->smem));
+  if (d->smem > smem_allowed) {
+    for (const void *f : {(const void *)mx_hub_kernel<true>, (const void *)mx_hub_kernel<false>})
+      MX_CUDA_TRY(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)d->smem));
+    smem_allowed = d->smem;
+  }
   MX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mx_hub_kernel<false>, HUB_THREADS, d->smem));
   MX_CUDA_TRY(cudaGetDevice(&dev));
   MX_CUDA_TRY(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));

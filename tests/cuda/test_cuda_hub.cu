@@ -7,7 +7,8 @@
  * exactly 64 / 65 / 129 hub nonzeros, and the zoo (random shapes, real matrices). The device format's
  * split (mx_device_hub): y = D x, D x + z and in place within 1e-12 of the CPU product; a value
  * refresh drops it (products of the new values), made again it survives a cold-kernel switch, K = 0
- * drops it; a device with a hot part, another CSR and K out of range are refused.
+ * drops it; a device with a hot part, another CSR and K out of range are refused. Two splits alive,
+ * the larger uploaded first: both products right.
  * Usage: test_cuda_hub [small|race] [MATRICES_DIR]. Exit: 0 pass, 1 fail, 77 no GPU. */
 #include "cuda_test_products.h"
 extern "C" {
@@ -144,6 +145,37 @@ static void check_device(const Csr &A, int32_t K, std::mt19937_64 &rng) {
   mx_format_free(&F);
 }
 
+/* two splits alive (as an MPI rank's diagonal and off-diagonal blocks): the one of more hub columns
+ * uploaded first, then one of fewer; both products right (the kernels' shared-memory limit is shared) */
+static void check_two_alive(const Csr &A, std::mt19937_64 &rng) {
+  const mx_csr v = A.view();
+  mx_cold_hub Hbig, Hsmall;
+  mx_hub_dev *big = nullptr, *small = nullptr;
+  memset(&Hbig, 0, sizeof Hbig);
+  memset(&Hsmall, 0, sizeof Hsmall);
+  if (mx_cold_hub_build(&v, 4096, &Hbig) != MX_OK || mx_cold_hub_build(&v, 64, &Hsmall) != MX_OK || mx_hub_dev_upload(&Hbig, &big) ||
+      mx_hub_dev_upload(&Hsmall, &small)) {
+    expect(false, A.name + " two alive: build or upload: " + mx_device_last_error());
+  } else {
+    const std::vector<double> x = rand_vec((size_t)A.ncols, rng), y0 = rand_vec((size_t)A.nrows, rng);
+    DevVec dx(x.size()), dy(y0.size());
+    dx.put(x);
+    for (int b = 0; b < 2; ++b) {
+      const mx_cold_hub &H = b ? Hsmall : Hbig;
+      std::vector<double> y = y0;
+      expect(mx_cold_hub_spmv_add(&H, x.data(), y.data()) == MX_OK, A.name + " two alive: CPU");
+      dy.put(y0);
+      expect(mx_hub_dev_spmv_add(b ? small : big, dx.p, dy.p, nullptr) == 0 && cudaDeviceSynchronize() == cudaSuccess,
+             A.name + " two alive: GPU product " + std::to_string(b) + ": " + mx_device_last_error());
+      expect(memcmp(dy.get().data(), y.data(), sizeof(double) * y.size()) == 0, A.name + " two alive: bitwise " + std::to_string(b));
+    }
+  }
+  mx_hub_dev_free(big);
+  mx_hub_dev_free(small);
+  mx_cold_hub_free(&Hbig);
+  mx_cold_hub_free(&Hsmall);
+}
+
 /* refused: a device with a hot part, a CSR that is not D's, K out of range; D unchanged */
 static void check_refusals(const Csr &A) {
   const mx_csr v = A.view();
@@ -196,6 +228,7 @@ int main(int argc, char **argv) {
     printf("%-40s device split %s\n", A.name.c_str(), g_fail == fail0 ? "ok" : "FAILED");
   }
   check_refusals(generated("kron:11:16"));
+  check_two_alive(generated("kron:11:16"), rng);
   printf("%d checks, %d failed\n", g_checks, g_fail);
   return g_fail ? 1 : 0;
 }
