@@ -135,6 +135,7 @@ typedef struct {
   mx_cold_pack P;
   PetscBool    packed;       /* P holds a pack (CPU) */
   PetscBool    pack_pending; /* GPU, compress auto: packed once the MatMult time spent pays for it (MatXtractPackBeforeMult) */
+  PetscBool    hub_pending;  /* GPU, -mat_matxtract_hub: split once the MatMult time spent pays for it (MatXtractHubBeforeMult) */
   PetscBool    rowpat_tried; /* GPU, compress auto, pack pending: the row-pattern form was tried (or will never pay) */
   const char  *pack_note;
 

@@ -411,7 +411,7 @@ static PetscErrorCode MatXtractBuiltFormatSeconds(Mat A, PetscLogDouble *seconds
 
 /* After a build on the GPU: time the plan in use when the predictor may need it (upgrade auto
  * still deciding) or has predicted it (-mat_view: predicted vs measured), or when the amortised
- * pack waits for the time spent, unless the build's pack guard has just timed the format kept (no
+ * pack or hub split waits for the time spent, unless the build's pack guard has just timed the format kept (no
  * second timing at setup). */
 PetscErrorCode MatXtractPlanAfterBuild(Mat A)
 {
@@ -420,7 +420,7 @@ PetscErrorCode MatXtractPlanAfterBuild(Mat A)
   PetscFunctionBegin;
   if (x->D && !x->set.cold_fixed) x->plan.plan.cold = (mx_plan_cold)mx_device_cold_kernel(x->D); /* AUTO resolved by the rule */
   if (!x->set.mode_fixed && x->F.mode != MX_HOT_NONE) x->plan.plan.mode = (mx_mode_request)x->F.mode; /* AUTO resolved by bytes */
-  if (!x->D || (x->plan.settled && !x->plan.predicted && !x->pack_pending)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!x->D || (x->plan.settled && !x->plan.predicted && !x->pack_pending && !x->hub_pending)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatXtractBuiltFormatSeconds(A, &x->plan.t_mult));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

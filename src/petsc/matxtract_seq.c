@@ -476,32 +476,89 @@ static PetscErrorCode MatXtractColumnFingerprint(Mat A, uint64_t *fp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -mat_matxtract_hub K: the hub split (mx_device_hub) of csr, the matrix D holds, where the plan is
- * all cold on the GPU; -info says what it did or why not. A failure of the split leaves D's whole-
- * matrix product (an error under -mat_matxtract_device gpu). */
-static PetscErrorCode MatXtractApplyHub(Mat A, const mx_csr *csr)
+/* The hub split's estimated cost and assumed gain (-mat_matxtract_hub, amortised as the pack is). On
+ * an H100 (tuning/results/h100/e2e-hub-2026-11-26g) the host-built split added 28-35 ns per nonzero to
+ * the setup (kron20 0.87 s, kron21 2.2 s) and saved 26-30% of a PageRank iteration (kron20 368 -> 267
+ * us, kron21 697 -> 499 us against aijcusparse); 0.25 is assumed until the guard times it. */
+#define MATXTRACT_HUB_NS_PER_NNZ 35.0
+#define MATXTRACT_HUB_GAIN       0.25
+
+/* The hub split (mx_device_hub) of A's CSR, the matrix D holds: 1 in *made when it was made. A failure
+ * leaves D's whole-matrix product (an error under -mat_matxtract_device gpu). */
+static PetscErrorCode MatXtractMakeHub(Mat A, PetscBool *made)
 {
   Mat_MatXtract *x    = (Mat_MatXtract *)A->spptr;
   int            K    = 0;
   int64_t        hnnz = 0;
+  mx_csr         csr;
 
   PetscFunctionBegin;
-  if (x->set.hub <= 0) PetscFunctionReturn(PETSC_SUCCESS);
-  if (!x->D) {
-    PetscCall(PetscInfo(A, "matxtract: -mat_matxtract_hub runs on the GPU only: no split\n"));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (x->F.hot_nnz > 0) {
-    PetscCall(PetscInfo(A, "matxtract: -mat_matxtract_hub needs an all-cold plan; crux (%g,%g) has %d hot nonzeros: no split\n", x->F.crux.tau_c, x->F.crux.tau_r, (int)x->F.hot_nnz));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (mx_device_hub(x->D, csr, (int)x->set.hub)) {
+  PetscCall(MatXtractGetCSR_SeqAIJ(A, &csr));
+  *made = (PetscBool)!mx_device_hub(x->D, &csr, (int)x->set.hub);
+  if (!*made) {
     PetscCheck(x->set.device_choice != MATXTRACT_DEVICE_GPU, PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: the hub split failed (-mat_matxtract_device gpu): %s", mx_device_last_error());
     PetscCall(PetscInfo(A, "matxtract: the hub split failed (%s): the cold kernel runs the whole matrix\n", mx_device_last_error()));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   mx_device_hub_info(x->D, &K, &hnnz);
-  PetscCall(PetscInfo(A, "matxtract: hub split: %d hub columns hold %lld of %d nonzeros\n", K, (long long)hnnz, (int)csr->rowptr[csr->nrows]));
+  PetscCall(PetscInfo(A, "matxtract: hub split: %d hub columns hold %lld of %d nonzeros\n", K, (long long)hnnz, (int)csr.rowptr[csr.nrows]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After a build: under -mat_matxtract_hub K, on the GPU at an all-cold plan, the split waits
+ * (MatXtractHubBeforeMult) until the MatMult time spent pays for it; -info says why not otherwise. */
+static PetscErrorCode MatXtractHubAtBuild(Mat A)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  x->hub_pending = PETSC_FALSE;
+  if (x->set.hub <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!x->D) PetscCall(PetscInfo(A, "matxtract: -mat_matxtract_hub runs on the GPU only: no split\n"));
+  else if (x->F.hot_nnz > 0) PetscCall(PetscInfo(A, "matxtract: -mat_matxtract_hub needs an all-cold plan; crux (%g,%g) has %d hot nonzeros: no split\n", x->F.crux.tau_c, x->F.crux.tau_r, (int)x->F.hot_nnz));
+  else x->hub_pending = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The pending hub split, once the MatMult time spent on the plan, had it saved MATXTRACT_HUB_GAIN,
+ * would have paid for its estimated cost (with -mat_matxtract_expected_mults: at once if the
+ * expected MatMults can pay for it, else never); under -mat_matxtract_guard the split product is
+ * timed against the whole-matrix one and kept only if faster. */
+static PetscErrorCode MatXtractHubBeforeMult(Mat A)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+  PetscLogDouble t_cur, spent, cost;
+  mx_upgrade     d;
+  PetscBool      made;
+  double         t_split;
+
+  PetscFunctionBegin;
+  if (!x->hub_pending) PetscFunctionReturn(PETSC_SUCCESS);
+  MatXtractPlanTimes(x, &t_cur, &spent);
+  if (!(t_cur > 0)) PetscFunctionReturn(PETSC_SUCCESS);
+  cost = 1e-9 * MATXTRACT_HUB_NS_PER_NNZ * (PetscLogDouble)x->F.nnz + (x->set.guard ? 2.0 * MATXTRACT_GPU_TIME_REPS * t_cur : 0.0);
+  d    = mx_upgrade_decide(t_cur, (1.0 - MATXTRACT_HUB_GAIN) * t_cur, cost, spent, (double)x->set.expected_mults);
+  if (d == MX_UPGRADE_LATER) PetscFunctionReturn(PETSC_SUCCESS);
+  x->hub_pending = PETSC_FALSE;
+  if (d == MX_UPGRADE_NEVER) {
+    PetscCall(PetscInfo(A, "matxtract: no hub split: the %" PetscInt_FMT " expected MatMults cannot pay for it (estimated %g s) at its assumed gain %g\n", x->set.expected_mults, (double)cost, MATXTRACT_HUB_GAIN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscInfo(A, "matxtract: hub split after %" PetscInt_FMT " MatMults: %g s spent on them would have saved its estimated %g s at its assumed gain %g\n", (PetscInt)x->plan.mults, (double)spent, (double)cost, MATXTRACT_HUB_GAIN));
+  /* the split and the guard's products run on the default stream: the products in flight on PETSc's stream finish first */
+  PetscCall(MatXtractCheckDevice(A, mx_device_synchronize(), "waiting for the products in flight"));
+  PetscCall(MatXtractMakeHub(A, &made));
+  if (!made || !x->set.guard) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(!mx_device_time_spmv(x->D, MATXTRACT_GPU_TIME_REPS, &t_split), PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: timing the hub split failed: %s", mx_device_last_error());
+  if (t_split < t_cur) {
+    x->plan.t_mult = t_split;
+    PetscCall(PetscInfo(A, "matxtract: guard: the hub split runs %g s per MatMult vs %g s: kept\n", t_split, (double)t_cur));
+  } else {
+    mx_csr csr;
+    PetscCall(MatXtractGetCSR_SeqAIJ(A, &csr));
+    PetscCall(MatXtractCheckDevice(A, mx_device_hub(x->D, &csr, 0), "dropping the hub split"));
+    PetscCall(PetscInfo(A, "matxtract: guard: the hub split runs %g s per MatMult vs %g s: dropped\n", t_split, (double)t_cur));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -527,7 +584,7 @@ PetscErrorCode MatXtractBuildPlan_SeqAIJ(Mat A, const mx_plan *p)
   if (use_device) PetscCall(MatXtractSetDefaultVecType(A, (PetscBool)(x->D != NULL))); /* the CPU fallback: host vectors */
   if (!x->D) PetscCall(MatXtractCheckStatus(A, mx_format_build_borrow(&csr, p->crux, p->mode, &x->F), "building the format"));
   PetscCall(MatXtractCompressAtBuild(A));
-  PetscCall(MatXtractApplyHub(A, &csr));
+  PetscCall(MatXtractHubAtBuild(A));
   PetscCall(PetscTime(&t1));
   PetscCall(PetscLogEventEnd(MATXTRACT_Build, A, 0, 0, 0));
   x->build_seconds = t1 - t0;
@@ -608,10 +665,11 @@ static PetscErrorCode MatXtractRefresh(Mat A)
   PetscCall(PetscLogEventBegin(MATXTRACT_Refresh, A, 0, 0, 0));
   PetscCall(MatSeqAIJGetArrayRead(A, &aa));
   if (x->D) {
-    mx_csr csr;
+    int       K;
+    PetscBool made;
+    mx_device_hub_info(x->D, &K, NULL);
     PetscCall(MatXtractCheckDevice(A, mx_device_refresh_values(x->D, (const double *)aa, MatXtractStream()), "value refresh"));
-    PetscCall(MatXtractGetCSR_SeqAIJ(A, &csr)); /* the refresh dropped the hub split: split the new values again */
-    PetscCall(MatXtractApplyHub(A, &csr));
+    if (K > 0) PetscCall(MatXtractMakeHub(A, &made)); /* the refresh dropped the split in use: split the new values again */
   } else {
     mx_format_refresh_values(&x->F, (const double *)aa);
     x->patterns_lost = PETSC_FALSE;
@@ -799,8 +857,8 @@ static PetscErrorCode MatXtractApply(Mat A, PetscBool transpose, Vec xx, Vec zz,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = A xx (+ zz) on a synced shadow; the plan may be upgraded (matxtract_plan.c) and the cold
- * region packed (the amortised pack) first. */
+/* y = A xx (+ zz) on a synced shadow; the plan may be upgraded (matxtract_plan.c), the cold
+ * region packed (the amortised pack) and split (the amortised hub split) first. */
 static PetscErrorCode MatXtractMult(Mat A, Vec xx, Vec zz, Vec yy)
 {
   PetscLogDouble cpu_seconds;
@@ -809,6 +867,7 @@ static PetscErrorCode MatXtractMult(Mat A, Vec xx, Vec zz, Vec yy)
   PetscCall(MatXtractSync_SeqAIJ(A));
   PetscCall(MatXtractPlanBeforeMult(A));
   PetscCall(MatXtractPackBeforeMult(A));
+  PetscCall(MatXtractHubBeforeMult(A));
   PetscCall(MatXtractApply(A, PETSC_FALSE, xx, zz, yy, &cpu_seconds));
   PetscCall(MatXtractPlanAfterMult(A, cpu_seconds));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -3,7 +3,9 @@
  * stencil, with K = 64 and 4096, every product form (MatMult, MatMultAdd with y == z too,
  * MatMultTranspose(Add)) is compared with AIJ (relative error <= 1e-12), MatXtractGetInfo and
  * -mat_view report the split, and after a value refresh (MatScale, then MatSetValues + assembly of new
- * values) the products are right and the split is made again. On the CPU (the default) the split is
+ * values) the products are right and the split is made again (the checks run with
+ * -mat_matxtract_expected_mults 1e9: the amortised split is made at the first MatMult; with 2 expected
+ * MatMults it is never made). On the CPU (the default) the split is
  * not made (it runs on the GPU only): the products are the CPU kernels', info says requested, not in
  * use. A plan with a hot part (a fixed crux) is never split. -mat_matxtract_hub -1 and above the
  * shared-memory limit are errors. -gpu runs on the GPU (device vectors) and exits 77 without
@@ -151,6 +153,23 @@ static PetscErrorCode WithValues(Mat A, int kind)
   PetscFunctionReturn(0);
 }
 
+/* a short solve (-mat_matxtract_expected_mults 2): the split never pays, so it is never made */
+static PetscErrorCode CheckShortSolve(Mat A, const char *name)
+{
+  Mat  B;
+  char tag[256];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(tag, sizeof tag, "%s short solve", name));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_expected_mults", "2"));
+  PetscCall(ToMatXtract(A, 4096, 0, &B));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_expected_mults", "1000000000"));
+  PetscCall(CheckProducts(A, B, tag, 77));
+  PetscCall(CheckSplit(B, 4096, PETSC_FALSE, tag));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(0);
+}
+
 /* -mat_matxtract_hub out of range: an error at the conversion, nothing leaked */
 static PetscErrorCode CheckBadOption(Mat A, const char *value)
 {
@@ -178,8 +197,11 @@ int main(int argc, char **argv)
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &on_gpu, NULL));
   PetscCall(PetscSNPrintf(view_path, sizeof view_path, "%s/test_petsc_hub_view_np%d%s.txt", MX_TEST_TMPDIR, (int)size, on_gpu ? "_gpu" : ""));
-  /* the plan stays as asked: no predicted upgrade moves the crux under the checks */
+  /* the plan stays as asked: no predicted upgrade moves the crux under the checks; the split is made
+   * at the first MatMult (a long solve) and kept (no guard timing tiny matrices) */
   PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_predictor", "0"));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_expected_mults", "1000000000"));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_guard", "0"));
   if (on_gpu) {
 #if !defined(PETSC_HAVE_CUDA)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "skipped: PETSc was built without CUDA\n"));
@@ -212,12 +234,15 @@ int main(int argc, char **argv)
       PetscCall(PetscSNPrintf(name, sizeof name, "%s values %d", specs[s], kind));
       PetscCall(CheckMatrix(A, name, 100 * (unsigned long)s + 10 * (unsigned long)kind));
       if (s == 0 && kind == 0) {
+        PetscCall(CheckShortSolve(A, name));
         PetscCall(CheckBadOption(A, "-1"));
         PetscCall(CheckBadOption(A, "28001"));
       }
       PetscCall(MatDestroy(&A));
     }
   PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_predictor"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_expected_mults"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_guard"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_device"));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", nchecks - nfail, nfail));
   PetscCall(PetscFinalize());
