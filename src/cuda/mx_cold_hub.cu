@@ -2,6 +2,9 @@
  * kernel, the split-row fixup. The summation order is the one src/core/mx_cold_hub.h states. */
 #include <limits.h>
 #include <stdlib.h>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <vector>
 #include "mx_cold_hub_dev.h"
 #include "mx_device_impl.h"
 
@@ -149,3 +152,272 @@ extern "C" void mx_hub_dev_free(mx_hub_dev *d) {
     if (p) cudaFree(p);
   free(d);
 }
+
+/* ---- the split built on the GPU (mx_hub_dev_build): the host builder's arrays, step for step ------- */
+
+#define HUB_BUILD_THREADS 256
+static inline int hub_blocks(int64_t n) { return (int)((n + HUB_BUILD_THREADS - 1) / HUB_BUILD_THREADS); }
+
+__global__ void k_hub_count_cols(int nnz, const int *__restrict__ col, int *cnt) {
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p < nnz) atomicAdd(&cnt[col[p]], 1);
+}
+
+__global__ void k_hub_iota(int n, int *a) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = i;
+}
+
+__global__ void k_hub_fill(int64_t n, int v, int *a) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = v;
+}
+
+__global__ void k_hub_fill_u16(int64_t n, unsigned short v, unsigned short *a) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = v;
+}
+
+/* rank[col] = r and hubcol[r] = col for the first K of the columns sorted by count (rank preset -1) */
+__global__ void k_hub_ranks(int K, const int *__restrict__ sorted_col, int *rank, int *hubcol) {
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < K) rank[sorted_col[r]] = r, hubcol[r] = sorted_col[r];
+}
+
+/* per row: rest and hub counts, pseudo-rows (pieces of MX_HUB_ROW_MAX), split flag and its parts */
+__global__ void k_hub_row_counts(int m, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ rank,
+                                 int *rest_cnt, int *hub_cnt, int *p_cnt, int *split_cnt, int *part_cnt) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  int h = 0;
+  for (int p = rowptr[i]; p < rowptr[i + 1]; ++p) h += rank[col[p]] >= 0;
+  const int pieces = (h + MX_HUB_ROW_MAX - 1) / MX_HUB_ROW_MAX;
+  rest_cnt[i] = rowptr[i + 1] - rowptr[i] - h, hub_cnt[i] = h, p_cnt[i] = pieces;
+  split_cnt[i] = h > MX_HUB_ROW_MAX, part_cnt[i] = h > MX_HUB_ROW_MAX ? pieces : 0;
+}
+
+/* per row, in order: the rest's nonzeros and the hub's (rank, value) */
+__global__ void k_hub_scatter(int m, const int *__restrict__ rowptr, const int *__restrict__ col, const double *__restrict__ val,
+                              const int *__restrict__ rank, const int *__restrict__ rest_ptr, const int *__restrict__ hub_ptr,
+                              int *rest_col, double *rest_val, unsigned short *hub_rank, double *hub_val) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  int nr = rest_ptr[i], nh = hub_ptr[i];
+  for (int p = rowptr[i]; p < rowptr[i + 1]; ++p) {
+    const int r = rank[col[p]];
+    if (r >= 0) {
+      hub_rank[nh] = (unsigned short)r;
+      hub_val[nh++] = val[p];
+    } else {
+      rest_col[nr] = col[p];
+      rest_val[nr++] = val[p];
+    }
+  }
+}
+
+/* column constants: cand[r] = the bits of some hub nonzero of column r; then any other bits, or a NaN,
+ * sets *varies (the host builder's rule: every hub column one value, bit for bit, no NaN) */
+__global__ void k_hub_candidates(int64_t n, const unsigned short *__restrict__ hub_rank, const double *__restrict__ hub_val,
+                                 unsigned long long *cand) {
+  const int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (q < n) atomicExch(&cand[hub_rank[q]], (unsigned long long)__double_as_longlong(hub_val[q]));
+}
+__global__ void k_hub_varies(int64_t n, const unsigned short *__restrict__ hub_rank, const double *__restrict__ hub_val,
+                             const unsigned long long *__restrict__ cand, int *varies) {
+  const int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (q >= n) return;
+  const double v = hub_val[q];
+  if (v != v || (unsigned long long)__double_as_longlong(v) != cand[hub_rank[q]]) *varies = 1;
+}
+
+/* per row: its pseudo-rows (start in the hub arrays, length, out: the row or ~part slot) and, for a
+ * split row, its entry in split_row / split_first */
+__global__ void k_hub_pseudo(int m, const int *__restrict__ hub_ptr, const int *__restrict__ p_base, const int *__restrict__ split_base,
+                             const int *__restrict__ part_base, int *pstart, int *plen, int *pout, int *split_row, int *split_first) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  const int b = hub_ptr[i], h = hub_ptr[i + 1] - b, split = h > MX_HUB_ROW_MAX;
+  if (split) split_row[split_base[i]] = i, split_first[split_base[i]] = part_base[i];
+  for (int q = 0, at = p_base[i]; q * MX_HUB_ROW_MAX < h; ++q, ++at) {
+    pstart[at] = b + q * MX_HUB_ROW_MAX;
+    plen[at] = min(MX_HUB_ROW_MAX, h - q * MX_HUB_ROW_MAX);
+    pout[at] = split ? ~(part_base[i] + q) : i;
+  }
+}
+
+__global__ void k_hub_slice_heads(int ns, const int *__restrict__ sorted_len, int *slice_len, int *slice_slots) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s < ns) slice_len[s] = sorted_len[32 * s], slice_slots[s] = 32 * sorted_len[32 * s];
+}
+
+/* pseudo-row order[q] into lane q % 32 of slice q / 32 */
+__global__ void k_hub_slice_fill(int P, const int *__restrict__ order, const int *__restrict__ pstart, const int *__restrict__ plen,
+                                 const int *__restrict__ pout, const int *__restrict__ slice_off, const unsigned short *__restrict__ hub_rank,
+                                 const double *__restrict__ hub_val, int *slice_row, unsigned short *rank, double *val) {
+  const int q = blockIdx.x * blockDim.x + threadIdx.x;
+  if (q >= P) return;
+  const int r = order[q], base = slice_off[q / 32] + q % 32;
+  slice_row[q] = pout[r];
+  for (int j = 0; j < plen[r]; ++j) {
+    rank[base + 32 * j] = hub_rank[pstart[r] + j];
+    if (val) val[base + 32 * j] = hub_val[pstart[r] + j];
+  }
+}
+
+/* device scratch freed at scope exit */
+struct hub_scratch {
+  std::vector<void *> ptrs;
+  template <class T>
+  int get(T **p, size_t n, const char *what) {
+    *p = nullptr;
+    if (mx_cuda_check(cudaMalloc(p, sizeof(T) * (n ? n : 1)), what)) return 1;
+    ptrs.push_back(*p);
+    return 0;
+  }
+  ~hub_scratch() {
+    for (void *p : ptrs) cudaFree(p);
+  }
+};
+
+/* out[0..n] = exclusive sum of in[0..n-1], out[n] the total (in[n] is set 0 first); *total on the host */
+static int hub_scan(hub_scratch &W, int *in, int *out, int n, int *total, const char *what) {
+  size_t bytes = 0;
+  void *tmp = nullptr;
+  MX_CUDA_TRY(cudaMemset(in + n, 0, sizeof(int)));
+  MX_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n + 1));
+  if (W.get((char **)&tmp, bytes, what)) return 1;
+  MX_CUDA_TRY(cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, n + 1));
+  return total ? mx_cuda_check(cudaMemcpy(total, out + n, sizeof(int), cudaMemcpyDeviceToHost), what) : 0;
+}
+
+/* vals_out = vals_in (0..n-1 when NULL) ordered by descending key, stable (ties keep their order) */
+static int hub_sort_desc(hub_scratch &W, const int *keys_in, int *keys_out, const int *vals_in, int *vals_out, int n, int end_bit,
+                         const char *what) {
+  size_t bytes = 0;
+  void *tmp = nullptr;
+  MX_CUDA_TRY(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, keys_in, keys_out, vals_in, vals_out, n, 0, end_bit));
+  if (W.get((char **)&tmp, bytes, what)) return 1;
+  MX_CUDA_TRY(cub::DeviceRadixSort::SortPairsDescending(tmp, bytes, keys_in, keys_out, vals_in, vals_out, n, 0, end_bit));
+  return 0;
+}
+
+static int bits_for(int maxval) {
+  int b = 1;
+  while (b < 31 && (1 << b) <= maxval) ++b;
+  return b;
+}
+
+int mx_hub_dev_build(const int *rowptr, const int *col, const double *val, int m, int n, int nnz, int K, mx_device *rest,
+                     mx_hub_dev **out, int64_t *hub_nnz) {
+  *out = nullptr;
+  *hub_nnz = 0;
+  if (K < 0 || K > MX_HUB_MAX_COLS) return mx_fail("hub split: %d hub columns (0 .. %d)", K, MX_HUB_MAX_COLS);
+  if (K > n) K = n;
+  hub_scratch W;
+  mx_hub_dev *d = (mx_hub_dev *)calloc(1, sizeof *d);
+  if (!d) return mx_fail("hub split: out of host memory");
+  int rc = 0;
+  int Kused = 0, nrest = 0, nhub = 0, P = 0, nsplit = 0, nparts = 0, ns = 0, slots = 0, varies = 1;
+  int *cnt, *cnt_sorted, *col_iota, *col_sorted, *rank, *rest_cnt, *hub_cnt, *hub_ptr, *p_cnt, *p_base, *split_cnt, *split_base, *part_cnt,
+      *part_base, *pstart, *plen, *pout, *p_iota, *sorted_len, *order, *slots_cnt, *flag;
+  unsigned short *hub_rank;
+  double *hub_val;
+  unsigned long long *cand;
+  /* 1. the K most used columns, most used first, ties by column (a stable sort of the counts) */
+  rc = W.get(&cnt, (size_t)n + 1, "hub split: column counts") || W.get(&cnt_sorted, (size_t)n + 1, "hub split: sorted counts") ||
+       W.get(&col_iota, (size_t)n + 1, "hub split: columns") || W.get(&col_sorted, (size_t)n + 1, "hub split: sorted columns") ||
+       W.get(&rank, (size_t)n + 1, "hub split: column ranks") ||
+       mx_cuda_check(cudaMemset(cnt, 0, sizeof(int) * ((size_t)n + 1)), "hub split: column counts");
+  if (!rc && nnz > 0) k_hub_count_cols<<<hub_blocks(nnz), HUB_BUILD_THREADS>>>(nnz, col, cnt);
+  if (!rc && n > 0) {
+    k_hub_iota<<<hub_blocks(n), HUB_BUILD_THREADS>>>(n, col_iota);
+    k_hub_fill<<<hub_blocks(n), HUB_BUILD_THREADS>>>(n, -1, rank);
+    rc = hub_sort_desc(W, cnt, cnt_sorted, col_iota, col_sorted, n, bits_for(nnz), "hub split: sorting the columns");
+  }
+  if (!rc && K > 0) {
+    std::vector<int> head((size_t)K);
+    rc = mx_cuda_check(cudaMemcpy(head.data(), cnt_sorted, sizeof(int) * (size_t)K, cudaMemcpyDeviceToHost), "hub split: counts");
+    while (!rc && Kused < K && head[(size_t)Kused] > 0) ++Kused;
+  }
+  d->K = Kused;
+  rc = rc || mx_cuda_check(cudaMalloc(&d->hubcol, sizeof(int) * ((size_t)Kused + 1)), "hub split: hub columns");
+  if (!rc && Kused > 0) k_hub_ranks<<<hub_blocks(Kused), HUB_BUILD_THREADS>>>(Kused, col_sorted, rank, d->hubcol);
+  /* 2. per row: counts; the rest's row pointers (on rest), the hub's, the pseudo-rows', the split rows' */
+  rc = rc || W.get(&rest_cnt, (size_t)m + 1, "hub split: row counts") || W.get(&hub_cnt, (size_t)m + 1, "hub split: row counts") ||
+       W.get(&hub_ptr, (size_t)m + 1, "hub split: row counts") || W.get(&p_cnt, (size_t)m + 1, "hub split: row counts") ||
+       W.get(&p_base, (size_t)m + 1, "hub split: row counts") || W.get(&split_cnt, (size_t)m + 1, "hub split: row counts") ||
+       W.get(&split_base, (size_t)m + 1, "hub split: row counts") || W.get(&part_cnt, (size_t)m + 1, "hub split: row counts") ||
+       W.get(&part_base, (size_t)m + 1, "hub split: row counts") ||
+       mx_cuda_alloc_on(rest, &rest->cold_rowptr, (size_t)m + 1, "hub split: the rest's row pointers");
+  if (!rc && m > 0)
+    k_hub_row_counts<<<hub_blocks(m), HUB_BUILD_THREADS>>>(m, rowptr, col, rank, rest_cnt, hub_cnt, p_cnt, split_cnt, part_cnt);
+  rc = rc || hub_scan(W, rest_cnt, rest->cold_rowptr, m, &nrest, "hub split: rest") || hub_scan(W, hub_cnt, hub_ptr, m, &nhub, "hub split: hub") ||
+       hub_scan(W, p_cnt, p_base, m, &P, "hub split: pseudo-rows") || hub_scan(W, split_cnt, split_base, m, &nsplit, "hub split: split rows") ||
+       hub_scan(W, part_cnt, part_base, m, &nparts, "hub split: parts");
+  /* 3. the nonzeros, row by row in order */
+  rc = rc || mx_cuda_alloc_on(rest, &rest->cold_col, (size_t)nrest, "hub split: the rest's columns") ||
+       mx_cuda_alloc_on(rest, &rest->cold_val, (size_t)nrest, "hub split: the rest's values") ||
+       W.get(&hub_rank, (size_t)nhub + 1, "hub split: hub ranks") || W.get(&hub_val, (size_t)nhub + 1, "hub split: hub values");
+  if (!rc && m > 0)
+    k_hub_scatter<<<hub_blocks(m), HUB_BUILD_THREADS>>>(m, rowptr, col, val, rank, rest->cold_rowptr, hub_ptr, rest->cold_col,
+                                                        rest->cold_val, hub_rank, hub_val);
+  /* 4. column constants */
+  rc = rc || W.get(&cand, (size_t)Kused + 1, "hub split: column constants") || W.get(&flag, 1, "hub split: column constants") ||
+       mx_cuda_check(cudaMemset(flag, 0, sizeof(int)), "hub split: column constants");
+  if (!rc && nhub > 0) {
+    k_hub_candidates<<<hub_blocks(nhub), HUB_BUILD_THREADS>>>(nhub, hub_rank, hub_val, cand);
+    k_hub_varies<<<hub_blocks(nhub), HUB_BUILD_THREADS>>>(nhub, hub_rank, hub_val, cand, flag);
+  }
+  rc = rc || mx_cuda_check(cudaMemcpy(&varies, flag, sizeof(int), cudaMemcpyDeviceToHost), "hub split: column constants");
+  if (!rc && !varies) {
+    rc = mx_cuda_check(cudaMalloc(&d->hubscale, sizeof(double) * ((size_t)Kused + 1)), "hub split: hub scales") ||
+         mx_cuda_check(cudaMemcpy(d->hubscale, cand, sizeof(double) * (size_t)Kused, cudaMemcpyDeviceToDevice), "hub split: hub scales");
+  }
+  /* 5. pseudo-rows, sorted by length (descending, stable), into slices */
+  d->nsplit = nsplit;
+  rc = rc || W.get(&pstart, (size_t)P + 1, "hub split: pseudo-rows") || W.get(&plen, (size_t)P + 1, "hub split: pseudo-rows") ||
+       W.get(&pout, (size_t)P + 1, "hub split: pseudo-rows") || W.get(&sorted_len, (size_t)P + 1, "hub split: pseudo-rows") ||
+       W.get(&order, (size_t)P + 1, "hub split: pseudo-rows") || W.get(&p_iota, (size_t)P + 1, "hub split: pseudo-rows") ||
+       mx_cuda_check(cudaMalloc(&d->split_row, sizeof(int) * ((size_t)nsplit + 1)), "hub split: split rows") ||
+       mx_cuda_check(cudaMalloc(&d->split_first, sizeof(int) * ((size_t)nsplit + 1)), "hub split: split rows") ||
+       mx_cuda_check(cudaMemcpy(d->split_first + nsplit, &nparts, sizeof(int), cudaMemcpyHostToDevice), "hub split: split rows");
+  if (!rc && m > 0)
+    k_hub_pseudo<<<hub_blocks(m), HUB_BUILD_THREADS>>>(m, hub_ptr, p_base, split_base, part_base, pstart, plen, pout, d->split_row,
+                                                       d->split_first);
+  if (!rc && P > 0) {
+    k_hub_iota<<<hub_blocks(P), HUB_BUILD_THREADS>>>(P, p_iota);
+    rc = hub_sort_desc(W, plen, sorted_len, p_iota, order, P, bits_for(MX_HUB_ROW_MAX), "hub split: sorting the pseudo-rows");
+  }
+  ns = (P + 31) / 32;
+  d->nslices = ns;
+  rc = rc || W.get(&slots_cnt, (size_t)ns + 1, "hub split: slices") ||
+       mx_cuda_check(cudaMalloc(&d->slice_len, sizeof(int) * ((size_t)ns + 1)), "hub split: slices") ||
+       mx_cuda_check(cudaMalloc(&d->slice_off, sizeof(int) * ((size_t)ns + 1)), "hub split: slices");
+  if (!rc && ns > 0) k_hub_slice_heads<<<hub_blocks(ns), HUB_BUILD_THREADS>>>(ns, sorted_len, d->slice_len, slots_cnt);
+  rc = rc || hub_scan(W, slots_cnt, d->slice_off, ns, &slots, "hub split: slices") ||
+       mx_cuda_check(cudaMalloc(&d->slice_row, sizeof(int) * ((size_t)ns * 32 + 1)), "hub split: slices") ||
+       mx_cuda_check(cudaMalloc(&d->rank, sizeof(unsigned short) * ((size_t)slots + 1)), "hub split: slices") ||
+       (varies && mx_cuda_check(cudaMalloc(&d->val, sizeof(double) * ((size_t)slots + 1)), "hub split: slices")) ||
+       (varies && mx_cuda_check(cudaMemset(d->val, 0, sizeof(double) * ((size_t)slots + 1)), "hub split: slices"));
+  if (!rc && ns > 0) k_hub_fill<<<hub_blocks((int64_t)ns * 32), HUB_BUILD_THREADS>>>((int64_t)ns * 32, INT_MIN, d->slice_row);
+  if (!rc && slots > 0) k_hub_fill_u16<<<hub_blocks(slots), HUB_BUILD_THREADS>>>(slots, (unsigned short)Kused, d->rank);
+  if (!rc && P > 0)
+    k_hub_slice_fill<<<hub_blocks(P), HUB_BUILD_THREADS>>>(P, order, pstart, plen, pout, d->slice_off, hub_rank, hub_val, d->slice_row,
+                                                           d->rank, varies ? d->val : nullptr);
+  /* 6. the product's buffers and grid */
+  d->smem = sizeof(double) * ((size_t)Kused + 1);
+  rc = rc || mx_cuda_check(cudaGetLastError(), "hub split: kernels") ||
+       (Kused > 0 && mx_cuda_check(cudaMalloc(&d->xhub, sizeof(double) * (size_t)Kused), "hub x buffer")) ||
+       (nparts > 0 && mx_cuda_check(cudaMalloc(&d->part, sizeof(double) * (size_t)nparts), "hub part slots")) ||
+       (ns > 0 && hub_grid(d, &d->grid)) || mx_cuda_check(cudaDeviceSynchronize(), "hub split");
+  if (rc) {
+    mx_hub_dev_free(d);
+    return 1;
+  }
+  rest->nrows = m, rest->ncols = n, rest->nnz = nrest;
+  *hub_nnz = nhub;
+  *out = d;
+  return 0;
+}
+
+extern "C" void mx_hub_dev_info(const mx_hub_dev *d, int *K) { *K = d ? d->K : 0; }

@@ -28,6 +28,9 @@ int mx_hub_dev_spmv_add(const mx_hub_dev *d, const double *x, double *y, void *s
 
 void mx_hub_dev_free(mx_hub_dev *d);
 
+/* The hub columns of d. */
+void mx_hub_dev_info(const mx_hub_dev *d, int *K);
+
 #ifdef __cplusplus
 }
 #endif

@@ -525,6 +525,22 @@ extern "C" int mx_device_upload_xhot(const mx_format *F, mx_cold_kernel cold, in
   return 0;
 }
 
+/* An all-cold device format whose counts and cold CSR (allocated with mx_cuda_alloc_on(D, ...)) the
+ * caller has set on the GPU: the cold kernel rule, the staging and the plans as mx_device_build
+ * makes them. D is freed on failure. */
+int mx_device_finish_cold(mx_device *D, mx_cold_kernel cold) {
+  D->cold_identity = true;
+  D->cold_nnz = D->nnz;
+  D->mode = MX_HOT_NONE;
+  D->cold_maxlen = -1;
+  if (!cold_request_valid(cold) || resolve_cold_dev(D, cold, &D->cold) || finish_setup(nullptr, MX_XHOT_AUTO, cold, D) ||
+      choose_cold(D, cold)) {
+    mx_device_free(D);
+    return 1;
+  }
+  return 0;
+}
+
 extern "C" int mx_device_build(const mx_csr *A, mx_crux c, mx_mode_request mode, mx_cold_kernel cold, int xhot_cols,
                                mx_format *shell, mx_device **Dout) {
   if (!Dout || !shell) return mx_fail("mx_device_build: output pointer is NULL");

@@ -1,6 +1,6 @@
 /* mx_device_hub.cu - the hub split as a device format's product (mx_device_hub in mx_device.h): the
- * host split (src/core/mx_cold_hub.h), the rest as an all-cold device of its own (its format borrows
- * the split's rest arrays), the hub part on the GPU (mx_cold_hub_dev.h). */
+ * split of D's cold CSR built on the GPU (mx_hub_dev_build, src/cuda/mx_cold_hub.cu: the arrays the
+ * host builder src/core/mx_cold_hub.c gives), the rest as an all-cold device of its own, packed. */
 #include <stdlib.h>
 #include "mx_cold_hub_dev.h"
 #include "mx_device_impl.h"
@@ -9,9 +9,9 @@ extern "C" {
 }
 
 struct mx_hub_split_dev {
-  mx_cold_hub H;   /* the split; its rest arrays back F */
-  mx_format F;     /* the rest at crux (0,0), borrowed */
-  mx_device *rest; /* F on the GPU, D's cold kernel, packed (AUTO) */
+  int K;           /* hub columns */
+  int64_t hub_nnz; /* their nonzeros */
+  mx_device *rest; /* every other nonzero, all cold, D's cold kernel, packed (AUTO) */
   mx_hub_dev *hub;
 };
 
@@ -19,8 +19,6 @@ static void hub_free(mx_hub_split_dev *h) {
   if (!h) return;
   mx_hub_dev_free(h->hub);
   mx_device_free(h->rest);
-  mx_format_free(&h->F);
-  mx_cold_hub_free(&h->H);
   free(h);
 }
 
@@ -29,22 +27,28 @@ void mx_device_hub_drop(mx_device *D) {
   D->hub_split = nullptr;
 }
 
-/* the split of A by K columns, its rest uploaded with kernel cold and packed, its hub part uploaded */
-static int hub_make(const mx_csr *A, int K, mx_cold_kernel cold, mx_hub_split_dev **out) {
+/* the split of D's cold CSR by K columns, built on the GPU; the rest finished with kernel cold and packed */
+static int hub_make(const mx_device *D, int K, mx_cold_kernel cold, mx_hub_split_dev **out) {
   mx_hub_split_dev *h = (mx_hub_split_dev *)calloc(1, sizeof *h);
-  if (!h) return mx_fail("mx_device_hub: out of host memory");
-  const mx_status st = mx_cold_hub_build(A, K, &h->H);
-  if (st != MX_OK) {
+  mx_device *rest = (mx_device *)calloc(1, sizeof *rest);
+  if (!h || !rest) {
     free(h);
-    return mx_fail("mx_device_hub: splitting the CSR failed (status %d)", (int)st);
+    free(rest);
+    return mx_fail("mx_device_hub: out of host memory");
   }
-  const mx_csr rest = mx_cold_hub_rest(&h->H);
+  if (mx_hub_dev_build(D->cold_rowptr, D->cold_col, D->cold_val, D->nrows, D->ncols, D->cold_nnz, K, rest, &h->hub, &h->hub_nnz)) {
+    mx_device_free(rest);
+    free(h);
+    return 1;
+  }
   const mx_pack_request rq = mx_pack_request_of(MX_COMPRESS_AUTO);
-  int rc = mx_format_build_borrow(&rest, mx_crux{0.0, 0.0}, MX_MODE_AUTO, &h->F) != MX_OK
-               ? mx_fail("mx_device_hub: the rest's format could not be built")
-               : 0;
-  rc = rc || mx_device_upload(&h->F, cold, &h->rest) || mx_device_compress(h->rest, &rq) || mx_hub_dev_upload(&h->H, &h->hub);
-  if (rc) {
+  if (mx_device_finish_cold(rest, cold)) { /* frees rest */
+    hub_free(h);
+    return 1;
+  }
+  h->rest = rest;
+  mx_hub_dev_info(h->hub, &h->K);
+  if (mx_device_compress(h->rest, &rq)) {
     hub_free(h);
     return 1;
   }
@@ -64,7 +68,7 @@ extern "C" int mx_device_hub(mx_device *D, const mx_csr *A, int K) {
                    A->ncols, D->nrows, D->ncols, D->nnz);
   if (K < 0 || K > MX_HUB_MAX_COLS) return mx_fail("mx_device_hub: %d hub columns (0 .. %d)", K, MX_HUB_MAX_COLS);
   mx_hub_split_dev *h = nullptr;
-  if (hub_make(A, K, D->cold, &h)) return 1;
+  if (hub_make(D, K, D->cold, &h)) return 1;
   mx_device_hub_drop(D);
   D->hub_split = h;
   return 0;
@@ -72,8 +76,8 @@ extern "C" int mx_device_hub(mx_device *D, const mx_csr *A, int K) {
 
 extern "C" void mx_device_hub_info(const mx_device *D, int *K, int64_t *hub_nnz) {
   const mx_hub_split_dev *h = D ? D->hub_split : nullptr;
-  if (K) *K = h ? h->H.K : 0;
-  if (hub_nnz) *hub_nnz = h ? h->H.nnz : 0;
+  if (K) *K = h ? h->K : 0;
+  if (hub_nnz) *hub_nnz = h ? h->hub_nnz : 0;
 }
 
 int mx_device_hub_launch(mx_device *D, const double *x, const double *z, double *y, void *stream) {

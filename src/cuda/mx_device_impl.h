@@ -219,6 +219,16 @@ int mx_cold_rowpat_launch(const mx_device *D, const double *x, const double *z, 
 int mx_cold_rowpat_dev_refresh(mx_device *D, cudaStream_t s);
 int mx_cold_rowpat_dev_info(const mx_device *D, mx_device_pack_info *info);
 void mx_cold_rowpat_dev_free(mx_device *D);
+/* hub split built on the GPU (mx_cold_hub.cu): the m x n CSR (device arrays, nnz nonzeros) split by
+ * its K most used columns: the hub part into *hub (the arrays mx_hub_dev_upload gives for
+ * mx_cold_hub_build's split of the same CSR) and the rest into rest's cold CSR (allocated on rest,
+ * its counts set); *hub_nnz the hub nonzeros. 0 or 1 (error recorded; rest's arrays then freed by its
+ * mx_device_free) */
+int mx_hub_dev_build(const int *rowptr, const int *col, const double *val, int m, int n, int nnz, int K, mx_device *rest,
+                     struct mx_hub_dev **hub, int64_t *hub_nnz);
+/* an all-cold D whose counts and cold CSR the caller set on the GPU, finished as mx_device_build
+ * finishes one (mx_device.cu); D freed on failure */
+int mx_device_finish_cold(mx_device *D, mx_cold_kernel cold);
 /* hub split (mx_device_hub.cu): y = rest x (+ z), then y += hub x; drop: the split freed (nothing
  * without one); kernel: the rest device switched to cold kernel k (the split dropped if it cannot) */
 int mx_device_hub_launch(mx_device *D, const double *x, const double *z, double *y, void *stream);

@@ -477,10 +477,11 @@ static PetscErrorCode MatXtractColumnFingerprint(Mat A, uint64_t *fp)
 }
 
 /* The hub split's estimated cost and assumed gain (-mat_matxtract_hub, amortised as the pack is). On
- * an H100 (tuning/results/h100/e2e-hub-2026-11-26g) the host-built split added 28-35 ns per nonzero to
- * the setup (kron20 0.87 s, kron21 2.2 s) and saved 26-30% of a PageRank iteration (kron20 368 -> 267
- * us, kron21 697 -> 499 us against aijcusparse); 0.25 is assumed until the guard times it. */
-#define MATXTRACT_HUB_NS_PER_NNZ 35.0
+ * an H100 (tuning/results/h100/e2e-hub-2026-11-26g/gpu-builder) the split built on the GPU, its rest
+ * packed, added 27 ms (kron20, 31.4M nonzeros) and 58 ms (kron21, 63.5M) to the setup, under 1 ns
+ * per nonzero (the host builder took 28-35), and saved 26-30% of a PageRank iteration (kron20 368 ->
+ * 267 us, kron21 697 -> 499 us against aijcusparse); 0.25 is assumed until the guard times it. */
+#define MATXTRACT_HUB_NS_PER_NNZ 1.0
 #define MATXTRACT_HUB_GAIN       0.25
 
 /* The hub split (mx_device_hub) of A's CSR, the matrix D holds: 1 in *made when it was made. A failure

@@ -5,7 +5,8 @@
  * 1e-12 of the whole matrix's product. Matrices: generated power-law graphs (kron, chunglu; their hub
  * rows exceed MX_HUB_ROW_MAX: split rows and the fixup), a stencil and a geometric graph, rows of
  * exactly 64 / 65 / 129 hub nonzeros, and the zoo (random shapes, real matrices). The device format's
- * split (mx_device_hub): y = D x, D x + z and in place within 1e-12 of the CPU product; a value
+ * split (mx_device_hub, built on the GPU): its product bitwise equal to the host builder's split
+ * (its rest on a device, then the CPU hub kernel); y = D x, D x + z and in place within 1e-12 of the CPU product; a value
  * refresh drops it (products of the new values), made again it survives a cold-kernel switch, K = 0
  * drops it; a device with a hot part, another CSR and K out of range are refused. Two splits alive,
  * the larger uploaded first: both products right.
@@ -104,6 +105,32 @@ static void expect_products(mx_device *D, const Csr &A, std::mt19937_64 &rng, co
   expect_close(dz.get(), refz, tag + ": z = D x + z in place");
 }
 
+/* The split built on the GPU gives the host builder's: D x (rest device, then hub) bitwise equal to a
+ * device of the host split's rest (merge, packed as mx_device_hub packs it) plus the CPU hub kernel. */
+static void expect_host_split_bits(mx_device *D, const mx_cold_hub &H, std::mt19937_64 &rng, const std::string &tag) {
+  const mx_csr rest = mx_cold_hub_rest(&H);
+  const mx_pack_request rq = mx_pack_request_of(MX_COMPRESS_AUTO);
+  mx_format F;
+  mx_device *R = nullptr;
+  if (mx_format_build_borrow(&rest, mx_crux{0.0, 0.0}, MX_MODE_AUTO, &F) != MX_OK || mx_device_upload(&F, MX_COLD_MERGE, &R) ||
+      mx_device_compress(R, &rq)) {
+    expect(false, tag + ": host split's rest on the device: " + mx_device_last_error());
+    mx_device_free(R);
+    mx_format_free(&F);
+    return;
+  }
+  const std::vector<double> x = rand_vec((size_t)H.ncols, rng);
+  DevVec dx(x.size()), dy((size_t)H.nrows), dr((size_t)H.nrows);
+  dx.put(x);
+  expect(mx_device_spmv(D, dx.p, nullptr, dy.p, nullptr) == 0 && mx_device_spmv(R, dx.p, nullptr, dr.p, nullptr) == 0, tag + ": products");
+  CK(cudaDeviceSynchronize());
+  std::vector<double> y = dy.get(), yr = dr.get();
+  expect(mx_cold_hub_spmv_add(&H, x.data(), yr.data()) == MX_OK, tag + ": CPU hub kernel");
+  expect(y.empty() || memcmp(y.data(), yr.data(), sizeof(double) * y.size()) == 0, tag + ": GPU-built split not bitwise the host-built one");
+  mx_device_free(R);
+  mx_format_free(&F);
+}
+
 /* mx_device_hub on an all-cold device: products, the info, a value refresh (drops the split), the
  * split again, a cold-kernel switch (kept, the rest switched), K = 0 (dropped) */
 static void check_device(const Csr &A, int32_t K, std::mt19937_64 &rng) {
@@ -124,6 +151,7 @@ static void check_device(const Csr &A, int32_t K, std::mt19937_64 &rng) {
   mx_device_hub_info(D, &k, &hnnz);
   expect(k == H.K && hnnz == H.nnz, tag + ": info");
   expect_products(D, A, rng, tag);
+  expect_host_split_bits(D, H, rng, tag);
   Csr B = A; /* the same pattern, values times -2 */
   for (double &e : B.val) e *= -2.0;
   expect(mx_device_refresh_values(D, B.val.data(), nullptr) == 0, tag + ": refresh");
@@ -221,12 +249,13 @@ int main(int argc, char **argv) {
       fflush(stdout);
     }
   }
-  for (const Csr &A0 : {generated("kron:11:16"), generated("chunglu:20000:8:2.1"), edge_rows()}) {
-    const Csr A = with_values(A0, COLCONST);
-    const int fail0 = g_fail;
-    for (int32_t K : {1, 4096}) check_device(A, K, rng);
-    printf("%-40s device split %s\n", A.name.c_str(), g_fail == fail0 ? "ok" : "FAILED");
-  }
+  for (const Csr &A0 : {generated("kron:11:16"), generated("chunglu:20000:8:2.1"), edge_rows()})
+    for (Family f : {KEEP, COLCONST}) {
+      const Csr A = with_values(A0, f);
+      const int fail0 = g_fail;
+      for (int32_t K : {1, 4096}) check_device(A, K, rng);
+      printf("%-40s device split %s\n", A.name.c_str(), g_fail == fail0 ? "ok" : "FAILED");
+    }
   check_refusals(generated("kron:11:16"));
   check_two_alive(generated("kron:11:16"), rng);
   printf("%d checks, %d failed\n", g_checks, g_fail);
