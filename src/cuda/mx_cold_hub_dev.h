@@ -1,5 +1,6 @@
 /* mx_cold_hub_dev.h - the hub split of a cold CSR (src/core/mx_cold_hub.h) on the GPU: upload of a
- * host-built split and the product y += hub x, bitwise the CPU kernel mx_cold_hub_spmv_add (same
+ * host-built split (the GPU builder, mx_hub_dev_build in mx_device_impl.h, gives the same arrays) and
+ * the product y += hub x, bitwise the CPU kernel mx_cold_hub_spmv_add (same
  * products, same summation order). C-callable; the stream is a cudaStream_t passed as void *.
  *
  * Per product: a staging kernel gathers the K hub x values (times the hub columns' constants where

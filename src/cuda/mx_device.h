@@ -132,8 +132,9 @@ int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, vo
 int mx_device_spmv_host(mx_device *D, const double *x, const double *z, double *y, void *stream);
 
 /* The hub split (src/core/mx_cold_hub.h) as D's product, for power-law graphs: D must be all cold
- * (no hot part) and A the CSR it holds. Splits A by its K most used columns on the host, uploads the
- * rest as an all-cold device of D's cold kernel (packed, AUTO) and the hub part; mx_device_spmv then
+ * (no hot part) and A the CSR it holds (checked against D's counts). Splits D's cold CSR by its K
+ * most used columns on the GPU (the host builder's arrays), the rest an all-cold device of D's cold
+ * kernel (packed, AUTO); mx_device_spmv then
  * runs the rest, then y += hub x (each row's hub part added after its rest: deterministic, not the
  * whole-matrix kernels' bits). D keeps its own arrays (transpose, download, features): a value
  * refresh drops the split, a cold-kernel switch applies to the rest too. K = 0 drops it. 0, or 1 with
