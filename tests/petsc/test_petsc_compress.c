@@ -16,6 +16,7 @@
  * Usage: [mpiexec -n N] test_petsc_compress [-gpu] */
 #include <matxtract.h>
 #include "../common/petsc_check.h"
+#include "../common/petsc_gpu_probe.h"
 
 static const char help[] = "MatXtract packed cold region (-mat_matxtract_compress) vs AIJ.\n";
 
@@ -480,26 +481,15 @@ int main(int argc, char **argv)
   /* and the pack stays as chosen by bytes: the pack guard (timing) would make tiny matrices flaky */
   PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_guard", "0"));
   if (on_gpu) {
-#if !defined(PETSC_HAVE_CUDA)
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "skipped: PETSc was built without CUDA\n"));
-    PetscCall(PetscFinalize());
-    return 77;
-#else
-    Mat           T;
-    MatXtractInfo info;
+    PetscBool usable;
     /* the segment cold kernel is the one that reads the pack */
     PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_cold", "segment"));
-    PetscCall(MatXtractGenerate(PETSC_COMM_WORLD, "lap2d:4", "probe_", &T));
-    PetscCall(MatConvert(T, MATMATXTRACT, MAT_INPLACE_MATRIX, &T));
-    PetscCall(MatXtractGetInfo(T, &info));
-    PetscCall(MatDestroy(&T));
-    if (!info.on_device) {
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "skipped: no usable GPU\n"));
+    PetscCall(MatXtractTestGpuUsable(&usable));
+    if (!usable) {
       PetscCall(PetscFinalize());
       return 77;
     }
     PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_device", "gpu"));
-#endif
   } else PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_device", "cpu"));
 #if defined(PETSC_USE_INFO)
   PetscCall(PetscInfoSetFile(info_path, "w"));

@@ -6,6 +6,7 @@
 #include <matxtract.h>
 #include <petscksp.h>
 #include "../common/petsc_check.h"
+#include "../common/petsc_gpu_probe.h"
 
 static const char help[] = "MatXtract on the GPU vs aijcusparse.\n";
 
@@ -105,14 +106,9 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(MatXtractRegister());
   {
-    Mat           T;
-    MatXtractInfo info;
-    PetscCall(MatXtractGenerate(PETSC_COMM_WORLD, "lap2d:4", "probe_", &T));
-    PetscCall(MatConvert(T, MATMATXTRACT, MAT_INPLACE_MATRIX, &T));
-    PetscCall(MatXtractGetInfo(T, &info));
-    PetscCall(MatDestroy(&T));
-    if (!info.on_device) {
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "skipped: no usable GPU\n"));
+    PetscBool usable;
+    PetscCall(MatXtractTestGpuUsable(&usable));
+    if (!usable) {
       PetscCall(PetscFinalize());
       return 77;
     }

@@ -13,6 +13,7 @@
  * Usage: [mpiexec -n N] test_petsc_hub [-gpu] */
 #include <matxtract.h>
 #include "../common/petsc_check.h"
+#include "../common/petsc_gpu_probe.h"
 
 static const char help[] = "MatXtract hub split (-mat_matxtract_hub) vs AIJ.\n";
 
@@ -73,8 +74,10 @@ static PetscErrorCode CheckSplit(Mat B, PetscInt K, PetscBool expect_split, cons
   PetscFunctionReturn(0);
 }
 
-/* every stored value of A's local rows set to a new one through MatSetValues + assembly (same pattern) */
-static PetscErrorCode NewValues(Mat A)
+/* every stored value of A's local rows set through MatSetValues + assembly (same pattern):
+ * kind 0 new values from the old (v / 2 + 1e-3 ((i + k) % 97), k counting the row's entries),
+ * 1 all ones, 2 column constants 1 / (j + 2) (PageRank's shape) */
+static PetscErrorCode SetRowValues(Mat A, int kind)
 {
   PetscInt rs, re;
 
@@ -88,7 +91,10 @@ static PetscErrorCode NewValues(Mat A)
     PetscScalar        v[4096];
     PetscCall(MatGetRow(A, i, &n, &cols, &vals));
     PetscCheck(n <= 4096, PETSC_COMM_SELF, PETSC_ERR_SUP, "test row too long");
-    for (PetscInt k = 0; k < n; k++) c[k] = cols[k], v[k] = vals[k] * 0.5 + 1e-3 * (PetscScalar)((i + k) % 97);
+    for (PetscInt k = 0; k < n; k++) {
+      c[k] = cols[k];
+      v[k] = kind == 0 ? vals[k] * 0.5 + 1e-3 * (PetscScalar)((i + k) % 97) : kind == 1 ? 1.0 : 1.0 / (PetscScalar)(cols[k] + 2);
+    }
     PetscCall(MatRestoreRow(A, i, &n, &cols, &vals));
     PetscCall(MatSetValues(A, 1, &i, n, c, v, INSERT_VALUES));
   }
@@ -114,8 +120,8 @@ static PetscErrorCode CheckMatrix(Mat A0, const char *name, unsigned long seed)
     PetscCall(MatScale(B, -2.0));
     PetscCall(CheckProducts(A, B, tag, seed + 10 + (unsigned long)k));
     PetscCall(CheckSplit(B, Ks[k], on_gpu, tag));
-    PetscCall(NewValues(A));
-    PetscCall(NewValues(B));
+    PetscCall(SetRowValues(A, 0));
+    PetscCall(SetRowValues(B, 0));
     PetscCall(CheckProducts(A, B, tag, seed + 20 + (unsigned long)k));
     PetscCall(CheckSplit(B, Ks[k], on_gpu, tag));
     PetscCall(MatDestroy(&B));
@@ -125,31 +131,6 @@ static PetscErrorCode CheckMatrix(Mat A0, const char *name, unsigned long seed)
     PetscCall(MatDestroy(&B));
     PetscCall(MatDestroy(&A));
   }
-  PetscFunctionReturn(0);
-}
-
-/* values: 0 as generated, 1 all ones, 2 column constants 1 / (j + 2) (PageRank's shape) */
-static PetscErrorCode WithValues(Mat A, int kind)
-{
-  PetscInt rs, re;
-
-  PetscFunctionBegin;
-  if (kind == 0) PetscFunctionReturn(0);
-  PetscCall(MatGetOwnershipRange(A, &rs, &re));
-  for (PetscInt i = rs; i < re; i++) {
-    PetscInt           n;
-    const PetscInt    *cols;
-    const PetscScalar *vals;
-    PetscInt           c[4096];
-    PetscScalar        v[4096];
-    PetscCall(MatGetRow(A, i, &n, &cols, &vals));
-    PetscCheck(n <= 4096, PETSC_COMM_SELF, PETSC_ERR_SUP, "test row too long");
-    for (PetscInt k = 0; k < n; k++) c[k] = cols[k], v[k] = kind == 1 ? 1.0 : 1.0 / (PetscScalar)(cols[k] + 2);
-    PetscCall(MatRestoreRow(A, i, &n, &cols, &vals));
-    PetscCall(MatSetValues(A, 1, &i, n, c, v, INSERT_VALUES));
-  }
-  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(0);
 }
 
@@ -203,24 +184,13 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_expected_mults", "1000000000"));
   PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_guard", "0"));
   if (on_gpu) {
-#if !defined(PETSC_HAVE_CUDA)
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "skipped: PETSc was built without CUDA\n"));
-    PetscCall(PetscFinalize());
-    return 77;
-#else
-    Mat           T;
-    MatXtractInfo info;
-    PetscCall(MatXtractGenerate(PETSC_COMM_WORLD, "lap2d:4", "probe_", &T));
-    PetscCall(MatConvert(T, MATMATXTRACT, MAT_INPLACE_MATRIX, &T));
-    PetscCall(MatXtractGetInfo(T, &info));
-    PetscCall(MatDestroy(&T));
-    if (!info.on_device) {
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "skipped: no usable GPU\n"));
+    PetscBool usable;
+    PetscCall(MatXtractTestGpuUsable(&usable));
+    if (!usable) {
       PetscCall(PetscFinalize());
       return 77;
     }
     PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_device", "gpu"));
-#endif
   } else PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_device", "cpu"));
 
   static const char *const specs[] = {"kron:10:16", "chunglu:3000:8:2.1", "lap2d:30"};
@@ -230,7 +200,7 @@ int main(int argc, char **argv)
       char name[64];
       if (s == 2 && kind > 0) continue;
       PetscCall(MatXtractGenerate(PETSC_COMM_WORLD, specs[s], "aij_", &A));
-      PetscCall(WithValues(A, kind));
+      if (kind > 0) PetscCall(SetRowValues(A, kind));
       PetscCall(PetscSNPrintf(name, sizeof name, "%s values %d", specs[s], kind));
       PetscCall(CheckMatrix(A, name, 100 * (unsigned long)s + 10 * (unsigned long)kind));
       if (s == 0 && kind == 0) {

@@ -51,6 +51,7 @@
 #include "../common/rel_err.h"
 #include "../common/event_timing.cuh"
 #include "../common/csr32.h"
+#include "../common/cusparse_check.h"
 
 /* the packed segment kernel's variant switch (src/cuda/mx_cold_pack_dev.h) */
 extern "C" int mx_cold_pack_set_variant(int v);
@@ -63,14 +64,6 @@ extern "C" {
 #include "io/mx_io.h"
 }
 
-#define SP(call)                                                                                             \
-  do {                                                                                                       \
-    cusparseStatus_t s_ = (call);                                                                            \
-    if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                                     \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cusparseGetErrorString(s_));              \
-      exit(2);                                                                                               \
-    }                                                                                                        \
-  } while (0)
 
 static const char *default_specs[] = {"lap2d:2000",         "lap3d:150",          "lap3d27:100",  "lap3d:100@unique",
                                       "rgg:20@ones",        "rgg:20@unique",      "kron:20:16@ones", "kron:20:16@pagerank",

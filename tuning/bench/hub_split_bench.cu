@@ -22,6 +22,7 @@
 #include "../common/rel_err.h"
 #include "../common/event_timing.cuh"
 #include "../common/csr32.h"
+#include "../common/cusparse_check.h"
 
 extern "C" int mx_cold_pack_set_merge(int on);
 extern "C" {
@@ -33,14 +34,6 @@ extern "C" {
 #include "io/mx_io.h"
 }
 
-#define SP(call)                                                                                             \
-  do {                                                                                                       \
-    cusparseStatus_t s_ = (call);                                                                            \
-    if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                                     \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cusparseGetErrorString(s_));              \
-      exit(2);                                                                                               \
-    }                                                                                                        \
-  } while (0)
 
 
 static cudaStream_t g_stream;
