@@ -152,14 +152,7 @@ static double time_cusparse(const Csr &A, cusparseSpMVAlg_t alg, const double *d
 static bool make_matrix(const std::string &item, Csr *A) {
   const size_t at = item.find('@');
   const std::string spec = item.substr(0, at), values = at == std::string::npos ? "as" : item.substr(at + 1);
-  mx_io_csr B;
-  char err[512];
-  memset(&B, 0, sizeof B);
-  if (mx_gen(spec.c_str(), 0, &B, err, sizeof err)) {
-    fprintf(stderr, "skip %s: %s\n", item.c_str(), err);
-    return false;
-  }
-  if (!mx_csr32_take(&B, A, item.c_str())) return false;
+  if (!mx_csr32_gen(spec.c_str(), A, item.c_str())) return false;
   std::vector<int32_t> cnt((size_t)A->ncols, 0);
   for (int32_t c : A->col) cnt[c]++;
   for (size_t p = 0; p < A->val.size(); ++p) {

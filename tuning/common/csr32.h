@@ -1,11 +1,13 @@
 /* csr32.h - an mx_io_csr (the readers' and generators' 64-bit row pointers) moved into a benchmark's
  * own CSR with 32-bit row pointers (what the format builders take). Header-only, C++; the CSR type C
- * has nrows, ncols and std::vector rowptr (int32_t), col (int32_t), val (double). */
+ * has nrows, ncols and std::vector rowptr (int32_t), col (int32_t), val (double); mx_csr32_gen makes
+ * one from a generator spec. */
 #ifndef MX_CSR32_H
 #define MX_CSR32_H
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 extern "C" {
 #include "io/mx_io.h"
@@ -27,6 +29,20 @@ static bool mx_csr32_take(mx_io_csr *B, C *A, const char *name) {
   A->val.assign(B->val, B->val + B->nnz);
   mx_io_csr_free(B);
   return true;
+}
+
+/* A = the generated matrix spec (mx_gen, seed 0); false (a "skip NAME: why" message) when it cannot
+ * be made or its nonzeros exceed 32 bits */
+template <class C>
+static bool mx_csr32_gen(const char *spec, C *A, const char *name) {
+  mx_io_csr B;
+  char err[512];
+  memset(&B, 0, sizeof B);
+  if (mx_gen(spec, 0, &B, err, sizeof err)) {
+    fprintf(stderr, "skip %s: %s\n", name, err);
+    return false;
+  }
+  return mx_csr32_take(&B, A, name);
 }
 
 #endif
