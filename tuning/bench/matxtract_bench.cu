@@ -53,6 +53,7 @@
 #include "../common/rel_err.h"
 #include "../common/event_timing.cuh"
 #include "../common/csr32.h"
+#include "../common/cusparse_check.h"
 
 extern "C" {
 #include "core/mx_features.h"
@@ -67,14 +68,6 @@ extern "C" {
 #define MX_SOURCE_DIR "."
 #endif
 
-#define CKS(call)                                                                                  \
-  do {                                                                                             \
-    cusparseStatus_t e_ = (call);                                                                  \
-    if (e_ != CUSPARSE_STATUS_SUCCESS) {                                                           \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cusparseGetErrorString(e_));    \
-      exit(2);                                                                                     \
-    }                                                                                              \
-  } while (0)
 
 static double now_ms() {
   struct timespec t;
@@ -351,8 +344,8 @@ int main(int argc, char **argv) {
   cudaRuntimeGetVersion(&rt);
   CK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
   cusparseHandle_t hs;
-  CKS(cusparseCreate(&hs));
-  CKS(cusparseSetStream(hs, g_stream));
+  SP(cusparseCreate(&hs));
+  SP(cusparseSetStream(hs, g_stream));
   int csv = 0;
   cusparseGetVersion(hs, &csv);
   const double bw = copy_bandwidth();
@@ -624,23 +617,23 @@ int main(int argc, char **argv) {
       t0 = now_ms();
       cusparseSpMatDescr_t mA;
       std::vector<cusparseDnVecDescr_t> vx(ncopy), vy(ncopy);
-      CKS(cusparseCreateCsr(&mA, m, n, nnz, dc.rowptr, dc.col, dc.val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+      SP(cusparseCreateCsr(&mA, m, n, nnz, dc.rowptr, dc.col, dc.val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                             CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
       for (int c = 0; c < ncopy; ++c) {
-        CKS(cusparseCreateDnVec(&vx[c], n, dx[c], CUDA_R_64F));
-        CKS(cusparseCreateDnVec(&vy[c], m, dy[c], CUDA_R_64F));
+        SP(cusparseCreateDnVec(&vx[c], n, dx[c], CUDA_R_64F));
+        SP(cusparseCreateDnVec(&vy[c], m, dy[c], CUDA_R_64F));
       }
       size_t bsz = 0;
       void *buf = nullptr;
-      CKS(cusparseSpMV_bufferSize(hs, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mA, vx[0], &beta, vy[0], CUDA_R_64F,
+      SP(cusparseSpMV_bufferSize(hs, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mA, vx[0], &beta, vy[0], CUDA_R_64F,
                                   algs[k], &bsz));
       CK(cudaMalloc(&buf, std::max<size_t>(bsz, 16)));
-      CKS(cusparseSpMV_preprocess(hs, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mA, vx[0], &beta, vy[0], CUDA_R_64F,
+      SP(cusparseSpMV_preprocess(hs, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mA, vx[0], &beta, vy[0], CUDA_R_64F,
                                   algs[k], buf));
       CK(cudaStreamSynchronize(g_stream));
       cs_setup[k] = now_ms() - t0;
       CK(cudaMemsetAsync(dy[0], 0xff, 8.0 * m, g_stream));
-      CKS(cusparseSpMV(hs, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mA, vx[0], &beta, vy[0], CUDA_R_64F, algs[k], buf));
+      SP(cusparseSpMV(hs, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mA, vx[0], &beta, vy[0], CUDA_R_64F, algs[k], buf));
       const double e = check_y(dy[0]);
       if (!(e < 1e-12)) {
         fprintf(stderr, "%s: cuSPARSE ALG%d rel err %g\n", mat.name.c_str(), k + 1, e);
