@@ -68,7 +68,6 @@ extern "C" {
 #define MX_SOURCE_DIR "."
 #endif
 
-
 static double now_ms() {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
