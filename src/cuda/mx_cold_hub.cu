@@ -80,18 +80,20 @@ static int upload_array(T **d, const T *h, size_t n, const char *what) {
 }
 
 /* The grid: blocks per SM (shared memory permitting) times the SMs. The kernels' dynamic shared-memory
- * limit is a property of the function, shared by every split alive: it only ever grows (a split of
- * fewer hub columns uploaded later must not shrink it under a larger one's launches). */
+ * limit is a property of the function on the current device, shared by every split alive there: it
+ * only ever grows (a split of fewer hub columns uploaded later must not shrink it under a larger
+ * one's launches). */
 static int hub_grid(const mx_hub_dev *d, int *grid) {
-  static size_t smem_allowed = 0;
+  static size_t smem_allowed[64]; /* per device */
   int per_sm = 0, dev = 0, nsm = 0;
-  if (d->smem > smem_allowed) {
+  MX_CUDA_TRY(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= 64) return mx_fail("hub kernel: device %d (at most 64)", dev);
+  if (d->smem > smem_allowed[dev]) {
     for (const void *f : {(const void *)mx_hub_kernel<true>, (const void *)mx_hub_kernel<false>})
       MX_CUDA_TRY(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)d->smem));
-    smem_allowed = d->smem;
+    smem_allowed[dev] = d->smem;
   }
   MX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mx_hub_kernel<false>, HUB_THREADS, d->smem));
-  MX_CUDA_TRY(cudaGetDevice(&dev));
   MX_CUDA_TRY(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
   if (per_sm < 1) return mx_fail("hub kernel: %zu bytes of shared memory do not fit a block", d->smem);
   *grid = per_sm * nsm;
@@ -312,6 +314,7 @@ int mx_hub_dev_build(const int *rowptr, const int *col, const double *val, int m
   *out = nullptr;
   *hub_nnz = 0;
   if (K < 0 || K > MX_HUB_MAX_COLS) return mx_fail("hub split: %d hub columns (0 .. %d)", K, MX_HUB_MAX_COLS);
+  if (nnz > INT32_MAX - 32 * MX_HUB_ROW_MAX) return mx_fail("hub split: %d nonzeros (the padded slots must stay 32-bit)", nnz);
   if (K > n) K = n;
   hub_scratch W;
   mx_hub_dev *d = (mx_hub_dev *)calloc(1, sizeof *d);
