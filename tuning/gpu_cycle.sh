@@ -1,6 +1,6 @@
 #!/bin/bash
 # The whole GPU cycle on the GPU host, in one command (see ../shared/docs/GPU-HOST.md):
-#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize e2e scaling profile compress setupstudy predcost featprof trace measure labels pack
+#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize e2e scaling profile compress setupstudy predcost featprof trace measure labels hubsplit pack
 #                                       (default: setup build test sanitize bench amortize pack)
 # setup unpacks the PETSc 3.22+CUDA bundle from .deps/ into /opt/petsc-cuda; build configures and
 # builds this tree in build-gpu/ (sm_90; BUILD_TARGETS limits the targets); test runs the ctest labels gpu, petsc, mpi and unit;
@@ -15,6 +15,7 @@
 # tuning/mpi/scaling.sh (needs 2 GPUs); profile runs tuning/profile/ncu_cold.sh (Nsight Compute counters
 # of the cold kernels vs cuSPARSE; PROFILE_SPECS picks the matrices); pack tars every result folder into $OUT/results.tgz (the
 # device tool brings back at most 8 files).
+# hubsplit: see stage_hubsplit.
 # compress runs tuning/bench/cold_pack_run.sh (issue 13: the packed cold CSR vs the plain segment kernel vs
 # cuSPARSE ALG1/ALG2, bytes per nonzero, bitwise check; not in the default list: `gpu_cycle.sh compress pack`
 # after setup build; COMPRESS_SPECS picks the matrices, e.g. "lap3d:100 kron:18:16@pagerank").
@@ -122,6 +123,17 @@ stage_labels() {
   rm -rf "$OUT/labels/cache"
   echo "labels: $(grep -c . "$OUT/labels/labels.jsonl" 2>/dev/null || echo 0) matrices in $OUT/labels/labels.jsonl"
   return $rc
+}
+# hubsplit runs hub-split-bench (issue 13: the hub split vs the whole matrix vs cuSPARSE) with -K HUB_K
+# (default 28000) on HUB_SPECS (default: the power-law corpus families and two controls), one matrix at
+# a time until HUB_BUDGET_S (default 420 s) is spent; the log in $OUT/hubsplit/bench.log
+stage_hubsplit() {
+  local t0=$SECONDS specs=${HUB_SPECS:-"kron:21:16 chunglu:2000000:16:2.1 kron:20:4 chunglu-dir:2000000:4:2.1 chunglu:1000000:16:2.1 chunglu:500000:24:2.3 chunglu:500000:8:2.3 kron:19:16 kron:18:24 kron:17:32 kron:16:16 chunglu:200000:16:2.1 chunglu:1000000:32:2.5 chunglu:2000000:4:2.5 chunglu:3000000:16:2.5 chunglu:500000:24:2.7 chunglu:2000000:16:3 blockdense:1000000:20:256 rand:4000000:4 rgg:20"}
+  mkdir -p "$OUT/hubsplit"
+  for spec in $specs; do
+    [ $((SECONDS - t0)) -lt "${HUB_BUDGET_S:-420}" ] || { echo "budget spent before $spec"; break; }
+    build-gpu/tuning/bench/hub-split-bench -K "${HUB_K:-28000}" "$spec" || echo "FAILED $spec"
+  done 2>&1 | tee "$OUT/hubsplit/bench.log" | grep -E "vs best|hub part [0-9]|nnz$|FAILED|budget"
 }
 stage_compress() { bash tuning/bench/cold_pack_run.sh "$OUT/compress" build-gpu ${COMPRESS_SPECS:-}; }
 stage_pack() {

@@ -28,9 +28,11 @@ __global__ void mx_hub_stage_kernel(int K, const int *__restrict__ hubcol, const
 
 /* A warp per slice (sl = global warp, + all warps, ...): lane l sums pseudo-row l of the slice in
  * order from 0 (padding: rank K, x value 0, value 0: the sum does not change) and adds it to y[row]
- * (a whole row: no other lane writes it) or writes it to part slot ~row (a piece). Products are
- * rounded before the sum (__dmul_rn: no fused multiply-add), as the CPU kernel's. */
-template <bool HAS_VAL>
+ * (a whole row: no other lane writes it, so its y value may be read before the sum) or writes it to
+ * part slot ~row (a piece). Products are rounded before the sum (__dmul_rn: no fused multiply-add),
+ * as the CPU kernel's. EARLY: the slice's row and y value are loaded before its sum and the next
+ * slice's offset and length during it (short rows: one memory latency per slice, not three). */
+template <bool HAS_VAL, bool EARLY>
 __global__ void __launch_bounds__(HUB_THREADS)
 mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restrict__ slice_len, const int *__restrict__ slice_row,
               const unsigned short *__restrict__ rank, const double *__restrict__ val, const double *__restrict__ xhub, int K,
@@ -40,8 +42,18 @@ mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restr
   if (threadIdx.x == 0) s_x[K] = 0.0;
   __syncthreads();
   const int lane = threadIdx.x & 31, nw = gridDim.x * (HUB_THREADS / 32);
-  for (int sl = blockIdx.x * (HUB_THREADS / 32) + (int)(threadIdx.x >> 5); sl < nslices; sl += nw) {
-    const int off = slice_off[sl] + lane, len = slice_len[sl];
+  int sl = blockIdx.x * (HUB_THREADS / 32) + (int)(threadIdx.x >> 5);
+  int next_off = 0, next_len = 0;
+  if (EARLY && sl < nslices) next_off = slice_off[sl], next_len = slice_len[sl];
+  for (; sl < nslices; sl += nw) {
+    const int off = (EARLY ? next_off : slice_off[sl]) + lane, len = EARLY ? next_len : slice_len[sl];
+    int row = 0;
+    double y0 = 0.0;
+    if (EARLY) {
+      row = slice_row[sl * 32 + lane];
+      if (row >= 0) y0 = y[row];
+      if (sl + nw < nslices) next_off = slice_off[sl + nw], next_len = slice_len[sl + nw];
+    }
     double s = 0.0;
     int j = 0;
     for (; j + 4 <= len; j += 4) { /* four rank loads in flight, then the sums in order */
@@ -52,8 +64,8 @@ mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restr
       for (int u = 0; u < 4; ++u) s += HAS_VAL ? __dmul_rn(val[off + 32 * (j + u)], s_x[rk[u]]) : s_x[rk[u]];
     }
     for (; j < len; ++j) s += HAS_VAL ? __dmul_rn(val[off + 32 * j], s_x[rank[off + 32 * j]]) : s_x[rank[off + 32 * j]];
-    const int row = slice_row[sl * 32 + lane];
-    if (row >= 0) y[row] += s;
+    if (!EARLY) row = slice_row[sl * 32 + lane], y0 = row >= 0 ? y[row] : 0.0;
+    if (row >= 0) y[row] = y0 + s;
     else if (row != INT_MIN) part[~row] = s;
   }
 }
@@ -89,11 +101,12 @@ static int hub_grid(const mx_hub_dev *d, int *grid) {
   MX_CUDA_TRY(cudaGetDevice(&dev));
   if (dev < 0 || dev >= 64) return mx_fail("hub kernel: device %d (at most 64)", dev);
   if (d->smem > smem_allowed[dev]) {
-    for (const void *f : {(const void *)mx_hub_kernel<true>, (const void *)mx_hub_kernel<false>})
+    for (const void *f : {(const void *)mx_hub_kernel<true, true>, (const void *)mx_hub_kernel<false, true>,
+                          (const void *)mx_hub_kernel<true, false>, (const void *)mx_hub_kernel<false, false>})
       MX_CUDA_TRY(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)d->smem));
     smem_allowed[dev] = d->smem;
   }
-  MX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mx_hub_kernel<false>, HUB_THREADS, d->smem));
+  MX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mx_hub_kernel<false, true>, HUB_THREADS, d->smem));
   MX_CUDA_TRY(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
   if (per_sm < 1) return mx_fail("hub kernel: %zu bytes of shared memory do not fit a block", d->smem);
   *grid = per_sm * nsm;
@@ -128,17 +141,30 @@ extern "C" int mx_hub_dev_upload(const mx_cold_hub *H, mx_hub_dev **out) {
   return 0;
 }
 
+/* A/B knob (tuning/results/h100/hub-split-2026-11-27): MX_HUB_EARLY=0 runs the kernel without the early loads */
+static bool hub_early() {
+  const char *v = getenv("MX_HUB_EARLY");
+  return !(v && *v == '0');
+}
+
 extern "C" int mx_hub_dev_spmv_add(const mx_hub_dev *d, const double *x, double *y, void *stream) {
   if (d->nslices == 0) return 0;
   cudaStream_t s = (cudaStream_t)stream;
   mx_hub_stage_kernel<<<(d->K + 255) / 256, 256, 0, s>>>(d->K, d->hubcol, d->hubscale, x, d->xhub);
   MX_LAUNCH_CHECK("hub staging kernel");
-  if (d->val)
-    mx_hub_kernel<true><<<d->grid, HUB_THREADS, d->smem, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank, d->val,
-                                                              d->xhub, d->K, y, d->part);
+  static const bool early = hub_early();
+  if (d->val && early)
+    mx_hub_kernel<true, true><<<d->grid, HUB_THREADS, d->smem, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank, d->val,
+                                                                    d->xhub, d->K, y, d->part);
+  else if (d->val)
+    mx_hub_kernel<true, false><<<d->grid, HUB_THREADS, d->smem, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank, d->val,
+                                                                     d->xhub, d->K, y, d->part);
+  else if (early)
+    mx_hub_kernel<false, true><<<d->grid, HUB_THREADS, d->smem, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank,
+                                                                     nullptr, d->xhub, d->K, y, d->part);
   else
-    mx_hub_kernel<false><<<d->grid, HUB_THREADS, d->smem, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank,
-                                                               nullptr, d->xhub, d->K, y, d->part);
+    mx_hub_kernel<false, false><<<d->grid, HUB_THREADS, d->smem, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank,
+                                                                      nullptr, d->xhub, d->K, y, d->part);
   MX_LAUNCH_CHECK("hub kernel");
   if (d->nsplit) {
     mx_hub_fixup_kernel<<<(d->nsplit + 7) / 8, 256, 0, s>>>(d->nsplit, d->split_row, d->split_first, d->part, y);
