@@ -4,12 +4,16 @@
 #include <stdlib.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
 #include <vector>
 #include "mx_cold_hub_dev.h"
 #include "mx_device_impl.h"
 
 #define HUB_THREADS 1024 /* one block per SM: the hub x values fill its shared memory */
 #define FULL_MASK 0xffffffffu
+
+namespace cg = cooperative_groups;
 
 struct mx_hub_dev {
   int K, nslices, nsplit, grid;
@@ -30,17 +34,25 @@ __global__ void mx_hub_stage_kernel(int K, const int *__restrict__ hubcol, const
  * order from 0 (padding: rank K, x value 0, value 0: the sum does not change) and adds it to y[row]
  * (a whole row: no other lane writes it, so its y value may be read before the sum) or writes it to
  * part slot ~row (a piece). Products are rounded before the sum (__dmul_rn: no fused multiply-add),
- * as the CPU kernel's. EARLY: the slice's row and y value are loaded before its sum and the next
- * slice's offset and length during it (short rows: one memory latency per slice, not three). */
+ * as the CPU kernel's. EARLY: the hub x values copied in one asynchronous block copy, and the
+ * slice's row and y value loaded before its sum and the next slice's offset and length during it
+ * (short rows: one memory latency per slice, not three). */
 template <bool HAS_VAL, bool EARLY>
 __global__ void __launch_bounds__(HUB_THREADS)
 mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restrict__ slice_len, const int *__restrict__ slice_row,
               const unsigned short *__restrict__ rank, const double *__restrict__ val, const double *__restrict__ xhub, int K,
               double *y, double *__restrict__ part) {
   extern __shared__ double s_x[];
-  for (int i = threadIdx.x; i < K; i += HUB_THREADS) s_x[i] = xhub[i];
-  if (threadIdx.x == 0) s_x[K] = 0.0;
-  __syncthreads();
+  if (EARLY) { /* one asynchronous block copy (every load in flight at once) */
+    cg::thread_block block = cg::this_thread_block();
+    cg::memcpy_async(block, s_x, xhub, sizeof(double) * (size_t)K);
+    if (threadIdx.x == 0) s_x[K] = 0.0;
+    cg::wait(block);
+  } else {
+    for (int i = threadIdx.x; i < K; i += HUB_THREADS) s_x[i] = xhub[i];
+    if (threadIdx.x == 0) s_x[K] = 0.0;
+    __syncthreads();
+  }
   const int lane = threadIdx.x & 31, nw = gridDim.x * (HUB_THREADS / 32);
   int sl = blockIdx.x * (HUB_THREADS / 32) + (int)(threadIdx.x >> 5);
   int next_off = 0, next_len = 0;
