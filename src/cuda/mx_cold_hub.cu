@@ -12,11 +12,6 @@
 
 #define HUB_THREADS 1024 /* one block per SM: the hub x values fill its shared memory */
 #define FULL_MASK 0xffffffffu
-/* rank (and value) loads in flight per lane: a slice's row of up to HUB_BATCH slots costs one memory
- * latency (the kernel is bound by these latencies: ncu, tuning/results/h100/hub-split-2026-11-27) */
-#ifndef HUB_BATCH
-#define HUB_BATCH 8
-#endif
 
 namespace cg = cooperative_groups;
 
@@ -72,30 +67,15 @@ mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restr
       if (sl + nw < nslices) next_off = slice_off[sl + nw], next_len = slice_len[sl + nw];
     }
     double s = 0.0;
-    if (EARLY) { /* HUB_BATCH loads in flight (the last batch's beyond len not loaded), then the sums in order */
-      for (int j = 0; j < len; j += HUB_BATCH) {
-        int rk[HUB_BATCH];
-        double v[HUB_BATCH];
+    int j = 0;
+    for (; j + 4 <= len; j += 4) { /* four rank loads in flight, then the sums in order */
+      int rk[4];
 #pragma unroll
-        for (int u = 0; u < HUB_BATCH; ++u) {
-          rk[u] = j + u < len ? rank[off + 32 * (j + u)] : K;
-          if (HAS_VAL) v[u] = j + u < len ? val[off + 32 * (j + u)] : 0.0;
-        }
+      for (int u = 0; u < 4; ++u) rk[u] = rank[off + 32 * (j + u)];
 #pragma unroll
-        for (int u = 0; u < HUB_BATCH; ++u)
-          if (j + u < len) s += HAS_VAL ? __dmul_rn(v[u], s_x[rk[u]]) : s_x[rk[u]];
-      }
-    } else {
-      int j = 0;
-      for (; j + 4 <= len; j += 4) { /* four rank loads in flight, then the sums in order */
-        int rk[4];
-#pragma unroll
-        for (int u = 0; u < 4; ++u) rk[u] = rank[off + 32 * (j + u)];
-#pragma unroll
-        for (int u = 0; u < 4; ++u) s += HAS_VAL ? __dmul_rn(val[off + 32 * (j + u)], s_x[rk[u]]) : s_x[rk[u]];
-      }
-      for (; j < len; ++j) s += HAS_VAL ? __dmul_rn(val[off + 32 * j], s_x[rank[off + 32 * j]]) : s_x[rank[off + 32 * j]];
+      for (int u = 0; u < 4; ++u) s += HAS_VAL ? __dmul_rn(val[off + 32 * (j + u)], s_x[rk[u]]) : s_x[rk[u]];
     }
+    for (; j < len; ++j) s += HAS_VAL ? __dmul_rn(val[off + 32 * j], s_x[rank[off + 32 * j]]) : s_x[rank[off + 32 * j]];
     if (!EARLY) row = slice_row[sl * 32 + lane], y0 = row >= 0 ? y[row] : 0.0;
     if (row >= 0) y[row] = y0 + s;
     else if (row != INT_MIN) part[~row] = s;
