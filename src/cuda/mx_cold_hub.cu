@@ -34,38 +34,27 @@ __global__ void mx_hub_stage_kernel(int K, const int *__restrict__ hubcol, const
  * order from 0 (padding: rank K, x value 0, value 0: the sum does not change) and adds it to y[row]
  * (a whole row: no other lane writes it, so its y value may be read before the sum) or writes it to
  * part slot ~row (a piece). Products are rounded before the sum (__dmul_rn: no fused multiply-add),
- * as the CPU kernel's. EARLY: the hub x values copied in one asynchronous block copy, and the
- * slice's row and y value loaded before its sum and the next slice's offset and length during it
- * (short rows: one memory latency per slice, not three). */
-template <bool HAS_VAL, bool EARLY>
+ * as the CPU kernel's. The hub x values come in by one asynchronous block copy; a slice's row and y
+ * value are loaded before its sum, the next slice's offset and length during it (2-4% faster on
+ * power-law graphs than loading each when needed: tuning/results/h200/hub-kernel-2026-11-27). */
+template <bool HAS_VAL>
 __global__ void __launch_bounds__(HUB_THREADS)
 mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restrict__ slice_len, const int *__restrict__ slice_row,
               const unsigned short *__restrict__ rank, const double *__restrict__ val, const double *__restrict__ xhub, int K,
               double *y, double *__restrict__ part) {
   extern __shared__ double s_x[];
-  if (EARLY) { /* one asynchronous block copy (every load in flight at once) */
-    cg::thread_block block = cg::this_thread_block();
-    cg::memcpy_async(block, s_x, xhub, sizeof(double) * (size_t)K);
-    if (threadIdx.x == 0) s_x[K] = 0.0;
-    cg::wait(block);
-  } else {
-    for (int i = threadIdx.x; i < K; i += HUB_THREADS) s_x[i] = xhub[i];
-    if (threadIdx.x == 0) s_x[K] = 0.0;
-    __syncthreads();
-  }
+  cg::thread_block block = cg::this_thread_block();
+  cg::memcpy_async(block, s_x, xhub, sizeof(double) * (size_t)K);
+  if (threadIdx.x == 0) s_x[K] = 0.0;
+  cg::wait(block);
   const int lane = threadIdx.x & 31, nw = gridDim.x * (HUB_THREADS / 32);
   int sl = blockIdx.x * (HUB_THREADS / 32) + (int)(threadIdx.x >> 5);
   int next_off = 0, next_len = 0;
-  if (EARLY && sl < nslices) next_off = slice_off[sl], next_len = slice_len[sl];
+  if (sl < nslices) next_off = slice_off[sl], next_len = slice_len[sl];
   for (; sl < nslices; sl += nw) {
-    const int off = (EARLY ? next_off : slice_off[sl]) + lane, len = EARLY ? next_len : slice_len[sl];
-    int row = 0;
-    double y0 = 0.0;
-    if (EARLY) {
-      row = slice_row[sl * 32 + lane];
-      if (row >= 0) y0 = y[row];
-      if (sl + nw < nslices) next_off = slice_off[sl + nw], next_len = slice_len[sl + nw];
-    }
+    const int off = next_off + lane, len = next_len, row = slice_row[sl * 32 + lane];
+    const double y0 = row >= 0 ? y[row] : 0.0;
+    if (sl + nw < nslices) next_off = slice_off[sl + nw], next_len = slice_len[sl + nw];
     double s = 0.0;
     int j = 0;
     for (; j + 4 <= len; j += 4) { /* four rank loads in flight, then the sums in order */
@@ -76,7 +65,6 @@ mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restr
       for (int u = 0; u < 4; ++u) s += HAS_VAL ? __dmul_rn(val[off + 32 * (j + u)], s_x[rk[u]]) : s_x[rk[u]];
     }
     for (; j < len; ++j) s += HAS_VAL ? __dmul_rn(val[off + 32 * j], s_x[rank[off + 32 * j]]) : s_x[rank[off + 32 * j]];
-    if (!EARLY) row = slice_row[sl * 32 + lane], y0 = row >= 0 ? y[row] : 0.0;
     if (row >= 0) y[row] = y0 + s;
     else if (row != INT_MIN) part[~row] = s;
   }
@@ -113,12 +101,11 @@ static int hub_grid(const mx_hub_dev *d, int *grid) {
   MX_CUDA_TRY(cudaGetDevice(&dev));
   if (dev < 0 || dev >= 64) return mx_fail("hub kernel: device %d (at most 64)", dev);
   if (d->smem > smem_allowed[dev]) {
-    for (const void *f : {(const void *)mx_hub_kernel<true, true>, (const void *)mx_hub_kernel<false, true>,
-                          (const void *)mx_hub_kernel<true, false>, (const void *)mx_hub_kernel<false, false>})
+    for (const void *f : {(const void *)mx_hub_kernel<true>, (const void *)mx_hub_kernel<false>})
       MX_CUDA_TRY(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)d->smem));
     smem_allowed[dev] = d->smem;
   }
-  MX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mx_hub_kernel<false, true>, HUB_THREADS, d->smem));
+  MX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mx_hub_kernel<false>, HUB_THREADS, d->smem));
   MX_CUDA_TRY(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
   if (per_sm < 1) return mx_fail("hub kernel: %zu bytes of shared memory do not fit a block", d->smem);
   *grid = per_sm * nsm;
@@ -153,30 +140,17 @@ extern "C" int mx_hub_dev_upload(const mx_cold_hub *H, mx_hub_dev **out) {
   return 0;
 }
 
-/* A/B knob (tuning/results/h100/hub-split-2026-11-27): MX_HUB_EARLY=0 runs the kernel without the early loads */
-static bool hub_early() {
-  const char *v = getenv("MX_HUB_EARLY");
-  return !(v && *v == '0');
-}
-
 extern "C" int mx_hub_dev_spmv_add(const mx_hub_dev *d, const double *x, double *y, void *stream) {
   if (d->nslices == 0) return 0;
   cudaStream_t s = (cudaStream_t)stream;
   mx_hub_stage_kernel<<<(d->K + 255) / 256, 256, 0, s>>>(d->K, d->hubcol, d->hubscale, x, d->xhub);
   MX_LAUNCH_CHECK("hub staging kernel");
-  static const bool early = hub_early();
-  if (d->val && early)
-    mx_hub_kernel<true, true><<<d->grid, HUB_THREADS, d->smem, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank, d->val,
-                                                                    d->xhub, d->K, y, d->part);
-  else if (d->val)
-    mx_hub_kernel<true, false><<<d->grid, HUB_THREADS, d->smem, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank, d->val,
-                                                                     d->xhub, d->K, y, d->part);
-  else if (early)
-    mx_hub_kernel<false, true><<<d->grid, HUB_THREADS, d->smem, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank,
-                                                                     nullptr, d->xhub, d->K, y, d->part);
+  if (d->val)
+    mx_hub_kernel<true><<<d->grid, HUB_THREADS, d->smem, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank, d->val,
+                                                              d->xhub, d->K, y, d->part);
   else
-    mx_hub_kernel<false, false><<<d->grid, HUB_THREADS, d->smem, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank,
-                                                                      nullptr, d->xhub, d->K, y, d->part);
+    mx_hub_kernel<false><<<d->grid, HUB_THREADS, d->smem, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank,
+                                                               nullptr, d->xhub, d->K, y, d->part);
   MX_LAUNCH_CHECK("hub kernel");
   if (d->nsplit) {
     mx_hub_fixup_kernel<<<(d->nsplit + 7) / 8, 256, 0, s>>>(d->nsplit, d->split_row, d->split_first, d->part, y);
