@@ -13,6 +13,9 @@
 #define MATSEQAIJMATXTRACT "seqaijmatxtract"
 #define MATMPIAIJMATXTRACT "mpiaijmatxtract"
 
+/* -mat_matxtract_hub auto (the default): the hub split where its rule says it pays */
+#define MATXTRACT_HUB_AUTO (-1)
+
 /* Where a part of the plan in use (crux, hot mode, cold kernel) came from:
  *   DEFAULT   nothing chose it: crux (0,0), hot mode auto, cold kernel auto
  *   OPTION    -mat_matxtract_crux / _mode / _cold (the predictor never overrides it)
@@ -81,7 +84,7 @@ typedef struct {
   double              packed_bytes_per_nnz; /* bytes of the packed cold region per cold nonzero (row pointers included; = plain when not packed) */
   double              plain_bytes_per_nnz;  /* the same cold region as plain CSR (12 + row pointers) */
   /* the hub split (-mat_matxtract_hub, GPU, all-cold plans) */
-  PetscInt            hub_requested;    /* the option's hub columns (0: off) */
+  PetscInt            hub_requested;    /* the option's hub columns (0: off; MATXTRACT_HUB_AUTO: auto, the default) */
   PetscInt            hub_columns;      /* hub columns of the split in use (0: none) */
   PetscInt64          hub_nnz;          /* nonzeros in them */
 } MatXtractInfo;

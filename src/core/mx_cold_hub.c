@@ -248,6 +248,31 @@ mx_status mx_cold_hub_build(const mx_csr *C, int32_t K, mx_cold_hub *H) {
   return st;
 }
 
+/* ---- the default rule ---------------------------------------------------------------------------- */
+
+mx_status mx_cold_hub_stats(const mx_csr *C, int32_t K, int64_t *hub_nnz, int64_t *hub_rows) {
+  if (!hub_nnz || !hub_rows) return MX_ERR_ARG;
+  *hub_nnz = *hub_rows = 0;
+  mx_status st = check_input(C, K);
+  if (st != MX_OK) return st;
+  if (K > C->ncols) K = C->ncols;
+  int32_t *rank = malloc(((size_t)C->ncols + 1) * sizeof(int32_t)), *hubcol = malloc(((size_t)K + 1) * sizeof(int32_t));
+  st = rank && hubcol && rank_columns(C, K, rank, hubcol) >= 0 ? MX_OK : MX_ERR_MEM;
+  for (int32_t i = 0; st == MX_OK && i < C->nrows; i++) {
+    int32_t h = 0;
+    for (int32_t p = C->rowptr[i]; p < C->rowptr[i + 1]; p++) h += rank[C->colidx[p]] >= 0;
+    *hub_nnz += h;
+    *hub_rows += h > 0;
+  }
+  free(rank);
+  free(hubcol);
+  return st;
+}
+
+int mx_hub_pays(int64_t hub_nnz, int64_t hub_rows) {
+  return hub_nnz >= MX_HUB_AUTO_MIN_NNZ && hub_rows > 0 && hub_nnz >= (int64_t)MX_HUB_AUTO_MIN_ROW * hub_rows;
+}
+
 /* ---- the CPU kernel ------------------------------------------------------------------------------ */
 
 /* pseudo-row l of slice s: its products in order from 0 (the padding is skipped: adding 0.0 to a sum

@@ -75,6 +75,24 @@ mx_csr mx_cold_hub_rest(const mx_cold_hub *H);
  * slots cannot be allocated. */
 mx_status mx_cold_hub_spmv_add(const mx_cold_hub *H, const double *x, double *y);
 
+/* The default rule (-mat_matxtract_hub auto). The split pays where the hub part is large and its rows
+ * are long: the hub kernel has a fixed cost of ~20 us (a block-wide copy of the hub x values per SM,
+ * three launches) and a cost per hub row (its y update). On an H200 at K = MX_HUB_MAX_COLS
+ * (tuning/results/h200/hub-kernel-2026-11-27/corpus.log), split vs the whole matrix on the merge
+ * kernel: Kronecker graphs of 6.5M-37M hub nonzeros and 25-36 per hub row 1.30-1.47x; kron:20:4
+ * (12 per row) 1.02x; Chung-Lu graphs (4-11 per row) 0.73-1.07x; under 2M hub nonzeros 0.70-0.72x. */
+#define MX_HUB_AUTO_MIN_NNZ 4000000 /* hub nonzeros */
+#define MX_HUB_AUTO_MIN_ROW 16      /* hub nonzeros per row that has any, on average */
+
+/* *hub_nnz = C's nonzeros in its K most used columns (the columns mx_cold_hub_build picks), *hub_rows
+ * = its rows that have any. MX_ERR_ARG (malformed input, as mx_cold_hub_build, or a NULL output),
+ * MX_ERR_OVERFLOW, MX_ERR_MEM; on failure both are 0. */
+mx_status mx_cold_hub_stats(const mx_csr *C, int32_t K, int64_t *hub_nnz, int64_t *hub_rows);
+
+/* 1 when a split of these statistics is worth building by default: at least MX_HUB_AUTO_MIN_NNZ hub
+ * nonzeros and MX_HUB_AUTO_MIN_ROW per hub row. */
+int mx_hub_pays(int64_t hub_nnz, int64_t hub_rows);
+
 /* Bytes the hub product reads of H (ranks, values, slice and split arrays, hub columns and scales);
  * the rest's are its cold kernel's. */
 size_t mx_cold_hub_bytes(const mx_cold_hub *H);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/block/block_reduce.cuh>
 #include <cooperative_groups.h>
 #include <cooperative_groups/memcpy_async.h>
 #include <vector>
@@ -321,6 +322,64 @@ static int bits_for(int maxval) {
   return b;
 }
 
+/* The K most used of the n columns (col: nnz column indices), most used first, ties by column (a
+ * stable sort of the counts), never an empty one: *Kused of them, in *col_sorted (n + 1, every column
+ * in that order); *rank (n + 1) all -1, for k_hub_ranks to fill. Both from W. 0 or 1. */
+static int hub_top_columns(hub_scratch &W, const int *col, int n, int nnz, int K, int **rank, int **col_sorted, int *Kused) {
+  int *cnt, *cnt_sorted, *col_iota;
+  *Kused = 0;
+  if (W.get(&cnt, (size_t)n + 1, "hub split: column counts") || W.get(&cnt_sorted, (size_t)n + 1, "hub split: sorted counts") ||
+      W.get(&col_iota, (size_t)n + 1, "hub split: columns") || W.get(col_sorted, (size_t)n + 1, "hub split: sorted columns") ||
+      W.get(rank, (size_t)n + 1, "hub split: column ranks") ||
+      mx_cuda_check(cudaMemset(cnt, 0, sizeof(int) * ((size_t)n + 1)), "hub split: column counts"))
+    return 1;
+  if (nnz > 0) k_hub_count_cols<<<hub_blocks(nnz), HUB_BUILD_THREADS>>>(nnz, col, cnt);
+  if (n > 0) {
+    k_hub_iota<<<hub_blocks(n), HUB_BUILD_THREADS>>>(n, col_iota);
+    k_hub_fill<<<hub_blocks(n), HUB_BUILD_THREADS>>>(n, -1, *rank);
+    if (hub_sort_desc(W, cnt, cnt_sorted, col_iota, *col_sorted, n, bits_for(nnz), "hub split: sorting the columns")) return 1;
+  }
+  if (K == 0) return 0;
+  std::vector<int> head((size_t)K);
+  if (mx_cuda_check(cudaMemcpy(head.data(), cnt_sorted, sizeof(int) * (size_t)K, cudaMemcpyDeviceToHost), "hub split: counts")) return 1;
+  while (*Kused < K && head[(size_t)*Kused] > 0) ++*Kused;
+  return 0;
+}
+
+/* acc[0] += the block's rows' hub nonzeros, acc[1] += its rows that have any */
+__global__ void k_hub_stats(int m, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ rank,
+                            unsigned long long *acc) {
+  typedef cub::BlockReduce<unsigned long long, HUB_BUILD_THREADS> reduce;
+  __shared__ typename reduce::TempStorage tmp;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned long long h = 0;
+  if (i < m)
+    for (int p = rowptr[i]; p < rowptr[i + 1]; ++p) h += rank[col[p]] >= 0;
+  const unsigned long long nh = reduce(tmp).Sum(h);
+  __syncthreads();
+  const unsigned long long rows = reduce(tmp).Sum(h > 0 ? 1ull : 0ull);
+  if (threadIdx.x == 0) atomicAdd(&acc[0], nh), atomicAdd(&acc[1], rows);
+}
+
+int mx_hub_dev_stats(const int *rowptr, const int *col, int m, int n, int nnz, int K, int64_t *hub_nnz, int64_t *hub_rows) {
+  *hub_nnz = *hub_rows = 0;
+  if (K < 0 || K > MX_HUB_MAX_COLS) return mx_fail("hub statistics: %d hub columns (0 .. %d)", K, MX_HUB_MAX_COLS);
+  if (K > n) K = n;
+  hub_scratch W;
+  int *rank, *col_sorted, *hubcol, Kused = 0;
+  unsigned long long *acc, got[2] = {0, 0};
+  if (hub_top_columns(W, col, n, nnz, K, &rank, &col_sorted, &Kused) || W.get(&hubcol, (size_t)Kused + 1, "hub statistics") ||
+      W.get(&acc, 2, "hub statistics") || mx_cuda_check(cudaMemset(acc, 0, sizeof got), "hub statistics"))
+    return 1;
+  if (Kused > 0) k_hub_ranks<<<hub_blocks(Kused), HUB_BUILD_THREADS>>>(Kused, col_sorted, rank, hubcol);
+  if (m > 0) k_hub_stats<<<hub_blocks(m), HUB_BUILD_THREADS>>>(m, rowptr, col, rank, acc);
+  if (mx_cuda_check(cudaGetLastError(), "hub statistics: kernels") ||
+      mx_cuda_check(cudaMemcpy(got, acc, sizeof got, cudaMemcpyDeviceToHost), "hub statistics"))
+    return 1;
+  *hub_nnz = (int64_t)got[0], *hub_rows = (int64_t)got[1];
+  return 0;
+}
+
 int mx_hub_dev_build(const int *rowptr, const int *col, const double *val, int m, int n, int nnz, int K, mx_device *rest,
                      mx_hub_dev **out, int64_t *hub_nnz) {
   *out = nullptr;
@@ -333,27 +392,13 @@ int mx_hub_dev_build(const int *rowptr, const int *col, const double *val, int m
   if (!d) return mx_fail("hub split: out of host memory");
   int rc = 0;
   int Kused = 0, nrest = 0, nhub = 0, P = 0, nsplit = 0, nparts = 0, ns = 0, slots = 0, varies = 1;
-  int *cnt, *cnt_sorted, *col_iota, *col_sorted, *rank, *rest_cnt, *hub_cnt, *hub_ptr, *p_cnt, *p_base, *split_cnt, *split_base, *part_cnt,
+  int *col_sorted, *rank, *rest_cnt, *hub_cnt, *hub_ptr, *p_cnt, *p_base, *split_cnt, *split_base, *part_cnt,
       *part_base, *pstart, *plen, *pout, *p_iota, *sorted_len, *order, *slots_cnt, *flag;
   unsigned short *hub_rank;
   double *hub_val;
   unsigned long long *cand;
-  /* 1. the K most used columns, most used first, ties by column (a stable sort of the counts) */
-  rc = W.get(&cnt, (size_t)n + 1, "hub split: column counts") || W.get(&cnt_sorted, (size_t)n + 1, "hub split: sorted counts") ||
-       W.get(&col_iota, (size_t)n + 1, "hub split: columns") || W.get(&col_sorted, (size_t)n + 1, "hub split: sorted columns") ||
-       W.get(&rank, (size_t)n + 1, "hub split: column ranks") ||
-       mx_cuda_check(cudaMemset(cnt, 0, sizeof(int) * ((size_t)n + 1)), "hub split: column counts");
-  if (!rc && nnz > 0) k_hub_count_cols<<<hub_blocks(nnz), HUB_BUILD_THREADS>>>(nnz, col, cnt);
-  if (!rc && n > 0) {
-    k_hub_iota<<<hub_blocks(n), HUB_BUILD_THREADS>>>(n, col_iota);
-    k_hub_fill<<<hub_blocks(n), HUB_BUILD_THREADS>>>(n, -1, rank);
-    rc = hub_sort_desc(W, cnt, cnt_sorted, col_iota, col_sorted, n, bits_for(nnz), "hub split: sorting the columns");
-  }
-  if (!rc && K > 0) {
-    std::vector<int> head((size_t)K);
-    rc = mx_cuda_check(cudaMemcpy(head.data(), cnt_sorted, sizeof(int) * (size_t)K, cudaMemcpyDeviceToHost), "hub split: counts");
-    while (!rc && Kused < K && head[(size_t)Kused] > 0) ++Kused;
-  }
+  /* 1. the K most used columns */
+  rc = hub_top_columns(W, col, n, nnz, K, &rank, &col_sorted, &Kused);
   d->K = Kused;
   rc = rc || mx_cuda_check(cudaMalloc(&d->hubcol, sizeof(int) * ((size_t)Kused + 1)), "hub split: hub columns");
   if (!rc && Kused > 0) k_hub_ranks<<<hub_blocks(Kused), HUB_BUILD_THREADS>>>(Kused, col_sorted, rank, d->hubcol);

@@ -142,6 +142,10 @@ int mx_device_spmv_host(mx_device *D, const double *x, const double *z, double *
 int mx_device_hub(mx_device *D, const mx_csr *A, int K);
 /* The split's hub columns and hub nonzeros, 0 and 0 when D has none. */
 void mx_device_hub_info(const mx_device *D, int *K, int64_t *hub_nnz);
+/* mx_cold_hub_stats of D's cold CSR on the GPU (the hub nonzeros in its K most used columns and the
+ * rows that have any: what mx_hub_pays decides on), without building the split. 0, or 1 with the
+ * error recorded and both 0. */
+int mx_device_hub_stats(const mx_device *D, int K, int64_t *hub_nnz, int64_t *hub_rows);
 
 /* Seconds of one y = A x on the GPU: the median of reps (>= 1) calls on D's staging vectors (x = 1),
  * each between two CUDA events on the default stream, after two warm-up calls; all queued before

@@ -74,6 +74,11 @@ extern "C" int mx_device_hub(mx_device *D, const mx_csr *A, int K) {
   return 0;
 }
 
+extern "C" int mx_device_hub_stats(const mx_device *D, int K, int64_t *hub_nnz, int64_t *hub_rows) {
+  if (!D || !hub_nnz || !hub_rows) return mx_fail("mx_device_hub_stats: NULL argument");
+  return mx_hub_dev_stats(D->cold_rowptr, D->cold_col, D->nrows, D->ncols, D->cold_nnz, K, hub_nnz, hub_rows);
+}
+
 extern "C" void mx_device_hub_info(const mx_device *D, int *K, int64_t *hub_nnz) {
   const mx_hub_split_dev *h = D ? D->hub_split : nullptr;
   if (K) *K = h ? h->K : 0;

@@ -226,6 +226,9 @@ void mx_cold_rowpat_dev_free(mx_device *D);
  * mx_device_free) */
 int mx_hub_dev_build(const int *rowptr, const int *col, const double *val, int m, int n, int nnz, int K, mx_device *rest,
                      struct mx_hub_dev **hub, int64_t *hub_nnz);
+/* mx_cold_hub_stats on the GPU (the same CSR as device arrays): *hub_nnz, *hub_rows. 0 or 1 (error
+ * recorded; both then 0). */
+int mx_hub_dev_stats(const int *rowptr, const int *col, int m, int n, int nnz, int K, int64_t *hub_nnz, int64_t *hub_rows);
 /* an all-cold D whose counts and cold CSR the caller set on the GPU, finished as mx_device_build
  * finishes one (mx_device.cu); D freed on failure */
 int mx_device_finish_cold(mx_device *D, mx_cold_kernel cold);

@@ -71,7 +71,7 @@ typedef struct {
   PetscInt              expected_mults; /* MatMults the user expects in all; 0 = unknown */
   MatXtractModel       *model;          /* NULL: the embedded model */
   MatXtractCompressChoice compress;       /* -mat_matxtract_compress: pack the cold region (third cascade) */
-  PetscInt              hub;            /* -mat_matxtract_hub: hub columns of the GPU hub split at all-cold plans (0 = off) */
+  PetscInt              hub;            /* -mat_matxtract_hub: hub columns of the GPU hub split at all-cold plans (0 = off, MATXTRACT_HUB_AUTO: by the rule) */
 } MatXtractSettings;
 
 /* The plan in use for the current pattern, where its parts came from, and the state of the

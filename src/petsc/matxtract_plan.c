@@ -630,6 +630,15 @@ static PetscErrorCode MatXtractPlanMaybePredict(Mat A, PetscLogDouble t_cur, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Whether the hub split (mx_device_hub, -mat_matxtract_hub) runs x's products. */
+static PetscBool MatXtractHubInUse(const Mat_MatXtract *x)
+{
+  int K = 0;
+
+  if (x->D) mx_device_hub_info(x->D, &K, NULL);
+  return (PetscBool)(K > 0);
+}
+
 /* Before a MatMult under upgrade auto: predict when it pays (collect a prediction whose GPU passes
  * ran, or weigh a cold-kernel switch still pending), then ask the ski-rental rule whether the upgrade pays now, later or never. */
 PetscErrorCode MatXtractPlanBeforeMult(Mat A)
@@ -641,6 +650,10 @@ PetscErrorCode MatXtractPlanBeforeMult(Mat A)
 
   PetscFunctionBegin;
   if (st->settled) PetscFunctionReturn(PETSC_SUCCESS);
+  if (MatXtractHubInUse(x)) { /* the predicted plans are whole-matrix plans; the time in use is the split's */
+    PetscCall(MatXtractPlanSettle(A, "the hub split is in use (where its rule admits it, it gains more than the whole-matrix plans the model predicts)"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   MatXtractPlanTimes(x, &t_cur, &spent);
   if (!(t_cur > 0)) PetscFunctionReturn(PETSC_SUCCESS); /* the CPU's first MatMult measures it */
   if (st->predict_pending) PetscCall(MatXtractPlanMaybeCollect(A, t_cur, spent));

@@ -484,6 +484,12 @@ static PetscErrorCode MatXtractColumnFingerprint(Mat A, uint64_t *fp)
 #define MATXTRACT_HUB_NS_PER_NNZ 1.0
 #define MATXTRACT_HUB_GAIN       0.25
 
+/* The hub columns the split asks for: -mat_matxtract_hub K, or MX_HUB_MAX_COLS under auto. */
+static int MatXtractHubColumns(const Mat_MatXtract *x)
+{
+  return x->set.hub == MATXTRACT_HUB_AUTO ? MX_HUB_MAX_COLS : (int)x->set.hub;
+}
+
 /* The hub split (mx_device_hub) of A's CSR, the matrix D holds: 1 in *made when it was made. A failure
  * leaves D's whole-matrix product (an error under -mat_matxtract_device gpu). */
 static PetscErrorCode MatXtractMakeHub(Mat A, PetscBool *made)
@@ -495,7 +501,7 @@ static PetscErrorCode MatXtractMakeHub(Mat A, PetscBool *made)
 
   PetscFunctionBegin;
   PetscCall(MatXtractGetCSR_SeqAIJ(A, &csr));
-  *made = (PetscBool)!mx_device_hub(x->D, &csr, (int)x->set.hub);
+  *made = (PetscBool)!mx_device_hub(x->D, &csr, MatXtractHubColumns(x));
   if (!*made) {
     PetscCheck(x->set.device_choice != MATXTRACT_DEVICE_GPU, PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: the hub split failed (-mat_matxtract_device gpu): %s", mx_device_last_error());
     PetscCall(PetscInfo(A, "matxtract: the hub split failed (%s): the cold kernel runs the whole matrix\n", mx_device_last_error()));
@@ -507,17 +513,40 @@ static PetscErrorCode MatXtractMakeHub(Mat A, PetscBool *made)
 }
 
 /* After a build: under -mat_matxtract_hub K, on the GPU at an all-cold plan, the split waits
- * (MatXtractHubBeforeMult) until the MatMult time spent pays for it; -info says why not otherwise. */
+ * (MatXtractHubBeforeMult) until the MatMult time spent pays for it; -info says why not otherwise.
+ * Under auto only where the merge kernel runs the matrix (the row-length rule's verdict for
+ * power-law rows, or the predictor's) and it has MX_HUB_AUTO_MIN_NNZ nonzeros (the hub part can hold
+ * that many); the rule's statistics wait with the split (MatXtractHubBeforeMult). */
 static PetscErrorCode MatXtractHubAtBuild(Mat A)
 {
-  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+  Mat_MatXtract  *x       = (Mat_MatXtract *)A->spptr;
+  const PetscBool is_auto = (PetscBool)(x->set.hub == MATXTRACT_HUB_AUTO);
 
   PetscFunctionBegin;
   x->hub_pending = PETSC_FALSE;
-  if (x->set.hub <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (x->set.hub == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (is_auto && (!x->D || x->F.hot_nnz > 0 || x->F.nnz < MX_HUB_AUTO_MIN_NNZ)) PetscFunctionReturn(PETSC_SUCCESS); /* nothing to say of most matrices */
   if (!x->D) PetscCall(PetscInfo(A, "matxtract: -mat_matxtract_hub runs on the GPU only: no split\n"));
   else if (x->F.hot_nnz > 0) PetscCall(PetscInfo(A, "matxtract: -mat_matxtract_hub needs an all-cold plan; crux (%g,%g) has %d hot nonzeros: no split\n", x->F.crux.tau_c, x->F.crux.tau_r, (int)x->F.hot_nnz));
+  else if (is_auto && mx_device_cold_kernel(x->D) != MX_COLD_MERGE) PetscCall(PetscInfo(A, "matxtract: -mat_matxtract_hub auto: the cold kernel is %s, not merge (no power-law rows): no split\n", MatXtractColdNames[mx_device_cold_kernel(x->D)]));
   else x->hub_pending = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Under -mat_matxtract_hub auto: whether the rule (mx_hub_pays, on the hub statistics of D's CSR
+ * computed on the GPU) admits the split; -info says why not. */
+static PetscErrorCode MatXtractHubRuleAdmits(Mat A, PetscBool *admits)
+{
+  Mat_MatXtract *x     = (Mat_MatXtract *)A->spptr;
+  int64_t        hnnz  = 0, hrows = 0;
+
+  PetscFunctionBegin;
+  *admits = PETSC_TRUE;
+  if (x->set.hub != MATXTRACT_HUB_AUTO) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatXtractCheckDevice(A, mx_device_hub_stats(x->D, MX_HUB_MAX_COLS, &hnnz, &hrows), "the hub statistics"));
+  *admits = (PetscBool)mx_hub_pays(hnnz, hrows);
+  PetscCall(PetscInfo(A, "matxtract: -mat_matxtract_hub auto: the %d most used columns hold %lld nonzeros in %lld rows (%.1f per row; the split needs %d and %d per row): %s\n", MX_HUB_MAX_COLS, (long long)hnnz, (long long)hrows, hrows ? (double)hnnz / (double)hrows : 0.0,
+                      MX_HUB_AUTO_MIN_NNZ, MX_HUB_AUTO_MIN_ROW, *admits ? "split" : "no split"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -530,7 +559,7 @@ static PetscErrorCode MatXtractHubBeforeMult(Mat A)
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
   PetscLogDouble t_cur, spent, cost;
   mx_upgrade     d;
-  PetscBool      made;
+  PetscBool      made, admits;
   double         t_split;
 
   PetscFunctionBegin;
@@ -548,6 +577,8 @@ static PetscErrorCode MatXtractHubBeforeMult(Mat A)
   PetscCall(PetscInfo(A, "matxtract: hub split after %" PetscInt_FMT " MatMults: %g s spent on them would have saved its estimated %g s at its assumed gain %g\n", (PetscInt)x->plan.mults, (double)spent, (double)cost, MATXTRACT_HUB_GAIN));
   /* the split and the guard's products run on the default stream: the products in flight on PETSc's stream finish first */
   PetscCall(MatXtractCheckDevice(A, mx_device_synchronize(), "waiting for the products in flight"));
+  PetscCall(MatXtractHubRuleAdmits(A, &admits));
+  if (!admits) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatXtractMakeHub(A, &made));
   if (!made || !x->set.guard) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(!mx_device_time_spmv(x->D, MATXTRACT_GPU_TIME_REPS, &t_split), PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: timing the hub split failed: %s", mx_device_last_error());
@@ -972,10 +1003,12 @@ PetscErrorCode MatXtractViewInfo_SeqAIJ(Mat A, PetscViewer viewer)
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: cold region %s%s, %.3g bytes per nonzero\n", info.compress_note ? info.compress_note : "not packed", info.compress_fell_back ? " (the last value refresh fell back to plain values)" : "", info.plain_bytes_per_nnz));
   if (info.compress_patterns_lost) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: the last value refresh found the row patterns no longer hold the values\n"));
   if (info.hot_bytes_per_slot > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: SE hot region values %s: %.3g bytes per slot vs 12 plain\n", info.compress_hot_values, info.hot_bytes_per_slot));
-  if (info.hub_columns > 0)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: hub split (-mat_matxtract_hub %" PetscInt_FMT "): %" PetscInt_FMT " hub columns hold %" PetscInt64_FMT " nonzeros (%.1f%%), their x values in shared memory, added after the rest's cold kernel\n", info.hub_requested, info.hub_columns, info.hub_nnz,
+  if (info.hub_columns > 0) {
+    char req[32] = "auto";
+    if (info.hub_requested != MATXTRACT_HUB_AUTO) PetscCall(PetscSNPrintf(req, sizeof req, "%" PetscInt_FMT, info.hub_requested));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: hub split (-mat_matxtract_hub %s): %" PetscInt_FMT " hub columns hold %" PetscInt64_FMT " nonzeros (%.1f%%), their x values in shared memory, added after the rest's cold kernel\n", req, info.hub_columns, info.hub_nnz,
                                      x->F.nnz ? 100.0 * (double)info.hub_nnz / (double)x->F.nnz : 0.0));
-  else if (info.hub_requested > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: hub split requested (-mat_matxtract_hub %" PetscInt_FMT ") but not in use: it needs the GPU and an all-cold plan (-info says why)\n", info.hub_requested));
+  } else if (info.hub_requested > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: hub split requested (-mat_matxtract_hub %" PetscInt_FMT ") but not in use: it needs the GPU and an all-cold plan (-info says why)\n", info.hub_requested));
   if (info.on_device) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the GPU, %zu device bytes (peak while building %zu), cold kernel %s\n", info.device_bytes, info.build_peak_bytes, MatXtractColdNames[mx_device_cold_kernel(x->D)]));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the CPU (%s)\n", x->set.device_choice == MATXTRACT_DEVICE_CPU ? "-mat_matxtract_device cpu" : "no usable GPU"));
   PetscFunctionReturn(PETSC_SUCCESS);

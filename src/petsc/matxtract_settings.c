@@ -1,5 +1,6 @@
 /* matxtract_settings.c - the user's choices (-mat_matxtract_* options), and the conversion steps
  * that the sequential and MPI types share. */
+#include <stdlib.h>
 #include "matxtract_impl.h"
 
 const char *const MatXtractModeNames[]   = {"auto", "du", "se", "MatXtractMode", "MX_MODE_", NULL};
@@ -23,6 +24,7 @@ PetscErrorCode MatXtractSettingsDefault(MatXtractSettings *set)
   set->upgrade       = MATXTRACT_UPGRADE_AUTO;
   set->guard         = PETSC_TRUE;
   set->compress      = MATXTRACT_COMPRESS_AUTO;
+  set->hub           = MATXTRACT_HUB_AUTO;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -127,9 +129,10 @@ PetscErrorCode MatXtractSetDefaultVecType(Mat B, PetscBool on_device)
  * the database), each with whether it was given. */
 typedef struct {
   PetscReal crux[2];
-  PetscInt  ncrux, mode, device, cold, upgrade, expected_mults, compress, hub;
+  PetscInt  ncrux, mode, device, cold, upgrade, expected_mults, compress;
   PetscBool predictor, guard;
   char      model[PETSC_MAX_PATH_LEN];
+  char      hub[32]; /* auto, off, or the hub columns */
   PetscBool has_crux, has_mode, has_device, has_cold, has_upgrade, has_expected_mults, has_predictor, has_guard, has_model, has_compress, has_hub;
 } MatXtractOptionValues;
 
@@ -149,8 +152,30 @@ static PetscErrorCode MatXtractOptionValuesInit(const MatXtractSettings *set, Ma
   v->predictor      = set->predictor;
   v->guard          = set->guard;
   v->compress       = (PetscInt)set->compress;
-  v->hub            = set->hub;
+  if (set->hub == MATXTRACT_HUB_AUTO) PetscCall(PetscStrncpy(v->hub, "auto", sizeof v->hub));
+  else if (set->hub == 0) PetscCall(PetscStrncpy(v->hub, "off", sizeof v->hub));
+  else PetscCall(PetscSNPrintf(v->hub, sizeof v->hub, "%" PetscInt_FMT, set->hub));
   if (set->model) PetscCall(PetscStrncpy(v->model, set->model->path, sizeof v->model));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -mat_matxtract_hub's value: auto (MATXTRACT_HUB_AUTO), off or 0, or 1 .. MX_HUB_MAX_COLS hub columns */
+static PetscErrorCode MatXtractParseHub(Mat A, const char *s, PetscInt *hub)
+{
+  PetscBool is_auto, is_off;
+  char     *end = NULL;
+  long      k;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcasecmp(s, "auto", &is_auto));
+  PetscCall(PetscStrcasecmp(s, "off", &is_off));
+  if (is_auto || is_off) {
+    *hub = is_auto ? MATXTRACT_HUB_AUTO : 0;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  k = strtol(s, &end, 10);
+  PetscCheck(end != s && *end == 0 && k >= 0 && k <= MX_HUB_MAX_COLS, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_matxtract_hub %s: need auto, off (or 0), or 1 to %d hub columns (their x values fill a GPU block's shared memory)", s, MX_HUB_MAX_COLS);
+  *hub = (PetscInt)k;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -158,6 +183,8 @@ static PetscErrorCode MatXtractOptionValuesInit(const MatXtractSettings *set, Ma
  * tells whether anything was given. */
 static PetscErrorCode MatXtractOptionValuesApply(Mat A, const MatXtractOptionValues *v, MatXtractSettings *set, PetscBool *changed)
 {
+  PetscInt hub = set->hub;
+
   PetscFunctionBegin;
   if (v->has_model) { /* first: an unreadable model file leaves set as it was */
     MatXtractModel *m = NULL;
@@ -169,7 +196,7 @@ static PetscErrorCode MatXtractOptionValuesApply(Mat A, const MatXtractOptionVal
     PetscCheck(v->ncrux == 2, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "-mat_matxtract_crux takes two numbers tau_c,tau_r; got %" PetscInt_FMT, v->ncrux);
     PetscCall(MatXtractSettingsSetCrux(A, set, v->crux[0], v->crux[1], MATXTRACT_CRUX_OPTION));
   }
-  PetscCheck(!v->has_hub || (v->hub >= 0 && v->hub <= MX_HUB_MAX_COLS), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_matxtract_hub %" PetscInt_FMT ": need 0 (off) to %d hub columns (their x values fill a GPU block's shared memory)", v->hub, MX_HUB_MAX_COLS);
+  if (v->has_hub) PetscCall(MatXtractParseHub(A, v->hub, &hub));
   PetscCheck(!v->has_expected_mults || v->expected_mults >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_matxtract_expected_mults %" PetscInt_FMT ": need N >= 0 (0 = unknown)", v->expected_mults);
   if (v->has_mode) set->mode = (mx_mode_request)v->mode;
   if (v->has_device) set->device_choice = (MatXtractDeviceChoice)v->device;
@@ -179,7 +206,7 @@ static PetscErrorCode MatXtractOptionValuesApply(Mat A, const MatXtractOptionVal
   if (v->has_predictor) set->predictor = v->predictor;
   if (v->has_guard) set->guard = v->guard;
   if (v->has_compress) set->compress = (MatXtractCompressChoice)v->compress;
-  if (v->has_hub) set->hub = v->hub;
+  if (v->has_hub) set->hub = hub;
   set->mode_fixed = (PetscBool)(set->mode_fixed || v->has_mode);
   set->cold_fixed = (PetscBool)(set->cold_fixed || v->has_cold);
   *changed        = (PetscBool)(v->has_crux || v->has_mode || v->has_device || v->has_cold || v->has_upgrade || v->has_expected_mults || v->has_predictor || v->has_guard || v->has_model || v->has_compress || v->has_hub);
@@ -204,7 +231,7 @@ PetscErrorCode MatXtractSettingsFromOptions(Mat A, PetscOptionItems *PetscOption
   PetscCall(PetscOptionsInt("-mat_matxtract_expected_mults", "MatMults the solve makes in all (0 = unknown): upgrade auto then predicts and upgrades, and compress auto packs, only when they can pay for it", "", v.expected_mults, &v.expected_mults, &v.has_expected_mults));
   PetscCall(PetscOptionsBool("-mat_matxtract_guard", "After an online upgrade, time the new plan against the previous and keep the faster", "", v.guard, &v.guard, &v.has_guard));
   PetscCall(PetscOptionsEList("-mat_matxtract_compress", "Lossless compression: auto (the cold rows as ids of a few repeated row patterns where they repeat, as stencils do; else value dictionary, one value, column constants and 8/16-bit column deltas where they take fewer bytes, chosen by exact byte count; the SE hot values as one value or column constants; products bitwise equal to plain) on the GPU, once the MatMult time spent, saving an assumed 50% (row patterns) or 20% (a pack) per MatMult, would have paid for it (a short solve never pays it), the CPU path stays plain (its C kernel is not reliably faster there); on (at every build, the CPU path's cold region too); off (plain CSR)", "", MatXtractCompressNames, 3, MatXtractCompressNames[v.compress], &v.compress, &v.has_compress));
-  PetscCall(PetscOptionsInt("-mat_matxtract_hub", "Hub split on the GPU for power-law graphs: the K most used columns' x values in shared memory, their nonzeros summed by a kernel of their own after the rest's cold kernel (K = 28000: kron:21:16 1.6x cuSPARSE, chunglu 1.1x; rows summed in another order than the whole-matrix kernels); applies at all-cold plans (the default crux (0,0)); built on the GPU (under 1 ns per nonzero) once the MatMult time spent pays for it (as the pack; -mat_matxtract_expected_mults decides at once), then guarded; made again after a value refresh; 0 = off (default)", "", v.hub, &v.hub, &v.has_hub));
+  PetscCall(PetscOptionsString("-mat_matxtract_hub", "Hub split on the GPU for power-law graphs: the K most used columns' x values in shared memory, their nonzeros summed by a kernel of their own after the rest's cold kernel (rows summed in another order than the whole-matrix kernels); at all-cold plans (the default crux (0,0)), built on the GPU (under 1 ns per nonzero) once the MatMult time spent pays for it (as the pack; -mat_matxtract_expected_mults decides at once), then guarded, made again after a value refresh. auto (default): K = 28000 where the merge kernel runs the matrix (power-law rows) and its 28000 most used columns hold at least 4M nonzeros, 16 per row that has any (Kronecker-like graphs: 1.3-1.6x cuSPARSE; Chung-Lu graphs gain too little); off; or K (1-28000), always", "", v.hub, v.hub, sizeof v.hub, &v.has_hub));
   PetscOptionsHeadEnd();
   PetscCall(MatXtractOptionValuesApply(A, &v, set, changed));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -232,7 +259,7 @@ PetscErrorCode MatXtractSettingsFromDatabase(Mat A, MatXtractSettings *set)
   PetscCall(PetscOptionsGetInt(db, prefix, "-mat_matxtract_expected_mults", &v.expected_mults, &v.has_expected_mults));
   PetscCall(PetscOptionsGetBool(db, prefix, "-mat_matxtract_guard", &v.guard, &v.has_guard));
   PetscCall(PetscOptionsGetEList(db, prefix, "-mat_matxtract_compress", MatXtractCompressNames, 3, &v.compress, &v.has_compress));
-  PetscCall(PetscOptionsGetInt(db, prefix, "-mat_matxtract_hub", &v.hub, &v.has_hub));
+  PetscCall(PetscOptionsGetString(db, prefix, "-mat_matxtract_hub", v.hub, sizeof v.hub, &v.has_hub));
   PetscCall(MatXtractOptionValuesApply(A, &v, set, &changed));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

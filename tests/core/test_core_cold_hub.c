@@ -149,6 +149,20 @@ static void check_product(const t_csr *A, int32_t K, const mx_cold_hub *H, const
   free(ref);
 }
 
+/* mx_cold_hub_stats against the naive ranks: hub nonzeros and the rows holding any */
+static void check_stats(const t_csr *A, int32_t K, const int32_t *rank, const char *name) {
+  int64_t nh = 0, rows = 0, got_nnz = -1, got_rows = -1;
+  for (int32_t i = 0; i < A->nrows; i++) {
+    int32_t h = 0;
+    for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) h += rank[A->colidx[p]] >= 0;
+    nh += h, rows += h > 0;
+  }
+  const mx_csr v = t_view(A);
+  CHECK(mx_cold_hub_stats(&v, K, &got_nnz, &got_rows) == MX_OK, "%s K=%d: stats failed", name, K);
+  CHECK(got_nnz == nh && got_rows == rows, "%s K=%d: stats %lld/%lld, naive %lld/%lld", name, K, (long long)got_nnz, (long long)got_rows,
+        (long long)nh, (long long)rows);
+}
+
 static void check_one(const t_csr *A, int32_t K, const char *name) {
   mx_cold_hub H;
   const mx_csr v = t_view(A);
@@ -159,6 +173,7 @@ static void check_one(const t_csr *A, int32_t K, const char *name) {
   const int32_t used = naive_ranks(A, K, rank);
   check_structure(A, K, &H, rank, used, name);
   check_product(A, K, &H, rank, name);
+  check_stats(A, K, rank, name);
   const mx_csr rest = mx_cold_hub_rest(&H);
   CHECK(rest.nrows == A->nrows && rest.ncols == A->ncols && rest.rowptr == H.rest_rowptr, "%s K=%d: rest view", name, K);
   CHECK(mx_cold_hub_bytes(&H) >= (size_t)H.nnz * 2, "%s K=%d: bytes %zu", name, K, mx_cold_hub_bytes(&H));
@@ -257,6 +272,23 @@ static void errors(void) {
     CHECK(H.hubcol == NULL && H.rest_rowptr == NULL && H.K == 0, "%s: *H not zeroed", cases[c].what);
   }
   CHECK(mx_cold_hub_build(&ok, 1, NULL) == MX_ERR_ARG, "NULL H");
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    int64_t nh = 7, rows = 7;
+    CHECK(mx_cold_hub_stats(cases[c].C, cases[c].K, &nh, &rows) == MX_ERR_ARG && nh == 0 && rows == 0, "stats, %s: not MX_ERR_ARG", cases[c].what);
+  }
+  int64_t nh = 0;
+  CHECK(mx_cold_hub_stats(&ok, 1, &nh, NULL) == MX_ERR_ARG, "stats: NULL hub_rows");
+}
+
+/* the default rule's two thresholds, at and just below each */
+static void rule(void) {
+  const int64_t n = MX_HUB_AUTO_MIN_NNZ, r = MX_HUB_AUTO_MIN_ROW;
+  CHECK(mx_hub_pays(n, n / r), "rule: at both thresholds");
+  CHECK(!mx_hub_pays(n - 1, 1), "rule: one hub nonzero too few");
+  CHECK(!mx_hub_pays(n, n / r + 1), "rule: rows too short");
+  CHECK(mx_hub_pays(37435789, 1520000), "rule: kron:21:16 (24.6 per row)");
+  CHECK(!mx_hub_pays(13268452, 1800000), "rule: chunglu:2000000:16:2.1 (7.4 per row)");
+  CHECK(!mx_hub_pays(n, 0) && !mx_hub_pays(0, 0), "rule: no hub rows");
 }
 
 static void check_real(const char *path) {
@@ -276,6 +308,7 @@ int main(int argc, char **argv) {
     generated_family();
     edge_rows_and_values();
     errors();
+    rule();
   }
   t_for_each_real(argc, argv, __FILE__, check_real);
   return t_report("test_core_cold_hub");

@@ -5,7 +5,8 @@
  * 1e-12 of the whole matrix's product. Matrices: generated power-law graphs (kron, chunglu; their hub
  * rows exceed MX_HUB_ROW_MAX: split rows and the fixup), a stencil and a geometric graph, rows of
  * exactly 64 / 65 / 129 hub nonzeros, and the zoo (random shapes, real matrices). The device format's
- * split (mx_device_hub, built on the GPU): its product bitwise equal to the host builder's split
+ * split (mx_device_hub, built on the GPU): its statistics (mx_device_hub_stats) equal to the host's
+ * (mx_cold_hub_stats), its product bitwise equal to the host builder's split
  * (its rest on a device, then the CPU hub kernel); y = D x, D x + z and in place within 1e-12 of the CPU product; a value
  * refresh drops it (products of the new values), made again it survives a cold-kernel switch, K = 0
  * drops it; a device with a hot part, another CSR and K out of range are refused. Two splits alive,
@@ -146,7 +147,12 @@ static void check_device(const Csr &A, int32_t K, std::mt19937_64 &rng) {
   mx_cold_hub H;
   expect(mx_cold_hub_build(&v, K, &H) == MX_OK, tag + ": host split");
   int k = -1;
-  int64_t hnnz = -1;
+  int64_t hnnz = -1, hrows = -1, want_nnz = -2, want_rows = -2;
+  expect(mx_cold_hub_stats(&v, K, &want_nnz, &want_rows) == MX_OK && want_nnz == H.nnz, tag + ": host statistics");
+  expect(mx_device_hub_stats(D, K, &hnnz, &hrows) == 0 && hnnz == want_nnz && hrows == want_rows,
+         tag + ": GPU statistics " + std::to_string(hnnz) + "/" + std::to_string(hrows) + ", host " + std::to_string(want_nnz) + "/" +
+             std::to_string(want_rows));
+  expect(mx_device_hub_stats(D, MX_HUB_MAX_COLS + 1, &hnnz, &hrows) == 1 && hnnz == 0 && hrows == 0, tag + ": statistics refuse K");
   expect(mx_device_hub(D, &v, K) == 0, tag + ": mx_device_hub: " + mx_device_last_error());
   mx_device_hub_info(D, &k, &hnnz);
   expect(k == H.K && hnnz == H.nnz, tag + ": info");

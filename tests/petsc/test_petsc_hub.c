@@ -7,8 +7,10 @@
  * -mat_matxtract_expected_mults 1e9: the amortised split is made at the first MatMult; with 2 expected
  * MatMults it is never made). On the CPU (the default) the split is
  * not made (it runs on the GPU only): the products are the CPU kernels', info says requested, not in
- * use. A plan with a hot part (a fixed crux) is never split. -mat_matxtract_hub -1 and above the
- * shared-memory limit are errors. -gpu runs on the GPU (device vectors) and exits 77 without
+ * use. A plan with a hot part (a fixed crux) is never split. -mat_matxtract_hub -1, above the
+ * shared-memory limit or not a number are errors. The default, auto: a small Kronecker graph and a
+ * stencil are never split; on one GPU rank kron:19:16 is (info, -mat_view, split again after
+ * MatScale) and chunglu:1000000:16:2.1 is not (the rule's hub nonzeros per row); off never splits. -gpu runs on the GPU (device vectors) and exits 77 without
  * PETSc+CUDA or a usable GPU. Any number of ranks (each rank's diagonal and off-diagonal blocks).
  * Usage: [mpiexec -n N] test_petsc_hub [-gpu] */
 #include <matxtract.h>
@@ -151,7 +153,43 @@ static PetscErrorCode CheckShortSolve(Mat A, const char *name)
   PetscFunctionReturn(0);
 }
 
-/* -mat_matxtract_hub out of range: an error at the conversion, nothing leaked */
+/* -mat_matxtract_hub auto (the default) on spec: products vs AIJ; the split in use exactly when
+ * expect_split (the rule: merge kernel, >= 4M hub nonzeros, >= 16 per hub row); info reports auto */
+static PetscErrorCode CheckAuto(const char *spec, PetscBool expect_split)
+{
+  Mat           A, B;
+  MatXtractInfo info;
+  PetscBool     says = PETSC_TRUE;
+  char          tag[256];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(tag, sizeof tag, "%s hub auto", spec));
+  PetscCall(MatXtractGenerate(PETSC_COMM_WORLD, spec, "aij_", &A));
+  PetscCall(MatConvert(A, MATMATXTRACT, MAT_INITIAL_MATRIX, &B));
+  PetscCall(CheckProducts(A, B, tag, 500));
+  PetscCall(MatXtractGetInfo(B, &info));
+  PetscCall(Expect((PetscBool)(info.hub_requested == MATXTRACT_HUB_AUTO), "info: auto requested", tag));
+  PetscCall(Expect((PetscBool)(expect_split ? info.hub_columns > 0 && info.hub_nnz >= 4000000 : info.hub_columns == 0), expect_split ? "info: the rule split it" : "info: the rule did not split it", tag));
+  if (expect_split) PetscCall(ViewSays(B, "MatXtract: hub split (-mat_matxtract_hub auto)", &says));
+  PetscCall(Expect(says, "-mat_view reports the automatic split", tag));
+  PetscCall(MatScale(A, 0.5));
+  PetscCall(MatScale(B, 0.5));
+  PetscCall(CheckProducts(A, B, tag, 501));
+  PetscCall(MatXtractGetInfo(B, &info));
+  PetscCall(Expect((PetscBool)(expect_split ? info.hub_columns > 0 : info.hub_columns == 0), "a value refresh splits again", tag));
+  PetscCall(MatDestroy(&B));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_hub", "off"));
+  PetscCall(MatConvert(A, MATMATXTRACT, MAT_INITIAL_MATRIX, &B));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_hub"));
+  PetscCall(CheckProducts(A, B, tag, 502));
+  PetscCall(MatXtractGetInfo(B, &info));
+  PetscCall(Expect((PetscBool)(info.hub_requested == 0 && info.hub_columns == 0), "-mat_matxtract_hub off: no split", tag));
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
+/* -mat_matxtract_hub out of range or not a number: an error at the conversion, nothing leaked */
 static PetscErrorCode CheckBadOption(Mat A, const char *value)
 {
   Mat            B = NULL;
@@ -207,9 +245,19 @@ int main(int argc, char **argv)
         PetscCall(CheckShortSolve(A, name));
         PetscCall(CheckBadOption(A, "-1"));
         PetscCall(CheckBadOption(A, "28001"));
+        PetscCall(CheckBadOption(A, "12x"));
+        PetscCall(CheckBadOption(A, "always"));
       }
       PetscCall(MatDestroy(&A));
     }
+  /* auto: small graphs and stencils are never split; on one GPU rank a Kronecker graph is (11.7M of its
+   * nonzeros in hub columns, over 25 per hub row) and a Chung-Lu graph is not (8 per hub row) */
+  PetscCall(CheckAuto("kron:12:16", PETSC_FALSE));
+  PetscCall(CheckAuto("lap2d:30", PETSC_FALSE));
+  if (on_gpu && size == 1) {
+    PetscCall(CheckAuto("kron:19:16", PETSC_TRUE));
+    PetscCall(CheckAuto("chunglu:1000000:16:2.1", PETSC_FALSE));
+  }
   PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_predictor"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_expected_mults"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_guard"));
