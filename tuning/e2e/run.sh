@@ -67,6 +67,7 @@ else
   VEC=(-vec_type cuda -device_enable eager)
   CASES="kron20 kron:20:16 pagerank
 kron21 kron:21:16 pagerank
+chunglu2m chunglu:2000000:16:2.1 pagerank
 rgg20 rgg:20 pagerank
 lap3d_100 lap3d:100 cg
 lap3d_150 lap3d:150 cg"
