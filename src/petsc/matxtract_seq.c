@@ -534,16 +534,22 @@ static PetscErrorCode MatXtractHubAtBuild(Mat A)
 }
 
 /* Under -mat_matxtract_hub auto: whether the rule (mx_hub_pays, on the hub statistics of D's CSR
- * computed on the GPU) admits the split; -info says why not. */
+ * computed on the GPU) admits the split; -info says why not. A failure of the statistics is no split
+ * (an error under -mat_matxtract_device gpu), as a failure of the split is. */
 static PetscErrorCode MatXtractHubRuleAdmits(Mat A, PetscBool *admits)
 {
-  Mat_MatXtract *x     = (Mat_MatXtract *)A->spptr;
-  int64_t        hnnz  = 0, hrows = 0;
+  Mat_MatXtract *x    = (Mat_MatXtract *)A->spptr;
+  int64_t        hnnz = 0, hrows = 0;
 
   PetscFunctionBegin;
   *admits = PETSC_TRUE;
   if (x->set.hub != MATXTRACT_HUB_AUTO) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatXtractCheckDevice(A, mx_device_hub_stats(x->D, MX_HUB_MAX_COLS, &hnnz, &hrows), "the hub statistics"));
+  if (mx_device_hub_stats(x->D, MX_HUB_MAX_COLS, &hnnz, &hrows)) {
+    PetscCheck(x->set.device_choice != MATXTRACT_DEVICE_GPU, PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: the hub statistics failed (-mat_matxtract_device gpu): %s", mx_device_last_error());
+    PetscCall(PetscInfo(A, "matxtract: the hub statistics failed (%s): no split\n", mx_device_last_error()));
+    *admits = PETSC_FALSE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   *admits = (PetscBool)mx_hub_pays(hnnz, hrows);
   PetscCall(PetscInfo(A, "matxtract: -mat_matxtract_hub auto: the %d most used columns hold %lld nonzeros in %lld rows (%.1f per row; the split needs %d and %d per row): %s\n", MX_HUB_MAX_COLS, (long long)hnnz, (long long)hrows, hrows ? (double)hnnz / (double)hrows : 0.0,
                       MX_HUB_AUTO_MIN_NNZ, MX_HUB_AUTO_MIN_ROW, *admits ? "split" : "no split"));
