@@ -476,13 +476,16 @@ static PetscErrorCode MatXtractColumnFingerprint(Mat A, uint64_t *fp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The hub split's estimated cost and assumed gain (-mat_matxtract_hub, amortised as the pack is). On
- * an H100 (tuning/results/h100/e2e-hub-2026-11-26g/gpu-builder) the split built on the GPU, its rest
- * packed, added 27 ms (kron20, 31.4M nonzeros) and 58 ms (kron21, 63.5M) to the setup, under 1 ns
- * per nonzero (the host builder took 28-35), and saved 26-30% of a PageRank iteration (kron20 368 ->
- * 267 us, kron21 697 -> 499 us against aijcusparse); 0.25 is assumed until the guard times it. */
+/* The hub split's estimated cost and assumed gain per MatMult (-mat_matxtract_hub, amortised as the
+ * pack is). On an H100 (tuning/results/h100/e2e-hub-2026-11-26g/gpu-builder) the split built on the
+ * GPU, its rest packed, added 27 ms (kron20, 31.4M nonzeros) and 58 ms (kron21, 63.5M) to the setup,
+ * under 1 ns per nonzero (the host builder took 28-35). It saves 30-33% of a MatMult on the Kronecker
+ * graphs the auto rule admits: the guard's timings on an H200 (158.5 vs 226 us kron20, 321 vs 460 us
+ * kron21: tuning/results/h200/e2e-hub-auto-2026-11-27), the bench on an H100 (341 vs 508 us kron21
+ * ones, 360 vs 530 PageRank: tuning/results/h100/hub-split-2026-11-26g); 0.30 is assumed until the
+ * guard times it. */
 #define MATXTRACT_HUB_NS_PER_NNZ 1.0
-#define MATXTRACT_HUB_GAIN       0.25
+#define MATXTRACT_HUB_GAIN       0.30
 
 /* The hub columns the split asks for: -mat_matxtract_hub K, or MX_HUB_MAX_COLS under auto. */
 static int MatXtractHubColumns(const Mat_MatXtract *x)
@@ -498,17 +501,21 @@ static PetscErrorCode MatXtractMakeHub(Mat A, PetscBool *made)
   int            K    = 0;
   int64_t        hnnz = 0;
   mx_csr         csr;
+  PetscLogDouble t0, t1;
 
   PetscFunctionBegin;
   PetscCall(MatXtractGetCSR_SeqAIJ(A, &csr));
+  PetscCall(PetscTime(&t0));
   *made = (PetscBool)!mx_device_hub(x->D, &csr, MatXtractHubColumns(x));
   if (!*made) {
     PetscCheck(x->set.device_choice != MATXTRACT_DEVICE_GPU, PetscObjectComm((PetscObject)A), PETSC_ERR_LIB, "matxtract: the hub split failed (-mat_matxtract_device gpu): %s", mx_device_last_error());
     PetscCall(PetscInfo(A, "matxtract: the hub split failed (%s): the cold kernel runs the whole matrix\n", mx_device_last_error()));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(MatXtractCheckDevice(A, mx_device_synchronize(), "building the hub split")); /* its time, for -info */
+  PetscCall(PetscTime(&t1));
   mx_device_hub_info(x->D, &K, &hnnz);
-  PetscCall(PetscInfo(A, "matxtract: hub split: %d hub columns hold %lld of %d nonzeros\n", K, (long long)hnnz, (int)csr.rowptr[csr.nrows]));
+  PetscCall(PetscInfo(A, "matxtract: hub split: %d hub columns hold %lld of %d nonzeros (built in %g s)\n", K, (long long)hnnz, (int)csr.rowptr[csr.nrows], (double)(t1 - t0)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
