@@ -10,8 +10,8 @@
  * use. A plan with a hot part (a fixed crux) is never split. -mat_matxtract_hub -1, above the
  * shared-memory limit or not a number are errors. The default, auto: a small Kronecker graph and a
  * stencil are never split; on one GPU rank kron:19:16 is (info, -mat_view, split again after
- * MatScale) and chunglu:1000000:16:2.1 is not (the rule's hub nonzeros per row); off never splits. -gpu runs on the GPU (device vectors) and exits 77 without
- * PETSc+CUDA or a usable GPU. Any number of ranks (each rank's diagonal and off-diagonal blocks).
+ * MatScale) and chunglu:1000000:16:2.1 is not (the rule's hub nonzeros per row); off never splits.
+ * -gpu runs on the GPU (device vectors) and exits 77 without PETSc+CUDA or a usable GPU. Any number of ranks (each rank's diagonal and off-diagonal blocks).
  * Usage: [mpiexec -n N] test_petsc_hub [-gpu] */
 #include <matxtract.h>
 #include "../common/petsc_check.h"
