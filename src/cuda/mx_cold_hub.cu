@@ -199,34 +199,56 @@ __global__ void k_hub_ranks(int K, const int *__restrict__ sorted_col, int *rank
   if (r < K) rank[sorted_col[r]] = r, hubcol[r] = sorted_col[r];
 }
 
-/* per row: rest and hub counts, pseudo-rows (pieces of MX_HUB_ROW_MAX), split flag and its parts */
+/* The row-wise build kernels run a warp per row: power-law rows (kron:21:16's longest holds ~10^5
+ * nonzeros) would keep one thread per row looping serially long after the others finished. */
+#define HUB_ROWS_PER_BLOCK (HUB_BUILD_THREADS / 32)
+static inline int hub_row_blocks(int m) { return (m + HUB_ROWS_PER_BLOCK - 1) / HUB_ROWS_PER_BLOCK; }
+
+/* the hub nonzeros of row i (rowptr[i] .. rowptr[i+1]-1), in every lane of the warp */
+__device__ __forceinline__ int hub_row_count(int i, int lane, const int *__restrict__ rowptr, const int *__restrict__ col,
+                                             const int *__restrict__ rank) {
+  int h = 0;
+  for (int p = rowptr[i] + lane; p < rowptr[i + 1]; p += 32) h += rank[col[p]] >= 0;
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) h += __shfl_xor_sync(FULL_MASK, h, d);
+  return h;
+}
+
+/* per row (a warp each): rest and hub counts, pseudo-rows (pieces of MX_HUB_ROW_MAX), split flag and its parts */
 __global__ void k_hub_row_counts(int m, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ rank,
                                  int *rest_cnt, int *hub_cnt, int *p_cnt, int *split_cnt, int *part_cnt) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= m) return;
-  int h = 0;
-  for (int p = rowptr[i]; p < rowptr[i + 1]; ++p) h += rank[col[p]] >= 0;
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
+  if (i >= m) return; /* warp-uniform */
+  const int h = hub_row_count(i, lane, rowptr, col, rank);
+  if (lane) return;
   const int pieces = (h + MX_HUB_ROW_MAX - 1) / MX_HUB_ROW_MAX;
   rest_cnt[i] = rowptr[i + 1] - rowptr[i] - h, hub_cnt[i] = h, p_cnt[i] = pieces;
   split_cnt[i] = h > MX_HUB_ROW_MAX, part_cnt[i] = h > MX_HUB_ROW_MAX ? pieces : 0;
 }
 
-/* per row, in order: the rest's nonzeros and the hub's (rank, value) */
+/* per row (a warp each), in order: the rest's nonzeros and the hub's (rank, value). 32 nonzeros at a
+ * time; a lane's place among its kind is the count of that kind in the lanes below it (ballot). */
 __global__ void k_hub_scatter(int m, const int *__restrict__ rowptr, const int *__restrict__ col, const double *__restrict__ val,
                               const int *__restrict__ rank, const int *__restrict__ rest_ptr, const int *__restrict__ hub_ptr,
                               int *rest_col, double *rest_val, unsigned short *hub_rank, double *hub_val) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= m) return;
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
+  if (i >= m) return; /* warp-uniform */
+  const unsigned below = (1u << lane) - 1u;
+  const int end = rowptr[i + 1];
   int nr = rest_ptr[i], nh = hub_ptr[i];
-  for (int p = rowptr[i]; p < rowptr[i + 1]; ++p) {
-    const int r = rank[col[p]];
-    if (r >= 0) {
-      hub_rank[nh] = (unsigned short)r;
-      hub_val[nh++] = val[p];
-    } else {
-      rest_col[nr] = col[p];
-      rest_val[nr++] = val[p];
+  for (int base = rowptr[i]; base < end; base += 32) { /* warp-uniform trips */
+    const int p = base + lane, c = p < end ? col[p] : 0, r = p < end ? rank[c] : -1;
+    const unsigned hubs = __ballot_sync(FULL_MASK, p < end && r >= 0), rests = __ballot_sync(FULL_MASK, p < end && r < 0);
+    if (p < end && r >= 0) {
+      const int q = nh + __popc(hubs & below);
+      hub_rank[q] = (unsigned short)r;
+      hub_val[q] = val[p];
+    } else if (p < end) {
+      const int q = nr + __popc(rests & below);
+      rest_col[q] = c;
+      rest_val[q] = val[p];
     }
+    nh += __popc(hubs), nr += __popc(rests);
   }
 }
 
@@ -346,15 +368,17 @@ static int hub_top_columns(hub_scratch &W, const int *col, int n, int nnz, int K
   return 0;
 }
 
-/* acc[0] += the block's rows' hub nonzeros, acc[1] += its rows that have any */
+/* acc[0] += the block's rows' hub nonzeros, acc[1] += its rows that have any (a warp per row, lane 0 tells) */
 __global__ void k_hub_stats(int m, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ rank,
                             unsigned long long *acc) {
   typedef cub::BlockReduce<unsigned long long, HUB_BUILD_THREADS> reduce;
   __shared__ typename reduce::TempStorage tmp;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
   unsigned long long h = 0;
-  if (i < m)
-    for (int p = rowptr[i]; p < rowptr[i + 1]; ++p) h += rank[col[p]] >= 0;
+  if (i < m) { /* warp-uniform */
+    const int c = hub_row_count(i, lane, rowptr, col, rank);
+    if (lane == 0) h = (unsigned long long)c;
+  }
   const unsigned long long nh = reduce(tmp).Sum(h);
   __syncthreads();
   const unsigned long long rows = reduce(tmp).Sum(h > 0 ? 1ull : 0ull);
@@ -372,7 +396,7 @@ int mx_hub_dev_stats(const int *rowptr, const int *col, int m, int n, int nnz, i
       W.get(&acc, 2, "hub statistics") || mx_cuda_check(cudaMemset(acc, 0, sizeof got), "hub statistics"))
     return 1;
   if (Kused > 0) k_hub_ranks<<<hub_blocks(Kused), HUB_BUILD_THREADS>>>(Kused, col_sorted, rank, hubcol);
-  if (m > 0) k_hub_stats<<<hub_blocks(m), HUB_BUILD_THREADS>>>(m, rowptr, col, rank, acc);
+  if (m > 0) k_hub_stats<<<hub_row_blocks(m), HUB_BUILD_THREADS>>>(m, rowptr, col, rank, acc);
   if (mx_cuda_check(cudaGetLastError(), "hub statistics: kernels") ||
       mx_cuda_check(cudaMemcpy(got, acc, sizeof got, cudaMemcpyDeviceToHost), "hub statistics"))
     return 1;
@@ -402,6 +426,7 @@ int mx_hub_dev_build(const int *rowptr, const int *col, const double *val, int m
   d->K = Kused;
   rc = rc || mx_cuda_check(cudaMalloc(&d->hubcol, sizeof(int) * ((size_t)Kused + 1)), "hub split: hub columns");
   if (!rc && Kused > 0) k_hub_ranks<<<hub_blocks(Kused), HUB_BUILD_THREADS>>>(Kused, col_sorted, rank, d->hubcol);
+  mx_trace_step("hub split: top columns");
   /* 2. per row: counts; the rest's row pointers (on rest), the hub's, the pseudo-rows', the split rows' */
   rc = rc || W.get(&rest_cnt, (size_t)m + 1, "hub split: row counts") || W.get(&hub_cnt, (size_t)m + 1, "hub split: row counts") ||
        W.get(&hub_ptr, (size_t)m + 1, "hub split: row counts") || W.get(&p_cnt, (size_t)m + 1, "hub split: row counts") ||
@@ -410,17 +435,19 @@ int mx_hub_dev_build(const int *rowptr, const int *col, const double *val, int m
        W.get(&part_base, (size_t)m + 1, "hub split: row counts") ||
        mx_cuda_alloc_on(rest, &rest->cold_rowptr, (size_t)m + 1, "hub split: the rest's row pointers");
   if (!rc && m > 0)
-    k_hub_row_counts<<<hub_blocks(m), HUB_BUILD_THREADS>>>(m, rowptr, col, rank, rest_cnt, hub_cnt, p_cnt, split_cnt, part_cnt);
+    k_hub_row_counts<<<hub_row_blocks(m), HUB_BUILD_THREADS>>>(m, rowptr, col, rank, rest_cnt, hub_cnt, p_cnt, split_cnt, part_cnt);
   rc = rc || hub_scan(W, rest_cnt, rest->cold_rowptr, m, &nrest, "hub split: rest") || hub_scan(W, hub_cnt, hub_ptr, m, &nhub, "hub split: hub") ||
        hub_scan(W, p_cnt, p_base, m, &P, "hub split: pseudo-rows") || hub_scan(W, split_cnt, split_base, m, &nsplit, "hub split: split rows") ||
        hub_scan(W, part_cnt, part_base, m, &nparts, "hub split: parts");
+  mx_trace_step("hub split: row counts, scans");
   /* 3. the nonzeros, row by row in order */
   rc = rc || mx_cuda_alloc_on(rest, &rest->cold_col, (size_t)nrest, "hub split: the rest's columns") ||
        mx_cuda_alloc_on(rest, &rest->cold_val, (size_t)nrest, "hub split: the rest's values") ||
        W.get(&hub_rank, (size_t)nhub + 1, "hub split: hub ranks") || W.get(&hub_val, (size_t)nhub + 1, "hub split: hub values");
   if (!rc && m > 0)
-    k_hub_scatter<<<hub_blocks(m), HUB_BUILD_THREADS>>>(m, rowptr, col, val, rank, rest->cold_rowptr, hub_ptr, rest->cold_col,
+    k_hub_scatter<<<hub_row_blocks(m), HUB_BUILD_THREADS>>>(m, rowptr, col, val, rank, rest->cold_rowptr, hub_ptr, rest->cold_col,
                                                         rest->cold_val, hub_rank, hub_val);
+  mx_trace_step("hub split: scatter");
   /* 4. column constants */
   rc = rc || W.get(&cand, (size_t)Kused + 1, "hub split: column constants") || W.get(&flag, 1, "hub split: column constants") ||
        mx_cuda_check(cudaMemset(flag, 0, sizeof(int)), "hub split: column constants");
@@ -433,6 +460,7 @@ int mx_hub_dev_build(const int *rowptr, const int *col, const double *val, int m
     rc = mx_cuda_check(cudaMalloc(&d->hubscale, sizeof(double) * ((size_t)Kused + 1)), "hub split: hub scales") ||
          mx_cuda_check(cudaMemcpy(d->hubscale, cand, sizeof(double) * (size_t)Kused, cudaMemcpyDeviceToDevice), "hub split: hub scales");
   }
+  mx_trace_step("hub split: column constants");
   /* 5. pseudo-rows, sorted by length (descending, stable), into slices */
   d->nsplit = nsplit;
   rc = rc || W.get(&pstart, (size_t)P + 1, "hub split: pseudo-rows") || W.get(&plen, (size_t)P + 1, "hub split: pseudo-rows") ||
@@ -470,6 +498,7 @@ int mx_hub_dev_build(const int *rowptr, const int *col, const double *val, int m
        (Kused > 0 && mx_cuda_check(cudaMalloc(&d->xhub, sizeof(double) * (size_t)Kused), "hub x buffer")) ||
        (nparts > 0 && mx_cuda_check(cudaMalloc(&d->part, sizeof(double) * (size_t)nparts), "hub part slots")) ||
        (ns > 0 && hub_grid(d, &d->grid)) || mx_cuda_check(cudaDeviceSynchronize(), "hub split");
+  mx_trace_step("hub split: pseudo-rows, slices");
   if (rc) {
     mx_hub_dev_free(d);
     return 1;

@@ -36,6 +36,7 @@ static int hub_make(const mx_device *D, int K, mx_cold_kernel cold, mx_hub_split
     free(rest);
     return mx_fail("mx_device_hub: out of host memory");
   }
+  mx_trace_step(nullptr);
   if (mx_hub_dev_build(D->cold_rowptr, D->cold_col, D->cold_val, D->nrows, D->ncols, D->cold_nnz, K, rest, &h->hub, &h->hub_nnz)) {
     mx_device_free(rest);
     free(h);
@@ -46,12 +47,14 @@ static int hub_make(const mx_device *D, int K, mx_cold_kernel cold, mx_hub_split
     hub_free(h);
     return 1;
   }
+  mx_trace_step("hub split: the rest's cold kernel");
   h->rest = rest;
   mx_hub_dev_info(h->hub, &h->K);
   if (mx_device_compress(h->rest, &rq)) {
     hub_free(h);
     return 1;
   }
+  mx_trace_step("hub split: the rest packed");
   *out = h;
   return 0;
 }
@@ -76,7 +79,10 @@ extern "C" int mx_device_hub(mx_device *D, const mx_csr *A, int K) {
 
 extern "C" int mx_device_hub_stats(const mx_device *D, int K, int64_t *hub_nnz, int64_t *hub_rows) {
   if (!D || !hub_nnz || !hub_rows) return mx_fail("mx_device_hub_stats: NULL argument");
-  return mx_hub_dev_stats(D->cold_rowptr, D->cold_col, D->nrows, D->ncols, D->cold_nnz, K, hub_nnz, hub_rows);
+  mx_trace_step(nullptr);
+  const int rc = mx_hub_dev_stats(D->cold_rowptr, D->cold_col, D->nrows, D->ncols, D->cold_nnz, K, hub_nnz, hub_rows);
+  mx_trace_step("hub statistics");
+  return rc;
 }
 
 extern "C" void mx_device_hub_info(const mx_device *D, int *K, int64_t *hub_nnz) {
