@@ -477,14 +477,16 @@ static PetscErrorCode MatXtractColumnFingerprint(Mat A, uint64_t *fp)
 }
 
 /* The hub split's estimated cost and assumed gain per MatMult (-mat_matxtract_hub, amortised as the
- * pack is). On an H100 (tuning/results/h100/e2e-hub-2026-11-26g/gpu-builder) the split built on the
- * GPU, its rest packed, added 27 ms (kron20, 31.4M nonzeros) and 58 ms (kron21, 63.5M) to the setup,
- * under 1 ns per nonzero (the host builder took 28-35). It saves 30-33% of a MatMult on the Kronecker
+ * pack is). Its cost: auto's statistics, then the split built on the GPU and its rest packed. On an
+ * H200 (tuning/results/h200/hub-build-2026-11-27b, a warp per row in the builder's row passes) the
+ * statistics took 3.8 ms and the build 15.7 ms on kron21 (63.5M nonzeros), the build 9.2-9.9 ms on
+ * kron20 (31.4M): 0.30-0.32 ns per nonzero; 0.4 leaves room for slower GPUs (a thread per row took
+ * 27 and 58 ms on an H100, tuning/results/h100/e2e-hub-2026-11-26g/gpu-builder). It saves 30-33% of a MatMult on the Kronecker
  * graphs the auto rule admits: the guard's timings on an H200 (158.5 vs 226 us kron20, 321 vs 460 us
  * kron21: tuning/results/h200/e2e-hub-auto-2026-11-27), the bench on an H100 (341 vs 508 us kron21
  * ones, 360 vs 530 PageRank: tuning/results/h100/hub-split-2026-11-26g); 0.30 is assumed until the
  * guard times it. */
-#define MATXTRACT_HUB_NS_PER_NNZ 1.0
+#define MATXTRACT_HUB_NS_PER_NNZ 0.4
 #define MATXTRACT_HUB_GAIN       0.30
 
 /* The hub columns the split asks for: -mat_matxtract_hub K, or MX_HUB_MAX_COLS under auto. */
