@@ -4,8 +4,7 @@
  * C = rest + hub. The hub columns are the K most used columns of C (most nonzeros first, ties by
  * column index; never an empty column). hub holds every nonzero in them, rest every other nonzero (a
  * CSR over all rows, each row's nonzeros in input order). The product is y = rest x (any cold kernel),
- * then y += hub x (y = C x on the GPU: the hub part's row sums first, which the rest's cold kernel
- * then adds as its z, the same bits except in the rows a merge kernel's tiles split): on the GPU the K hub x values sit in shared memory, so the hub nonzeros, which cost
+ * then y += hub x: on the GPU the K hub x values sit in shared memory, so the hub nonzeros, which cost
  * the CSR kernels one L1/L2 wavefront per lane, cost one shared-memory read
  * (tuning/results/h100/hub-split-2026-11-26g: kron:21:16 1.64x best cuSPARSE against 1.10x whole).
  *

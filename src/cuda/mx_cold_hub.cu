@@ -17,12 +17,11 @@
 namespace cg = cooperative_groups;
 
 struct mx_hub_dev {
-  int K, nslices, nsplit, grid, nrows;
+  int K, nslices, nsplit, grid;
   size_t smem; /* (K + 1) doubles: the hub x values, then the padding's 0 */
   int *hubcol, *slice_off, *slice_len, *slice_row, *split_row, *split_first;
   unsigned short *rank;
   double *hubscale, *val, *xhub, *part;
-  double *sums; /* nrows: mx_hub_dev_spmv_sums' row sums; -0.0 in every row without hub nonzeros */
 };
 
 /* xhub[k] = x[hubcol[k]] (times hubscale[k]: the CPU kernel's xv * hubscale[r]) */
@@ -33,14 +32,13 @@ __global__ void mx_hub_stage_kernel(int K, const int *__restrict__ hubcol, const
 }
 
 /* A warp per slice (sl = global warp, + all warps, ...): lane l sums pseudo-row l of the slice in
- * order from 0 (padding: rank K, x value 0, value 0: the sum does not change) and, for a whole row,
- * adds it to y[row] (ADD: no other lane writes the row, so its y value may be read before the sum)
- * or writes it there (!ADD: the row sums of mx_hub_dev_spmv_sums), or writes it to part slot ~row
- * (a piece). Products are rounded before the sum (__dmul_rn: no fused multiply-add),
+ * order from 0 (padding: rank K, x value 0, value 0: the sum does not change) and adds it to y[row]
+ * (a whole row: no other lane writes it, so its y value may be read before the sum) or writes it to
+ * part slot ~row (a piece). Products are rounded before the sum (__dmul_rn: no fused multiply-add),
  * as the CPU kernel's. The hub x values come in by one asynchronous block copy; a slice's row and y
  * value are loaded before its sum, the next slice's offset and length during it (2-4% faster on
  * power-law graphs than loading each when needed: tuning/results/h200/hub-kernel-2026-11-27). */
-template <bool HAS_VAL, bool ADD>
+template <bool HAS_VAL>
 __global__ void __launch_bounds__(HUB_THREADS)
 mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restrict__ slice_len, const int *__restrict__ slice_row,
               const unsigned short *__restrict__ rank, const double *__restrict__ val, const double *__restrict__ xhub, int K,
@@ -56,7 +54,7 @@ mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restr
   if (sl < nslices) next_off = slice_off[sl], next_len = slice_len[sl];
   for (; sl < nslices; sl += nw) {
     const int off = next_off + lane, len = next_len, row = slice_row[sl * 32 + lane];
-    const double y0 = ADD && row >= 0 ? y[row] : 0.0;
+    const double y0 = row >= 0 ? y[row] : 0.0;
     if (sl + nw < nslices) next_off = slice_off[sl + nw], next_len = slice_len[sl + nw];
     double s = 0.0;
     int j = 0;
@@ -68,14 +66,13 @@ mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restr
       for (int u = 0; u < 4; ++u) s += HAS_VAL ? __dmul_rn(val[off + 32 * (j + u)], s_x[rk[u]]) : s_x[rk[u]];
     }
     for (; j < len; ++j) s += HAS_VAL ? __dmul_rn(val[off + 32 * j], s_x[rank[off + 32 * j]]) : s_x[rank[off + 32 * j]];
-    if (row >= 0) y[row] = ADD ? y0 + s : s;
+    if (row >= 0) y[row] = y0 + s;
     else if (row != INT_MIN) part[~row] = s;
   }
 }
 
 /* A warp per split row: lane l sums parts l, l + 32, ... in order, the xor butterfly adds the lane
- * sums (s_l + s_(l^d), d = 16 .. 1), lane 0 adds the total to y (ADD) or writes it there. */
-template <bool ADD>
+ * sums (s_l + s_(l^d), d = 16 .. 1), lane 0 adds the total to y. */
 __global__ void mx_hub_fixup_kernel(int nsplit, const int *__restrict__ split_row, const int *__restrict__ split_first,
                                     const double *__restrict__ part, double *y) {
   const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
@@ -84,13 +81,7 @@ __global__ void mx_hub_fixup_kernel(int nsplit, const int *__restrict__ split_ro
   for (int q = split_first[i] + lane; q < split_first[i + 1]; q += 32) s += part[q];
 #pragma unroll
   for (int d = 16; d > 0; d >>= 1) s += __shfl_xor_sync(FULL_MASK, s, d);
-  if (lane == 0) y[split_row[i]] = ADD ? y[split_row[i]] + s : s;
-}
-
-/* a[0..n-1] = v */
-__global__ void k_hub_fill_double(int64_t n, double v, double *a) {
-  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) a[i] = v;
+  if (lane == 0) y[split_row[i]] += s;
 }
 
 template <class T>
@@ -111,26 +102,15 @@ static int hub_grid(const mx_hub_dev *d, int *grid) {
   MX_CUDA_TRY(cudaGetDevice(&dev));
   if (dev < 0 || dev >= 64) return mx_fail("hub kernel: device %d (at most 64)", dev);
   if (d->smem > smem_allowed[dev]) {
-    for (const void *f : {(const void *)mx_hub_kernel<true, true>, (const void *)mx_hub_kernel<false, true>,
-                          (const void *)mx_hub_kernel<true, false>, (const void *)mx_hub_kernel<false, false>})
+    for (const void *f : {(const void *)mx_hub_kernel<true>, (const void *)mx_hub_kernel<false>})
       MX_CUDA_TRY(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)d->smem));
     smem_allowed[dev] = d->smem;
   }
-  MX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mx_hub_kernel<false, true>, HUB_THREADS, d->smem));
+  MX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mx_hub_kernel<false>, HUB_THREADS, d->smem));
   MX_CUDA_TRY(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
   if (per_sm < 1) return mx_fail("hub kernel: %zu bytes of shared memory do not fit a block", d->smem);
   *grid = per_sm * nsm;
   return 0;
-}
-
-/* d->sums for m rows, every one -0.0: the identity of the sum r + h (-0.0 + r is r bit for bit,
- * r = +0.0 and -0.0 included), which rows without hub nonzeros keep for good */
-static int hub_sums_alloc(mx_hub_dev *d, int m) {
-  d->nrows = m;
-  if (m == 0) return 0;
-  if (mx_cuda_check(cudaMalloc(&d->sums, sizeof(double) * (size_t)m), "hub row sums")) return 1;
-  k_hub_fill_double<<<(m + 255) / 256, 256>>>(m, -0.0, d->sums);
-  return mx_cuda_check(cudaGetLastError(), "hub row sums");
 }
 
 extern "C" int mx_hub_dev_upload(const mx_cold_hub *H, mx_hub_dev **out) {
@@ -152,7 +132,7 @@ extern "C" int mx_hub_dev_upload(const mx_cold_hub *H, mx_hub_dev **out) {
       upload_array(&d->split_first, H->split_first, H->nsplit ? (size_t)H->nsplit + 1 : 0, "hub split parts") ||
       (H->K > 0 && mx_cuda_check(cudaMalloc(&d->xhub, sizeof(double) * (size_t)H->K), "hub x buffer")) ||
       (H->nparts > 0 && mx_cuda_check(cudaMalloc(&d->part, sizeof(double) * (size_t)H->nparts), "hub part slots")) ||
-      hub_sums_alloc(d, H->nrows) || (H->nslices > 0 && hub_grid(d, &d->grid));
+      (H->nslices > 0 && hub_grid(d, &d->grid));
   if (failed) {
     mx_hub_dev_free(d);
     return 1;
@@ -161,41 +141,29 @@ extern "C" int mx_hub_dev_upload(const mx_cold_hub *H, mx_hub_dev **out) {
   return 0;
 }
 
-/* staging, hub and fixup kernels on stream s: y += hub x (ADD) or y[row] = (hub x)[row] in the rows
- * with hub nonzeros (the others untouched) */
-template <bool ADD>
-static int hub_launch(const mx_hub_dev *d, const double *x, double *y, cudaStream_t s) {
+extern "C" int mx_hub_dev_spmv_add(const mx_hub_dev *d, const double *x, double *y, void *stream) {
   if (d->nslices == 0) return 0;
+  cudaStream_t s = (cudaStream_t)stream;
   mx_hub_stage_kernel<<<(d->K + 255) / 256, 256, 0, s>>>(d->K, d->hubcol, d->hubscale, x, d->xhub);
   MX_LAUNCH_CHECK("hub staging kernel");
   if (d->val)
-    mx_hub_kernel<true, ADD><<<d->grid, HUB_THREADS, d->smem, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank,
-                                                                   d->val, d->xhub, d->K, y, d->part);
+    mx_hub_kernel<true><<<d->grid, HUB_THREADS, d->smem, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank, d->val,
+                                                              d->xhub, d->K, y, d->part);
   else
-    mx_hub_kernel<false, ADD><<<d->grid, HUB_THREADS, d->smem, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank,
-                                                                    nullptr, d->xhub, d->K, y, d->part);
+    mx_hub_kernel<false><<<d->grid, HUB_THREADS, d->smem, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank,
+                                                               nullptr, d->xhub, d->K, y, d->part);
   MX_LAUNCH_CHECK("hub kernel");
   if (d->nsplit) {
-    mx_hub_fixup_kernel<ADD><<<(d->nsplit + 7) / 8, 256, 0, s>>>(d->nsplit, d->split_row, d->split_first, d->part, y);
+    mx_hub_fixup_kernel<<<(d->nsplit + 7) / 8, 256, 0, s>>>(d->nsplit, d->split_row, d->split_first, d->part, y);
     MX_LAUNCH_CHECK("hub fixup kernel");
   }
   return 0;
 }
 
-extern "C" int mx_hub_dev_spmv_add(const mx_hub_dev *d, const double *x, double *y, void *stream) {
-  return hub_launch<true>(d, x, y, (cudaStream_t)stream);
-}
-
-extern "C" int mx_hub_dev_spmv_sums(const mx_hub_dev *d, const double *x, const double **sums, void *stream) {
-  *sums = d->sums;
-  return hub_launch<false>(d, x, d->sums, (cudaStream_t)stream);
-}
-
 extern "C" void mx_hub_dev_free(mx_hub_dev *d) {
   if (!d) return;
   for (void *p : {(void *)d->hubcol, (void *)d->hubscale, (void *)d->slice_off, (void *)d->slice_len, (void *)d->slice_row,
-                  (void *)d->rank, (void *)d->val, (void *)d->split_row, (void *)d->split_first, (void *)d->xhub, (void *)d->part,
-                  (void *)d->sums})
+                  (void *)d->rank, (void *)d->val, (void *)d->split_row, (void *)d->split_first, (void *)d->xhub, (void *)d->part})
     if (p) cudaFree(p);
   free(d);
 }
@@ -529,7 +497,7 @@ int mx_hub_dev_build(const int *rowptr, const int *col, const double *val, int m
   rc = rc || mx_cuda_check(cudaGetLastError(), "hub split: kernels") ||
        (Kused > 0 && mx_cuda_check(cudaMalloc(&d->xhub, sizeof(double) * (size_t)Kused), "hub x buffer")) ||
        (nparts > 0 && mx_cuda_check(cudaMalloc(&d->part, sizeof(double) * (size_t)nparts), "hub part slots")) ||
-       hub_sums_alloc(d, m) || (ns > 0 && hub_grid(d, &d->grid)) || mx_cuda_check(cudaDeviceSynchronize(), "hub split");
+       (ns > 0 && hub_grid(d, &d->grid)) || mx_cuda_check(cudaDeviceSynchronize(), "hub split");
   mx_trace_step("hub split: pseudo-rows, slices");
   if (rc) {
     mx_hub_dev_free(d);

@@ -27,11 +27,6 @@ int mx_hub_dev_upload(const mx_cold_hub *H, mx_hub_dev **out);
 /* y += hub x on stream (device pointers, y of H's rows, x of its columns); 0 or 1 (launch failure). */
 int mx_hub_dev_spmv_add(const mx_hub_dev *d, const double *x, double *y, void *stream);
 
-/* *sums = d's own row sums of hub x (H's rows), made on stream: in a row with hub nonzeros the value
- * mx_hub_dev_spmv_add adds to y (the same bits), in every other row -0.0, so that r + (*sums)[i] is
- * r + (hub x)[i] bit for bit for any r (-0.0 + r = r). Valid until d's next product or its free. */
-int mx_hub_dev_spmv_sums(const mx_hub_dev *d, const double *x, const double **sums, void *stream);
-
 void mx_hub_dev_free(mx_hub_dev *d);
 
 /* The hub columns of d. */

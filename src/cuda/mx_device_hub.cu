@@ -91,12 +91,8 @@ extern "C" void mx_device_hub_info(const mx_device *D, int *K, int64_t *hub_nnz)
   if (hub_nnz) *hub_nnz = h ? h->hub_nnz : 0;
 }
 
-/* y = C x: the hub part's row sums first, then the rest's cold kernel adds them as its z (no y value
- * read back at random rows); y = C x + z: the rest with z, then y += hub x. */
 int mx_device_hub_launch(mx_device *D, const double *x, const double *z, double *y, void *stream) {
   mx_hub_split_dev *h = D->hub_split;
-  const double *sums = nullptr;
-  if (!z) return mx_hub_dev_spmv_sums(h->hub, x, &sums, stream) || mx_device_spmv(h->rest, x, sums, y, stream);
   return mx_device_spmv(h->rest, x, z, y, stream) || mx_hub_dev_spmv_add(h->hub, x, y, stream);
 }
 

@@ -232,8 +232,7 @@ int mx_hub_dev_stats(const int *rowptr, const int *col, int m, int n, int nnz, i
 /* an all-cold D whose counts and cold CSR the caller set on the GPU, finished as mx_device_build
  * finishes one (mx_device.cu); D freed on failure */
 int mx_device_finish_cold(mx_device *D, mx_cold_kernel cold);
-/* hub split (mx_device_hub.cu): y = rest x + (hub x's row sums), made first; y = rest x + z, then
- * y += hub x; drop: the split freed (nothing
+/* hub split (mx_device_hub.cu): y = rest x (+ z), then y += hub x; drop: the split freed (nothing
  * without one); kernel: the rest device switched to cold kernel k (the split dropped if it cannot) */
 int mx_device_hub_launch(mx_device *D, const double *x, const double *z, double *y, void *stream);
 void mx_device_hub_drop(mx_device *D);

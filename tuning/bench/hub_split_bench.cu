@@ -5,8 +5,8 @@
  *
  * Usage: hub-split-bench [-warmup N] [-reps N] [-K "8192 16384"] SPEC[@ones|@pagerank] ...
  * Prints, per matrix: cusparseSpMV CSR ALG1/ALG2 and the merge and segment kernels on the whole matrix
- * (packed), and per K: the hub part alone (y += and row sums), and per cold kernel the rest alone and
- * the split product (rest, then hub y +=; and the hub's row sums first, the rest adding them as z), each product checked against a CPU reference (relative 2-norm error < 1e-12). One
+ * (packed), and per K: the hub part alone, and per cold kernel the rest alone and the split product
+ * (rest, then hub), each product checked against a CPU reference (relative 2-norm error < 1e-12). One
  * x and one y (every matrix here is many times the L2). Exit 1 if any product was wrong. */
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -70,15 +70,6 @@ static void hub_spmv(const mx_hub_dev *d, const double *x, double *y) {
     fprintf(stderr, "mx_hub_dev_spmv_add: %s\n", mx_device_last_error());
     exit(2);
   }
-}
-
-static const double *hub_sums(const mx_hub_dev *d, const double *x) {
-  const double *sums = nullptr;
-  if (mx_hub_dev_spmv_sums(d, x, &sums, g_stream)) {
-    fprintf(stderr, "mx_hub_dev_spmv_sums: %s\n", mx_device_last_error());
-    exit(2);
-  }
-  return sums;
 }
 
 /* ---- our kernels and cuSPARSE ---------------------------------------------------------------------- */
@@ -223,7 +214,6 @@ static bool run_one(const std::string &item, const std::vector<int> &Ks, int war
            100.0 * ((H.nslices ? H.slice_off[H.nslices] : 0) - H.nnz) / std::max<int64_t>(1, H.nnz), H.nsplit,
            H.hubscale ? "folded (column constants)" : "plain", mx_cold_hub_bytes(&H));
     timed("hub part alone", [&] { hub_spmv(hd, dx, dy); }, dy, nullptr, A.nrows, warmup, reps, &t);
-    timed("hub part alone (row sums)", [&] { hub_sums(hd, dx); }, dy, nullptr, A.nrows, warmup, reps, &t);
     for (mx_cold_kernel k : {MX_COLD_MERGE, MX_COLD_SEGMENT}) {
       mx_format F;
       mx_device *D = ours_upload(rest, k, &F);
@@ -239,9 +229,6 @@ static bool run_one(const std::string &item, const std::vector<int> &Ks, int war
                  },
                  dy, &ref, A.nrows, warmup, reps, &t) && ok;
       printf("    split (%s) vs best cuSPARSE %.3fx, vs best ours whole %.3fx\n", kn, best_cusparse / t, best_ours / t);
-      snprintf(what, sizeof what, "split: hub sums, then rest %s + sums", kn);
-      ok = timed(what, [&] { ours_spmv(D, dx, hub_sums(hd, dx), dy); }, dy, &ref, A.nrows, warmup, reps, &t) && ok;
-      printf("    split, sums first (%s) vs best cuSPARSE %.3fx, vs best ours whole %.3fx\n", kn, best_cusparse / t, best_ours / t);
       mx_device_free(D);
       mx_format_free(&F);
     }
