@@ -143,23 +143,20 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
   }
 }
 
-/* Ownership: warp w looks at tile w's carry; only the first tile of a run of tiles carrying into
- * the same row acts: lane l sums the carries of tiles w+l, w+l+32, ... of the run in tile order, a
- * fixed butterfly adds the 32 lane sums, and lane 0 adds the total to y[row] (written by the merge
- * kernel, which has finished). Carry rows never decrease with the tile, so a run is contiguous and
- * its length, hence the addition order, depends on the matrix structure only. One writer per row:
- * no atomics, bitwise reproducible. (One thread per run, serially, took 16.6 us on chunglu 1M, whose
- * longest row spans ~112 tiles; tuning/results/h200/kernels-2026-11-21-s3.md.) */
-__global__ void __launch_bounds__(MX_FIXUP_THREADS)
-mx_merge_fixup_kernel(int ntiles, int nrows, const int *__restrict__ carry_row,
-                      const double *__restrict__ carry_val, double *y) {
-  const int lane = threadIdx.x & 31;
-  const int t = blockIdx.x * (MX_FIXUP_THREADS / 32) + (threadIdx.x >> 5);
-  if (t >= ntiles) return; /* warp-uniform */
-  const int row = carry_row[t];
-  if (row >= nrows || (t > 0 && carry_row[t - 1] == row)) return; /* warp-uniform */
+/* Ownership: only the first tile of a run of tiles carrying into the same row acts. A run's total:
+ * lane l sums the carries of tiles h+l, h+l+32, ... of the run (h its head) in tile order, a fixed
+ * butterfly adds the 32 lane sums, and y[row] (written by the merge kernel, which has finished) +=
+ * the total. Carry rows never decrease with the tile, so a run is contiguous and its length, hence
+ * the addition order, depends on the matrix structure only. One writer per row: no atomics, bitwise
+ * reproducible. A thread per tile: a run of one tile (most: a row across one tile boundary) adds
+ * 0.0 + c, the butterfly's total of c and 31 zeros, by itself; the warp's longer runs, one after
+ * another, are summed by the whole warp. (One thread per run, serially, took 16.6 us on chunglu 1M,
+ * whose longest row spans ~112 tiles, tuning/results/h200/kernels-2026-11-21-s3.md; a warp per tile
+ * 6.7 us on chunglu:2000000:16:2.1, 8.6 us on kron:21:16, H200, hub-build-2026-11-27b.) */
+__device__ __forceinline__ void merge_run_sum(int h, int row, int lane, int ntiles, const int *__restrict__ carry_row,
+                                              const double *__restrict__ carry_val, double *y) {
   double acc = 0.0;
-  for (int base = t;; base += 32) {
+  for (int base = h;; base += 32) {
     const int u = base + lane;
     const bool in_run = u < ntiles && carry_row[u] == row;
     if (in_run) acc += carry_val[u];
@@ -167,6 +164,21 @@ mx_merge_fixup_kernel(int ntiles, int nrows, const int *__restrict__ carry_row,
   }
   acc = mx_group_sum(acc, 32);
   if (lane == 0) y[row] += acc;
+}
+
+__global__ void __launch_bounds__(MX_FIXUP_THREADS)
+mx_merge_fixup_kernel(int ntiles, int nrows, const int *__restrict__ carry_row,
+                      const double *__restrict__ carry_val, double *y) {
+  const int lane = threadIdx.x & 31;
+  const int t = blockIdx.x * MX_FIXUP_THREADS + threadIdx.x;
+  const int row = t < ntiles ? carry_row[t] : INT_MAX;
+  const bool head = row < nrows && (t == 0 || carry_row[t - 1] != row);
+  const bool alone = head && (t + 1 == ntiles || carry_row[t + 1] != row);
+  if (alone) y[row] += __dadd_rn(0.0, carry_val[t]);
+  for (unsigned runs = __ballot_sync(MX_FULL_MASK, head && !alone); runs; runs &= runs - 1) {
+    const int src = __ffs(runs) - 1;
+    merge_run_sum(t - lane + src, __shfl_sync(MX_FULL_MASK, row, src), lane, ntiles, carry_row, carry_val, y);
+  }
 }
 
 template <int XH, class Dec>
@@ -216,8 +228,7 @@ int mx_cold_merge_launch(const mx_device *D, const double *x, const double *z, d
   } else if (merge_kernel_launch<MX_XH_OFF>(D, x, z, y, s, mx_dec_plain())) return 1;
   MX_LAUNCH_CHECK("mx_cold_merge_kernel launch");
   if (D->merge_ntiles > 1) {
-    const int warps_per_block = MX_FIXUP_THREADS / 32;
-    const int nb = (D->merge_ntiles + warps_per_block - 1) / warps_per_block;
+    const int nb = (D->merge_ntiles + MX_FIXUP_THREADS - 1) / MX_FIXUP_THREADS;
     mx_merge_fixup_kernel<<<nb, MX_FIXUP_THREADS, 0, s>>>(D->merge_ntiles, D->nrows, D->carry_row, D->carry_val, y);
     MX_LAUNCH_CHECK("mx_merge_fixup_kernel launch");
   }
