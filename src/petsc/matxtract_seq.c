@@ -481,12 +481,14 @@ static PetscErrorCode MatXtractColumnFingerprint(Mat A, uint64_t *fp)
  * H200 (tuning/results/h200/hub-build-2026-11-27b, a warp per row in the builder's row passes) the
  * statistics took 3.8 ms and the build 15.7 ms on kron21 (63.5M nonzeros), the build 9.2-9.9 ms on
  * kron20 (31.4M): 0.30-0.32 ns per nonzero; 0.4 leaves room for slower GPUs (a thread per row took
- * 27 and 58 ms on an H100, tuning/results/h100/e2e-hub-2026-11-26g/gpu-builder). A fixed part, as the
- * pack's: some 40 allocations, 30 launches and 6 host round trips, whatever the size. It saves 30-33% of a MatMult on the Kronecker
- * graphs the auto rule admits: the guard's timings on an H200 (158.5 vs 226 us kron20, 321 vs 460 us
- * kron21: tuning/results/h200/e2e-hub-auto-2026-11-27), the bench on an H100 (341 vs 508 us kron21
- * ones, 360 vs 530 PageRank: tuning/results/h100/hub-split-2026-11-26g); 0.30 is assumed until the
- * guard times it. */
+ * 27 and 58 ms on an H100, tuning/results/h100/e2e-hub-2026-11-26g/gpu-builder). A fixed part: some
+ * 40 allocations, 30 launches and 6 host round trips whatever the size, 0.79-0.87 ms on 4K-21K
+ * nonzeros (3.8 ms the first split of a process); 1.5 ms, as the pack's, keeps a solve of a few
+ * MatMults on a small matrix from splitting. It saves 30-33% of a MatMult on the Kronecker graphs
+ * the auto rule admits: the guard's timings on an H200 (158.5 vs 226 us kron20, 321 vs 460 us kron21:
+ * tuning/results/h200/e2e-hub-auto-2026-11-27), the bench on an H100 (341 vs 508 us kron21 ones, 360
+ * vs 530 PageRank: tuning/results/h100/hub-split-2026-11-26g); 0.30 is assumed until the guard times
+ * it. */
 #define MATXTRACT_HUB_FIXED_S    1.5e-3
 #define MATXTRACT_HUB_NS_PER_NNZ 0.4
 #define MATXTRACT_HUB_GAIN       0.30
