@@ -207,6 +207,7 @@ PETSC_INTERN PetscLogDouble MatXtractPackSeconds(const Mat_MatXtract *, PetscLog
 PETSC_INTERN PetscErrorCode MatXtractPlanFirst(Mat, mx_plan *);
 PETSC_INTERN PetscErrorCode MatXtractPlanAfterBuild(Mat);
 PETSC_INTERN PetscErrorCode MatXtractPlanBeforeMult(Mat);
+PETSC_INTERN PetscBool      MatXtractHubInUse(const Mat_MatXtract *);
 PETSC_INTERN PetscErrorCode MatXtractPlanAfterMult(Mat, PetscLogDouble);
 PETSC_INTERN PetscErrorCode MatXtractPlanGetInfo(Mat, MatXtractInfo *);
 PETSC_INTERN void           MatXtractPlanTimes(const Mat_MatXtract *, PetscLogDouble *, PetscLogDouble *);

@@ -631,7 +631,7 @@ static PetscErrorCode MatXtractPlanMaybePredict(Mat A, PetscLogDouble t_cur, Pet
 }
 
 /* Whether the hub split (mx_device_hub, -mat_matxtract_hub) runs x's products. */
-static PetscBool MatXtractHubInUse(const Mat_MatXtract *x)
+PetscBool MatXtractHubInUse(const Mat_MatXtract *x)
 {
   int K = 0;
 

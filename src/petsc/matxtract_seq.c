@@ -716,11 +716,10 @@ static PetscErrorCode MatXtractRefresh(Mat A)
   PetscCall(PetscLogEventBegin(MATXTRACT_Refresh, A, 0, 0, 0));
   PetscCall(MatSeqAIJGetArrayRead(A, &aa));
   if (x->D) {
-    int       K;
-    PetscBool made;
-    mx_device_hub_info(x->D, &K, NULL);
+    const PetscBool split = MatXtractHubInUse(x); /* before the refresh, which drops it */
+    PetscBool       made;
     PetscCall(MatXtractCheckDevice(A, mx_device_refresh_values(x->D, (const double *)aa, MatXtractStream()), "value refresh"));
-    if (K > 0) PetscCall(MatXtractMakeHub(A, &made)); /* the refresh dropped the split in use: split the new values again */
+    if (split) PetscCall(MatXtractMakeHub(A, &made)); /* split the new values again */
   } else {
     mx_format_refresh_values(&x->F, (const double *)aa);
     x->patterns_lost = PETSC_FALSE;
