@@ -37,6 +37,8 @@ extern "C" {
 
 
 static cudaStream_t g_stream;
+static bool g_fused = false;      /* -fused: the one-pass sliced product (hub_fused_proto.cuh) too */
+static bool g_merge_only = false; /* -merge_only (and -fused): no segment kernel */
 
 struct Csr {
   int32_t nrows = 0, ncols = 0;
@@ -54,6 +56,8 @@ static T *upload(const std::vector<T> &v) {
   if (!v.empty()) CK(cudaMemcpy(d, v.data(), sizeof(T) * v.size(), cudaMemcpyHostToDevice));
   return d;
 }
+
+#include "hub_fused_proto.cuh"
 
 /* the rest of H as an owned Csr (what ours_upload borrows) */
 static Csr rest_of(const mx_cold_hub &H) {
@@ -191,11 +195,20 @@ static bool run_one(const std::string &item, const std::vector<int> &Ks, int war
   best_cusparse = std::min(best_cusparse, time_cusparse(A, CUSPARSE_SPMV_CSR_ALG2, dx, dy, ref, warmup, reps, &ok));
   const int old = mx_cold_pack_set_merge(1);
   for (mx_cold_kernel k : {MX_COLD_MERGE, MX_COLD_SEGMENT}) {
+    if (g_merge_only && k == MX_COLD_SEGMENT) continue;
     mx_format F;
     mx_device *D = ours_upload(A, k, &F);
     ok = timed(k == MX_COLD_MERGE ? "whole: merge packed" : "whole: segment packed", [&] { ours_spmv(D, dx, nullptr, dy); }, dy, &ref, A.nrows,
                warmup, reps, &t) && ok;
     best_ours = std::min(best_ours, t);
+    if (k == MX_COLD_MERGE) { /* MatMultAdd's form: what a z costs the merge kernel */
+      std::vector<double> z((size_t)A.nrows), refz((size_t)A.nrows);
+      for (int32_t i = 0; i < A.nrows; ++i) z[i] = 0.25 + 0.125 * cos(0.11 * i), refz[i] = ref[i] + z[i];
+      double *dz = upload(z), tz = 0;
+      ok = timed("whole: merge packed, y = z + A x", [&] { ours_spmv(D, dx, dz, dy); }, dy, &refz, A.nrows, warmup, reps, &tz) && ok;
+      printf("    the z costs %.1f us (%.1f%%)\n", tz - t, 100.0 * (tz - t) / t);
+      CK(cudaFree(dz));
+    }
     mx_device_free(D);
     mx_format_free(&F);
   }
@@ -214,7 +227,18 @@ static bool run_one(const std::string &item, const std::vector<int> &Ks, int war
            100.0 * ((H.nslices ? H.slice_off[H.nslices] : 0) - H.nnz) / std::max<int64_t>(1, H.nnz), H.nsplit,
            H.hubscale ? "folded (column constants)" : "plain", mx_cold_hub_bytes(&H));
     timed("hub part alone", [&] { hub_spmv(hd, dx, dy); }, dy, nullptr, A.nrows, warmup, reps, &t);
+    if (g_fused) {
+      FusedDev FD = fused_build(A, H.hubcol, H.K);
+      ok = timed("fused, 4 in flight", [&] { fused_spmv<4, false>(FD, dx, dy); }, dy, &ref, A.nrows, warmup, reps, &t) && ok;
+      printf("    fused4 vs best cuSPARSE %.3fx, vs best ours whole %.3fx\n", best_cusparse / t, best_ours / t);
+      ok = timed("fused generic, 4 in flight", [&] { fused_spmv<4, true>(FD, dx, dy); }, dy, &ref, A.nrows, warmup, reps, &t) && ok;
+      printf("    fused generic 4 vs best cuSPARSE %.3fx, vs best ours whole %.3fx\n", best_cusparse / t, best_ours / t);
+      ok = timed("fused generic, 8 in flight", [&] { fused_spmv<8, true>(FD, dx, dy); }, dy, &ref, A.nrows, warmup, reps, &t) && ok;
+      printf("    fused generic 8 vs best cuSPARSE %.3fx, vs best ours whole %.3fx\n", best_cusparse / t, best_ours / t);
+      fused_free(FD);
+    }
     for (mx_cold_kernel k : {MX_COLD_MERGE, MX_COLD_SEGMENT}) {
+      if (g_merge_only && k == MX_COLD_SEGMENT) continue;
       mx_format F;
       mx_device *D = ours_upload(rest, k, &F);
       const char *kn = k == MX_COLD_MERGE ? "merge" : "segment";
@@ -248,6 +272,8 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "-warmup") && i + 1 < argc) warmup = std::max(5, atoi(argv[++i]));
     else if (!strcmp(argv[i], "-reps") && i + 1 < argc) reps = std::max(20, atoi(argv[++i]));
+    else if (!strcmp(argv[i], "-fused")) g_fused = g_merge_only = true;
+    else if (!strcmp(argv[i], "-merge_only")) g_merge_only = true;
     else if (!strcmp(argv[i], "-K") && i + 1 < argc) {
       Ks.clear();
       std::string list = argv[++i];
