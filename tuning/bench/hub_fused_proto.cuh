@@ -1,4 +1,8 @@
-/* hub_fused_proto.cuh - EXPERIMENT (issue 13, chunglu): the whole product in one sliced-ELLPACK pass.
+/* hub_fused_proto.cuh - EXPERIMENT (issue 13, chunglu), measured and not taken into the library: on an
+ * H200 it is 1.5x slower than the split on chunglu:2000000:16:2.1 (276-284 vs 183 us) and 5% slower on
+ * kron:20:16 PageRank (168 vs 161 us): 32 warps per SM (the 224 KB of hub x values) are too few for
+ * the gathers that still go through L2 (tuning/results/h200/hub-fused-2026-11-27c).
+ * The whole product in one sliced-ELLPACK pass.
  * Every nonzero of A sits in the slices (rows cut into pieces of <= FUSED_ROW_MAX, sorted by length,
  * 32 pseudo-rows a slice, lane l sums pseudo-row l in CSR order); an entry is ~rank for a hub column
  * (its x value from shared memory, as the hub kernel's) or the column itself (x from global memory,

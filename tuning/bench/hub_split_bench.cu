@@ -3,11 +3,13 @@
  * (mx_device, crux (0,0)), then y += hub x (the K most used columns' x values in shared memory).
  * Results and the kernels tried before this one: tuning/results/h100/hub-split-2026-11-26g/README.md.
  *
- * Usage: hub-split-bench [-warmup N] [-reps N] [-K "8192 16384"] SPEC[@ones|@pagerank] ...
- * Prints, per matrix: cusparseSpMV CSR ALG1/ALG2 and the merge and segment kernels on the whole matrix
- * (packed), and per K: the hub part alone, and per cold kernel the rest alone and the split product
- * (rest, then hub), each product checked against a CPU reference (relative 2-norm error < 1e-12). One
- * x and one y (every matrix here is many times the L2). Exit 1 if any product was wrong. */
+ * Usage: hub-split-bench [-warmup N] [-reps N] [-K "8192 16384"] [-merge_only] [-fused] SPEC[@ones|@pagerank] ...
+ * Prints, per matrix: cusparseSpMV CSR ALG1/ALG2, the merge and segment kernels on the whole matrix
+ * (packed) and the merge kernel's y = z + A x (what MatMultAdd's z costs it), and per K: the hub part
+ * alone, and per cold kernel the rest alone and the split product (rest, then hub), each product
+ * checked against a CPU reference (relative 2-norm error < 1e-12). -merge_only: no segment kernel;
+ * -fused: also the one-pass experiment of hub_fused_proto.cuh (implies -merge_only). One x and one y
+ * (every matrix here is many times the L2). Exit 1 if any product was wrong. */
 #include <cuda_runtime.h>
 #include <cusparse.h>
 #include <limits.h>
