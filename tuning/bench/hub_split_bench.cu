@@ -8,7 +8,8 @@
  * (packed) and the merge kernel's y = z + A x (what MatMultAdd's z costs it), and per K: the hub part
  * alone, and per cold kernel the rest alone and the split product (rest, then hub), each product
  * checked against a CPU reference (relative 2-norm error < 1e-12). -merge_only: no segment kernel;
- * -fused: also the one-pass experiment of hub_fused_proto.cuh (implies -merge_only). One x and one y
+ * -fused: also the one-pass experiment of hub_fused_proto.cuh (implies -merge_only); -floor: also the
+ * gather floor (gather_floor_kernel) of the whole matrix's and the rest's columns. One x and one y
  * (every matrix here is many times the L2). Exit 1 if any product was wrong. */
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -41,6 +42,7 @@ extern "C" {
 static cudaStream_t g_stream;
 static bool g_fused = false;      /* -fused: the one-pass sliced product (hub_fused_proto.cuh) too */
 static bool g_merge_only = false; /* -merge_only (and -fused): no segment kernel */
+static bool g_floor = false;      /* -floor: the gather floor of the whole matrix's and the rest's columns */
 
 struct Csr {
   int32_t nrows = 0, ncols = 0;
@@ -60,6 +62,39 @@ static T *upload(const std::vector<T> &v) {
 }
 
 #include "hub_fused_proto.cuh"
+
+/* The gather floor: every x[col[i]] of a column array read once (the array coalesced, the gathers
+ * through L2 as the CSR kernels do), summed per thread: no rows, no y, no values. What any kernel that
+ * gathers these x values through L2 costs at least (one L2 sector per gather where they scatter). */
+__global__ void __launch_bounds__(256) gather_floor_kernel(long long n, const int *__restrict__ col, const double *__restrict__ x,
+                                                           double *__restrict__ out) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  double s = 0.0;
+  for (; i + 3 * stride < n; i += 4 * stride) {
+    const int c0 = __ldcs(col + i), c1 = __ldcs(col + i + stride), c2 = __ldcs(col + i + 2 * stride), c3 = __ldcs(col + i + 3 * stride);
+    s += __ldg(x + c0) + __ldg(x + c1) + __ldg(x + c2) + __ldg(x + c3);
+  }
+  for (; i < n; i += stride) s += __ldg(x + __ldcs(col + i));
+  out[(long long)blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+/* the floor's time for the column array cols (median of reps) */
+static double gather_floor(const std::vector<int32_t> &cols, const double *dx, int warmup, int reps) {
+  int nsm = 0, per_sm = 0;
+  CK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gather_floor_kernel, 256, 0));
+  const int grid = nsm * std::max(1, per_sm);
+  int32_t *dc = upload(cols);
+  double *dout = nullptr;
+  CK(cudaMalloc(&dout, sizeof(double) * (size_t)grid * 256));
+  const Timing t = mx_time_calls(g_stream, [&](int) { gather_floor_kernel<<<grid, 256, 0, g_stream>>>((long long)cols.size(), dc, dx, dout); },
+                                 warmup, reps);
+  CK(cudaGetLastError());
+  CK(cudaFree(dc));
+  CK(cudaFree(dout));
+  return t.med;
+}
 
 /* the rest of H as an owned Csr (what ours_upload borrows) */
 static Csr rest_of(const mx_cold_hub &H) {
@@ -215,6 +250,10 @@ static bool run_one(const std::string &item, const std::vector<int> &Ks, int war
     mx_format_free(&F);
   }
   printf("    whole: best ours / best cuSPARSE = %.3fx\n", best_cusparse / best_ours);
+  if (g_floor) {
+    const double f = gather_floor(A.col, dx, warmup, reps);
+    printf("    gather floor, every column:        %9.1f us: best cuSPARSE / floor = %.3fx\n", f, best_cusparse / f);
+  }
   for (int K : Ks) {
     mx_cold_hub H;
     const mx_csr a = {A.nrows, A.ncols, A.rowptr.data(), A.col.data(), A.val.data()};
@@ -224,6 +263,7 @@ static bool run_one(const std::string &item, const std::vector<int> &Ks, int war
       exit(2);
     }
     const Csr rest = rest_of(H);
+    if (g_floor) printf("    gather floor, the rest's columns:  %9.1f us\n", gather_floor(rest.col, dx, warmup, reps));
     printf("  K %d: hub part %lld nnz (%.1f%%), %d slices (padding %.1f%%), %d split rows, values %s, %zu bytes\n", H.K,
            (long long)H.nnz, 100.0 * H.nnz / std::max(1, A.nnz()), H.nslices,
            100.0 * ((H.nslices ? H.slice_off[H.nslices] : 0) - H.nnz) / std::max<int64_t>(1, H.nnz), H.nsplit,
@@ -276,6 +316,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "-reps") && i + 1 < argc) reps = std::max(20, atoi(argv[++i]));
     else if (!strcmp(argv[i], "-fused")) g_fused = g_merge_only = true;
     else if (!strcmp(argv[i], "-merge_only")) g_merge_only = true;
+    else if (!strcmp(argv[i], "-floor")) g_floor = true;
     else if (!strcmp(argv[i], "-K") && i + 1 < argc) {
       Ks.clear();
       std::string list = argv[++i];
