@@ -3,7 +3,7 @@
  * (mx_device, crux (0,0)), then y += hub x (the K most used columns' x values in shared memory).
  * Results and the kernels tried before this one: tuning/results/h100/hub-split-2026-11-26g/README.md.
  *
- * Usage: hub-split-bench [-warmup N] [-reps N] [-K "8192 16384"] [-merge_only] [-fused] SPEC[@ones|@pagerank] ...
+ * Usage: hub-split-bench [-warmup N] [-reps N] [-K "8192 16384"] [-merge_only] [-fused] [-floor] SPEC[@ones|@pagerank] ...
  * Prints, per matrix: cusparseSpMV CSR ALG1/ALG2, the merge and segment kernels on the whole matrix
  * (packed) and the merge kernel's y = z + A x (what MatMultAdd's z costs it), and per K: the hub part
  * alone, and per cold kernel the rest alone and the split product (rest, then hub), each product
