@@ -54,11 +54,11 @@ struct merge_state {
 };
 
 /* Walk this thread's ITEMS merge items from (r, n): a nonzero adds its product, a row end emits
- * the running sum (when EMIT) and restarts it. Returns where it stopped and the open sum. */
+ * the running sum (when EMIT: s_sum[r] = it) and restarts it. Returns where it stopped and the open
+ * sum. */
 template <bool EMIT>
-__device__ __forceinline__ merge_state merge_consume(int r, int n, int tile_items, int r0, int n0, double run,
-                                                     const int *s_rowend, const double *s_prod,
-                                                     const double *z, double *y) {
+__device__ __forceinline__ merge_state merge_consume(int r, int n, int tile_items, int n0, double run,
+                                                     const int *s_rowend, const double *s_prod, double *s_sum) {
 #pragma unroll
   for (int it = 0; it < MX_MERGE_ITEMS; ++it) {
     if (r + n < tile_items) {
@@ -66,10 +66,7 @@ __device__ __forceinline__ merge_state merge_consume(int r, int n, int tile_item
         run += s_prod[n];
         ++n;
       } else {
-        if (EMIT) {
-          const int row = r0 + r;
-          y[row] = z ? run + z[row] : run;
-        }
+        if (EMIT) s_sum[r] = run;
         run = 0.0;
         ++r;
       }
@@ -96,8 +93,8 @@ __device__ __forceinline__ void merge_stage(const mx_dec_pack<VE, IE> &dec, cons
 
 /* Ownership: tile t (one block) consumes merge items [t*TILE, (t+1)*TILE) of the merge of row ends
  * and nonzeros; thread i of the tile consumes ITEMS consecutive ones. The thread that consumes the
- * END of row r writes y[r], once: its sum = carry-in from the preceding threads of the tile (a
- * fixed-order segmented scan) + its own products + z[r]. What a tile accumulates for the row still
+ * END of row r computes y[r], once: its sum = carry-in from the preceding threads of the tile (a
+ * fixed-order segmented scan) + its own products, + z[r] when the block stores it. What a tile accumulates for the row still
  * open at its end goes to carry_row/val[t]; mx_merge_fixup adds those, in tile order, after this
  * kernel. Every y[r] has one writer per kernel, so no atomics; every sum has a fixed order.
  * XH: x-hot cache mode (mx_kernel_common.cuh); it changes where x values are read, not the sums.
@@ -129,14 +126,22 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
 
   const int diag = min((int)threadIdx.x * MX_MERGE_ITEMS, tile_items);
   const int2 start = merge_search(diag, s_rowend, tile_rows, n0, tile_nnz);
-  const merge_state part = merge_consume<false>(start.x, start.y, tile_items, r0, n0, 0.0, s_rowend, s_prod, z, y);
+  const merge_state part = merge_consume<false>(start.x, start.y, tile_items, n0, 0.0, s_rowend, s_prod, nullptr);
   const int key = r0 + part.r;
   const double incl = block_segmented_scan(key, part.run, s_wkey_last, s_wkey_first, s_wval);
   s_incl[threadIdx.x] = incl;
   __syncthreads();
   /* the previous thread's inclusive sum belongs to the row this thread starts in */
   const double carry_in = threadIdx.x > 0 ? s_incl[threadIdx.x - 1] : 0.0;
-  merge_consume<true>(start.x, start.y, tile_items, r0, n0, carry_in, s_rowend, s_prod, z, y);
+  /* The tile's row sums go to s_prod past its products (tile_rows + tile_nnz = tile_items <= TILE:
+   * no product is overwritten), then the block stores them (+ z) in row order: coalesced stores and z
+   * loads. Against a store per row end by its thread (H200, tuning/results/h200/gather-floor-2026-11-27d):
+   * MatMultAdd's z cost 22 -> 6 us on chunglu:2000000:16:2.1, 25 -> 10 us on kron:21:16; y = A x
+   * rand:4000000:4 -4.6%, kron:21:16 -1.2%, chunglu:2000000:16:2.1 +1.7% (the barrier). */
+  double *s_sum = s_prod + tile_nnz;
+  merge_consume<true>(start.x, start.y, tile_items, n0, carry_in, s_rowend, s_prod, s_sum);
+  __syncthreads();
+  for (int i = threadIdx.x; i < tile_rows; i += MX_MERGE_THREADS) y[r0 + i] = z ? s_sum[i] + z[r0 + i] : s_sum[i];
   if (threadIdx.x == MX_MERGE_THREADS - 1) {
     carry_row[blockIdx.x] = key;
     carry_val[blockIdx.x] = incl;

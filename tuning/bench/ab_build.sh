@@ -7,7 +7,8 @@
 # FLAGS: nvcc flags such as "-DMX_MERGE_ITEMS=5" ("" = the defaults). Writes OUTDIR/ab-K-rR/ (the
 # bench's files) and OUTDIR/ab.md (the compact table of each run, in order). AB_TARGET picks the
 # benchmark (default matxtract-bench; cold-pack-bench for the packed kernels, e.g. issue 13's
-# `AB_TARGET=cold-pack-bench ab_build.sh OUT "" "-DMX_SEG_L2_AHEAD=792" -- lap3d:150 lap3d27:100`).
+# `AB_TARGET=cold-pack-bench ab_build.sh OUT "" "-DMX_SEG_L2_AHEAD=792" -- lap3d:150 lap3d27:100`;
+# hub-split-bench, which writes no files: its output is all in ab.md). The sets build in parallel.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tuning/gpu_env.sh
@@ -19,15 +20,21 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do flags+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
 mkdir -p "$OUTD"
 : > "$OUTD/ab.md"
+jobs=$(( $(nproc) / ${#flags[@]} )); [ "$jobs" -lt 2 ] && jobs=2
 for k in "${!flags[@]}"; do
-  cmake -S . -B "build-ab-$k" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DCMAKE_CUDA_FLAGS="${flags[$k]}" -DMATXTRACT_BUILD_TESTS=OFF -DMATXTRACT_BUILD_EXAMPLES=OFF > "$OUTD/build-$k.log" 2>&1 &&
-    cmake --build "build-ab-$k" -j"$(nproc)" --target "$TARGET" >> "$OUTD/build-$k.log" 2>&1 ||
-    { echo "build of set $k ('${flags[$k]}') failed: $OUTD/build-$k.log"; exit 1; }
+  ( cmake -S . -B "build-ab-$k" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DCMAKE_CUDA_FLAGS="${flags[$k]}" -DMATXTRACT_BUILD_TESTS=OFF -DMATXTRACT_BUILD_EXAMPLES=OFF > "$OUTD/build-$k.log" 2>&1 &&
+      cmake --build "build-ab-$k" -j"$jobs" --target "$TARGET" >> "$OUTD/build-$k.log" 2>&1 ) &
+done
+wait
+for k in "${!flags[@]}"; do
+  [ -x "build-ab-$k/tuning/bench/$TARGET" ] || { echo "build of set $k ('${flags[$k]}') failed: $OUTD/build-$k.log"; exit 1; }
 done
 for r in $(seq 1 "$ROUNDS"); do
   for k in "${!flags[@]}"; do
+    out=(-o "$OUTD/ab-$k-r$r")
+    [ "$TARGET" = hub-split-bench ] && out=()
     echo "## round $r, set $k: '${flags[$k]:-defaults}'" | tee -a "$OUTD/ab.md"
-    "build-ab-$k/tuning/bench/$TARGET" "$@" -o "$OUTD/ab-$k-r$r" 2>&1 | grep -v '^#' | tee -a "$OUTD/ab.md"
+    "build-ab-$k/tuning/bench/$TARGET" "$@" "${out[@]}" 2>&1 | grep -v '^#' | tee -a "$OUTD/ab.md"
   done
 done
