@@ -21,15 +21,18 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do flags+=("$1"); shift; done
 mkdir -p "$OUTD"
 : > "$OUTD/ab.md"
 jobs=$(( $(nproc) / ${#flags[@]} )); [ "$jobs" -lt 2 ] && jobs=2
+pids=()
 for k in "${!flags[@]}"; do
   ( cmake -S . -B "build-ab-$k" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DCMAKE_CUDA_FLAGS="${flags[$k]}" -DMATXTRACT_BUILD_TESTS=OFF -DMATXTRACT_BUILD_EXAMPLES=OFF > "$OUTD/build-$k.log" 2>&1 &&
       cmake --build "build-ab-$k" -j"$jobs" --target "$TARGET" >> "$OUTD/build-$k.log" 2>&1 ) &
+  pids+=($!)
 done
-wait
+failed=0
 for k in "${!flags[@]}"; do
-  [ -x "build-ab-$k/tuning/bench/$TARGET" ] || { echo "build of set $k ('${flags[$k]}') failed: $OUTD/build-$k.log"; exit 1; }
+  wait "${pids[$k]}" || { echo "build of set $k ('${flags[$k]}') failed: $OUTD/build-$k.log"; failed=1; }
 done
+[ "$failed" = 0 ] || exit 1
 for r in $(seq 1 "$ROUNDS"); do
   for k in "${!flags[@]}"; do
     out=(-o "$OUTD/ab-$k-r$r")
