@@ -96,7 +96,8 @@ __device__ __forceinline__ void merge_stage(const mx_dec_pack<VE, IE> &dec, cons
  * END of row r computes y[r], once: its sum = carry-in from the preceding threads of the tile (a
  * fixed-order segmented scan) + its own products; the block stores it (+ z[r]) in row order. What a
  * tile accumulates for the row still open at its end goes to carry_row/val[t]; mx_merge_fixup adds
- * those, in tile order, after this kernel. Every y[r] has one writer per kernel, so no atomics; every sum has a fixed order.
+ * those, in tile order, after this kernel. Every y[r] has one writer per kernel, so no atomics;
+ * every sum has a fixed order.
  * XH: x-hot cache mode (mx_kernel_common.cuh); it changes where x values are read, not the sums.
  * Dec: mx_dec_plain (the plain CSR) or a packed form's decoder (merge_stage); the products, hence
  * every sum, are the same bits. */
