@@ -271,12 +271,13 @@ static bool run_one(const std::string &item, const std::vector<int> &Ks, int war
     timed("hub part alone", [&] { hub_spmv(hd, dx, dy); }, dy, nullptr, A.nrows, warmup, reps, &t);
     if (g_fused) {
       FusedDev FD = fused_build(A, H.hubcol, H.K);
-      ok = timed("fused, 4 in flight", [&] { fused_spmv<4, false>(FD, dx, dy); }, dy, &ref, A.nrows, warmup, reps, &t) && ok;
-      printf("    fused4 vs best cuSPARSE %.3fx, vs best ours whole %.3fx\n", best_cusparse / t, best_ours / t);
-      ok = timed("fused generic, 4 in flight", [&] { fused_spmv<4, true>(FD, dx, dy); }, dy, &ref, A.nrows, warmup, reps, &t) && ok;
-      printf("    fused generic 4 vs best cuSPARSE %.3fx, vs best ours whole %.3fx\n", best_cusparse / t, best_ours / t);
-      ok = timed("fused generic, 8 in flight", [&] { fused_spmv<8, true>(FD, dx, dy); }, dy, &ref, A.nrows, warmup, reps, &t) && ok;
-      printf("    fused generic 8 vs best cuSPARSE %.3fx, vs best ours whole %.3fx\n", best_cusparse / t, best_ours / t);
+      const auto fused_case = [&](const char *what, const std::function<void()> &spmv) {
+        ok = timed(what, spmv, dy, &ref, A.nrows, warmup, reps, &t) && ok;
+        printf("    %s vs best cuSPARSE %.3fx, vs best ours whole %.3fx\n", what, best_cusparse / t, best_ours / t);
+      };
+      fused_case("fused, 4 in flight", [&] { fused_spmv<4, false>(FD, dx, dy); });
+      fused_case("fused generic, 4 in flight", [&] { fused_spmv<4, true>(FD, dx, dy); });
+      fused_case("fused generic, 8 in flight", [&] { fused_spmv<8, true>(FD, dx, dy); });
       fused_free(FD);
     }
     for (mx_cold_kernel k : {MX_COLD_MERGE, MX_COLD_SEGMENT}) {
