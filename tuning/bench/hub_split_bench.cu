@@ -3,13 +3,14 @@
  * (mx_device, crux (0,0)), then y += hub x (the K most used columns' x values in shared memory).
  * Results and the kernels tried before this one: tuning/results/h100/hub-split-2026-11-26g/README.md.
  *
- * Usage: hub-split-bench [-warmup N] [-reps N] [-K "8192 16384"] [-merge_only] [-fused] [-floor] SPEC[@ones|@pagerank] ...
+ * Usage: hub-split-bench [-warmup N] [-reps N] [-K "8192 16384"] [-merge_only] [-fused] [-floor] [-val E] SPEC[@ones|@pagerank] ...
  * Prints, per matrix: cusparseSpMV CSR ALG1/ALG2, the merge and segment kernels on the whole matrix
  * (packed) and the merge kernel's y = z + A x (what MatMultAdd's z costs it), and per K: the hub part
  * alone, and per cold kernel the rest alone and the split product (rest, then hub), each product
  * checked against a CPU reference (relative 2-norm error < 1e-12). -merge_only: no segment kernel;
  * -fused: also the one-pass experiment of hub_fused_proto.cuh (implies -merge_only); -floor: also the
- * gather floor (gather_floor_kernel) of the whole matrix's and the rest's columns. One x and one y
+ * gather floor (gather_floor_kernel) of the whole matrix's and the rest's columns; -val E: the packs'
+ * value encoding forced to mx_val_enc E (e.g. 3 = DICT16; default: AUTO). One x and one y
  * (every matrix here is many times the L2). Exit 1 if any product was wrong. */
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -43,6 +44,7 @@ static cudaStream_t g_stream;
 static bool g_fused = false;      /* -fused: the one-pass sliced product (hub_fused_proto.cuh) too */
 static bool g_merge_only = false; /* -merge_only (and -fused): no segment kernel */
 static bool g_floor = false;      /* -floor: the gather floor of the whole matrix's and the rest's columns */
+static int g_val = MX_PACK_AUTO;  /* -val: the packs' value encoding */
 
 struct Csr {
   int32_t nrows = 0, ncols = 0;
@@ -119,12 +121,15 @@ static void hub_spmv(const mx_hub_dev *d, const double *x, double *y) {
 static mx_device *ours_upload(const Csr &A, mx_cold_kernel k, mx_format *F) {
   const mx_csr a = {A.nrows, A.ncols, A.rowptr.data(), A.col.data(), A.val.data()};
   mx_device *D = nullptr;
-  const mx_pack_request rq = mx_pack_request_of(MX_COMPRESS_AUTO);
+  mx_pack_request rq = mx_pack_request_of(MX_COMPRESS_AUTO);
+  mx_device_pack_info pi;
+  rq.val = g_val;
   if (mx_format_build_borrow(&a, mx_crux{0, 0}, MX_MODE_AUTO, F) != MX_OK || mx_device_upload_xhot(F, k, 0, &D) ||
-      mx_device_cold_kernel(D) != k || mx_device_compress(D, &rq)) {
+      mx_device_cold_kernel(D) != k || mx_device_compress(D, &rq) || mx_device_compress_info(D, &pi)) {
     fprintf(stderr, "upload/compress failed: %s\n", mx_device_last_error());
     exit(2);
   }
+  printf("    (packed values: %s)\n", pi.in_use ? mx_val_enc_name(pi.val_enc) : "not packed");
   return D;
 }
 
@@ -318,6 +323,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "-fused")) g_fused = g_merge_only = true;
     else if (!strcmp(argv[i], "-merge_only")) g_merge_only = true;
     else if (!strcmp(argv[i], "-floor")) g_floor = true;
+    else if (!strcmp(argv[i], "-val") && i + 1 < argc) g_val = atoi(argv[++i]);
     else if (!strcmp(argv[i], "-K") && i + 1 < argc) {
       Ks.clear();
       std::string list = argv[++i];
