@@ -129,7 +129,7 @@ static mx_device *ours_upload(const Csr &A, mx_cold_kernel k, mx_format *F) {
     fprintf(stderr, "upload/compress failed: %s\n", mx_device_last_error());
     exit(2);
   }
-  printf("    (packed values: %s)\n", pi.in_use ? mx_val_enc_name(pi.val_enc) : "not packed");
+  printf("    (packed values: %s)\n", pi.rowpat ? "none, row-pattern form" : pi.in_use ? mx_val_enc_name(pi.val_enc) : "not packed");
   return D;
 }
 
