@@ -138,7 +138,8 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
    * no product is overwritten), then the block stores them (+ z) in row order: coalesced stores and z
    * loads. Against a store per row end by its thread (H200, tuning/results/h200/gather-floor-2026-11-27d):
    * MatMultAdd's z cost 22 -> 6 us on chunglu:2000000:16:2.1, 25 -> 10 us on kron:21:16; y = A x
-   * rand:4000000:4 -4.6%, kron:21:16 -1.2%, chunglu:2000000:16:2.1 +1.7% (the barrier). */
+   * rand:4000000:4 -4.6%, kron:21:16 -1.2%, chunglu:2000000:16:2.1 +1.7% in that run (the barrier),
+   * as fast or faster on two later H200s (stage-threshold-ab*.log there). */
   double *s_sum = s_prod + tile_nnz;
   merge_consume<true>(start.x, start.y, tile_items, n0, carry_in, s_rowend, s_prod, s_sum);
   __syncthreads();
