@@ -37,7 +37,7 @@ for c in "${cases[@]}"; do
   for type in aijcusparse matxtract; do
     log=$out/$name.$type.log
     extra=""
-    [ $type = matxtract ] && extra="-dll_append $lib -mat_view ::ascii_info"
+    [ $type = matxtract ] && extra="-dll_append $lib -mat_view ::ascii_info_detail"
     # shellcheck disable=SC2086
     "$out/bin/$prog" $opts -dm_mat_type $type -dm_vec_type cuda $extra -log_view > "$log" 2>&1
     rc=$?

@@ -14,7 +14,7 @@ Setup:\n\
 Solver: -ksp_type, -pc_type, -ksp_rtol, ... (KSPSetFromOptions; default gmres with the default PC)\n\
 Output: iterations, converged reason, true residual ||b - A x||_2/||b||_2, ||x||_2; timing lines start with 'time:';\n\
 with -mat_type matxtract a line 'matxtract: plan after the solve: ...' says which plan MatMult ended on\n\
-(-ksp_view_mat ::ascii_info shows it in full).\n\n";
+(-ksp_view_mat ::ascii_info_detail shows it in full).\n\n";
 
 #include <petscksp.h>
 #include <petsctime.h>

@@ -24,7 +24,7 @@ Output:\n\
   -pagerank_save <file>             write x as a PETSc binary Vec\n\
   -pagerank_compare <file>          compare x with a saved Vec; error if ||x - x_file||_1 > -pagerank_compare_tol\n\
   -pagerank_compare_tol <1e-10>\n\
-  -pagerank_view_mat <viewer>       view P after the iterations (e.g. ::ascii_info: a matxtract P shows the plan\n\
+  -pagerank_view_mat <viewer>       view P after the iterations (e.g. ::ascii_info_detail: a matxtract P shows the plan\n\
                                     it ended on, after any online upgrade)\n\
 Every timing line starts with 'time:'; with -mat_type matxtract a line 'matxtract: plan after the iterations: ...'\n\
 says which plan MatMult ended on and whether it was upgraded.\n\n";

@@ -31,6 +31,11 @@ typedef struct {
   PetscErrorCode (*multadd)(Mat, Vec, Vec, Vec);
   PetscErrorCode (*multtranspose)(Mat, Vec, Vec);
   PetscErrorCode (*multtransposeadd)(Mat, Vec, Vec, Vec);
+  /* in-place factorizations: called after the matrix is converted back to AIJ */
+  PetscErrorCode (*lufactor)(Mat, IS, IS, const MatFactorInfo *);
+  PetscErrorCode (*ilufactor)(Mat, IS, IS, const MatFactorInfo *);
+  PetscErrorCode (*choleskyfactor)(Mat, IS, const MatFactorInfo *);
+  PetscErrorCode (*iccfactor)(Mat, IS, const MatFactorInfo *);
 } MatXtractBaseOps;
 
 typedef enum { MATXTRACT_DEVICE_AUTO = 0, MATXTRACT_DEVICE_CPU = 1, MATXTRACT_DEVICE_GPU = 2 } MatXtractDeviceChoice;
@@ -158,6 +163,11 @@ typedef struct {
   PetscErrorCode (*duplicate)(Mat, MatDuplicateOption, Mat *);
   PetscErrorCode (*view)(Mat, PetscViewer);
   PetscErrorCode (*setfromoptions)(Mat, PetscOptionItems *);
+  /* MPIAIJ's products, restored when converting back to MPIAIJ */
+  PetscErrorCode (*mult)(Mat, Vec, Vec);
+  PetscErrorCode (*multadd)(Mat, Vec, Vec, Vec);
+  PetscErrorCode (*multtranspose)(Mat, Vec, Vec);
+  PetscErrorCode (*multtransposeadd)(Mat, Vec, Vec, Vec);
   /* our own ghost exchange, so that the ghost vector is a device vector when the blocks run on
    * the GPU (MPIAIJ's own lvec is a host vector) */
   Vec              lvec;    /* ghost values, Ao's column space */
@@ -166,6 +176,8 @@ typedef struct {
 } Mat_MPIAIJMatXtract;
 
 PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MatXtract(Mat);
+PETSC_INTERN PetscErrorCode MatXtractComposeConverters(Mat, const char *, PetscBool);
 PETSC_INTERN PetscErrorCode MatXtractViewInfo_SeqAIJ(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJMatXtract(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJMatXtract_SeqAIJ(Mat, MatType, MatReuse, Mat *);

@@ -91,6 +91,7 @@ static PetscErrorCode MatMultAdd_MPIAIJMatXtract(Mat A, Vec xx, Vec zz, Vec yy)
   Mat                  Ad, Ao;
 
   PetscFunctionBegin;
+  PetscCheck(!A->structure_only, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "matxtract: a structure-only matrix (MAT_STRUCTURE_ONLY) has no values to multiply");
   PetscCall(MatXtractMPISetUpGhosts(A));
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
   PetscCall(VecScatterBegin(m->scatter, xx, m->lvec, INSERT_VALUES, SCATTER_FORWARD));
@@ -115,6 +116,7 @@ static PetscErrorCode MatMultTransposeAdd_MPIAIJMatXtract(Mat A, Vec xx, Vec zz,
   Mat                  Ad, Ao;
 
   PetscFunctionBegin;
+  PetscCheck(!A->structure_only, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "matxtract: a structure-only matrix (MAT_STRUCTURE_ONLY) has no values to multiply");
   PetscCall(MatXtractMPISetUpGhosts(A));
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
   PetscCall((*Ao->ops->multtranspose)(Ao, xx, m->lvec));
@@ -178,17 +180,19 @@ static PetscErrorCode MatView_MPIAIJMatXtract(Mat A, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!ascii || !A->assembled) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerGetFormat(viewer, &format));
-  if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
+  if (format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS); /* ::ascii_info stays MPIAIJ's */
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
   {
     PetscViewer sub;
-    PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: diagonal block of %s:\n", format == PETSC_VIEWER_ASCII_INFO_DETAIL ? "each rank" : "rank 0 (::ascii_info_detail: every rank)"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: diagonal block of rank 0:\n"));
     PetscCall(PetscViewerGetSubViewer(viewer, PETSC_COMM_SELF, &sub));
-    if (!PetscGlobalRank || format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(MatXtractViewInfo_SeqAIJ(Ad, sub));
+    if (!PetscGlobalRank) PetscCall(MatXtractViewInfo_SeqAIJ(Ad, sub));
     PetscCall(PetscViewerRestoreSubViewer(viewer, PETSC_COMM_SELF, &sub));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+static PetscErrorCode MatConvert_MPIAIJMatXtract_MPIAIJ(Mat, MatType, MatReuse, Mat *);
 
 static PetscErrorCode MatXtractMPIComposeAll(Mat A, PetscBool on)
 {
@@ -198,6 +202,9 @@ static PetscErrorCode MatXtractMPIComposeAll(Mat A, PetscBool on)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatXtractGetInfo_C", on ? MatXtractGetInfo_MPIAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaij_mpiaijmatxtract_C", on ? MatConvert_MPIAIJ_MPIAIJMatXtract : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaij_matxtract_C", on ? MatConvert_MPIAIJ_MPIAIJMatXtract : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaijmatxtract_mpiaij_C", on ? MatConvert_MPIAIJMatXtract_MPIAIJ : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_anytype_C", on ? MatProductSetFromOptions_MatXtract : NULL));
+  PetscCall(MatXtractComposeConverters(A, "mpi", on));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -248,6 +255,10 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat A, MatType type, MatReuse r
   m->duplicate           = B->ops->duplicate;
   m->view                = B->ops->view;
   m->setfromoptions      = B->ops->setfromoptions;
+  m->mult                = B->ops->mult;
+  m->multadd             = B->ops->multadd;
+  m->multtranspose       = B->ops->multtranspose;
+  m->multtransposeadd    = B->ops->multtransposeadd;
   B->ops->assemblyend    = MatAssemblyEnd_MPIAIJMatXtract;
   B->ops->destroy        = MatDestroy_MPIAIJMatXtract;
   B->ops->duplicate      = MatDuplicate_MPIAIJMatXtract;
@@ -261,6 +272,49 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat A, MatType type, MatReuse r
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJMATXTRACT));
   PetscCall(MatXtractSetDefaultVecType(B, MatXtractSettingsWantDevice(&m->set)));
   if (B->preallocated) PetscCall(MatXtractMPIConvertBlocks(B));
+  *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Back to MPIAIJ: the blocks back to SeqAIJ, MPIAIJ's ops, no shadow. */
+static PetscErrorCode MatConvert_MPIAIJMatXtract_MPIAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat                  B = *newmat, Ad, Ao;
+  Mat_MPIAIJMatXtract *m;
+  PetscBool            ours;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) { /* B is the MPIAIJ of an earlier MatConvert: values only */
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  m = (Mat_MPIAIJMatXtract *)B->spptr;
+  PetscCall(MatXtractMPIComposeAll(B, PETSC_FALSE));
+  PetscCall(MatXtractSettingsDestroy(&m->set));
+  PetscCall(VecDestroy(&m->lvec));
+  PetscCall(VecScatterDestroy(&m->scatter));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", m->preallocation));
+  B->ops->assemblyend      = m->assemblyend;
+  B->ops->destroy          = m->destroy;
+  B->ops->duplicate        = m->duplicate;
+  B->ops->view             = m->view;
+  B->ops->setfromoptions   = m->setfromoptions;
+  B->ops->mult             = m->mult;
+  B->ops->multadd          = m->multadd;
+  B->ops->multtranspose    = m->multtranspose;
+  B->ops->multtransposeadd = m->multtransposeadd;
+  PetscCall(PetscFree(B->spptr));
+  if (B->preallocated) {
+    PetscCall(MatMPIAIJGetSeqAIJ(B, &Ad, &Ao, NULL));
+    PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQAIJMATXTRACT, &ours));
+    if (ours) PetscCall(MatConvert_SeqAIJMatXtract_SeqAIJ(Ad, MATSEQAIJ, MAT_INPLACE_MATRIX, &Ad));
+    PetscCall(PetscObjectTypeCompare((PetscObject)Ao, MATSEQAIJMATXTRACT, &ours));
+    if (ours) PetscCall(MatConvert_SeqAIJMatXtract_SeqAIJ(Ao, MATSEQAIJ, MAT_INPLACE_MATRIX, &Ao));
+  }
+  PetscCall(PetscFree(B->defaultvectype));
+  PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJ));
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -762,6 +762,7 @@ PetscErrorCode MatXtractSync_SeqAIJ(Mat A)
   PetscBool        renumbered = PETSC_FALSE;
 
   PetscFunctionBegin;
+  if (A->structure_only) PetscFunctionReturn(PETSC_SUCCESS); /* MAT_STRUCTURE_ONLY: no values, no format */
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (x->built && state == x->state) PetscFunctionReturn(PETSC_SUCCESS);
   if (x->built && A->nonzerostate == x->nzstate) PetscCall(MatXtractColumnsChanged(A, &renumbered));
@@ -907,6 +908,14 @@ static PetscErrorCode MatXtractApply(Mat A, PetscBool transpose, Vec xx, Vec zz,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Products need values: a structure-only matrix (MAT_STRUCTURE_ONLY) has none and builds no format. */
+static PetscErrorCode MatXtractCheckHasValues(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCheck(!A->structure_only, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "matxtract: a structure-only matrix (MAT_STRUCTURE_ONLY) has no values to multiply");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* y = A xx (+ zz) on a synced shadow; the plan may be upgraded (matxtract_plan.c), the cold
  * region packed (the amortised pack) and split (the amortised hub split) first. */
 static PetscErrorCode MatXtractMult(Mat A, Vec xx, Vec zz, Vec yy)
@@ -914,6 +923,7 @@ static PetscErrorCode MatXtractMult(Mat A, Vec xx, Vec zz, Vec yy)
   PetscLogDouble cpu_seconds;
 
   PetscFunctionBegin;
+  PetscCall(MatXtractCheckHasValues(A));
   PetscCall(MatXtractSync_SeqAIJ(A));
   PetscCall(MatXtractPlanBeforeMult(A));
   PetscCall(MatXtractPackBeforeMult(A));
@@ -943,6 +953,7 @@ static PetscErrorCode MatMultTranspose_SeqAIJMatXtract(Mat A, Vec xx, Vec yy)
   PetscLogDouble cpu_seconds; /* not counted: the plan is chosen for A x */
 
   PetscFunctionBegin;
+  PetscCall(MatXtractCheckHasValues(A));
   PetscCall(MatXtractSync_SeqAIJ(A));
   if (x->D) PetscCall(MatXtractSyncTranspose(A));
   if (x->D && !x->Dt) PetscCall((*x->base.multtranspose)(A, xx, yy)); /* A^T's GPU build failed under auto; F is device-only */
@@ -956,6 +967,7 @@ static PetscErrorCode MatMultTransposeAdd_SeqAIJMatXtract(Mat A, Vec xx, Vec zz,
   PetscLogDouble cpu_seconds; /* not counted: the plan is chosen for A x */
 
   PetscFunctionBegin;
+  PetscCall(MatXtractCheckHasValues(A));
   PetscCall(MatXtractSync_SeqAIJ(A));
   if (x->D) PetscCall(MatXtractSyncTranspose(A));
   if (x->D && !x->Dt) PetscCall((*x->base.multtransposeadd)(A, xx, zz, yy)); /* A^T's GPU build failed under auto; F is device-only */
@@ -1043,7 +1055,7 @@ static PetscErrorCode MatView_SeqAIJMatXtract(Mat A, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!ascii || !A->assembled) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerGetFormat(viewer, &format));
-  if (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(MatXtractViewInfo_SeqAIJ(A, viewer));
+  if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(MatXtractViewInfo_SeqAIJ(A, viewer)); /* ::ascii_info stays AIJ's */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1205,6 +1217,8 @@ static PetscErrorCode MatXtractComposeAll(Mat A, PetscBool on)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_matxtract_C", on ? MatConvert_SeqAIJ_SeqAIJMatXtract : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatXtractSetCrux_C", on ? MatXtractSetCrux_SeqAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatXtractGetInfo_C", on ? MatXtractGetInfo_SeqAIJ : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_anytype_C", on ? MatProductSetFromOptions_MatXtract : NULL));
+  PetscCall(MatXtractComposeConverters(A, "seq", on));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1222,6 +1236,50 @@ static PetscErrorCode MatDestroy_SeqAIJMatXtract(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* In-place factorizations (MatLUFactor, MatILUFactor, MatCholeskyFactor, MatICCFactor) turn A into
+ * a factor: AIJ's replace A's data (MatHeaderMerge keeps A's ops and type name, not its spptr), and
+ * a factor has no products for the shadow to serve. So A becomes plain SeqAIJ first (shadow freed,
+ * AIJ's ops back), then AIJ factors it: every op and the destroy stay AIJ's. */
+static PetscErrorCode MatXtractToAIJForFactor(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscInfo(A, "matxtract: in-place factorization: the matrix becomes %s first\n", MATSEQAIJ));
+  PetscCall(MatConvert_SeqAIJMatXtract_SeqAIJ(A, MATSEQAIJ, MAT_INPLACE_MATRIX, &A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatLUFactor_SeqAIJMatXtract(Mat A, IS row, IS col, const MatFactorInfo *info)
+{
+  PetscFunctionBegin;
+  PetscCall(MatXtractToAIJForFactor(A));
+  PetscCall((*A->ops->lufactor)(A, row, col, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatILUFactor_SeqAIJMatXtract(Mat A, IS row, IS col, const MatFactorInfo *info)
+{
+  PetscFunctionBegin;
+  PetscCall(MatXtractToAIJForFactor(A));
+  PetscCall((*A->ops->ilufactor)(A, row, col, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCholeskyFactor_SeqAIJMatXtract(Mat A, IS perm, const MatFactorInfo *info)
+{
+  PetscFunctionBegin;
+  PetscCall(MatXtractToAIJForFactor(A));
+  PetscCall((*A->ops->choleskyfactor)(A, perm, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatICCFactor_SeqAIJMatXtract(Mat A, IS row, const MatFactorInfo *info)
+{
+  PetscFunctionBegin;
+  PetscCall(MatXtractToAIJForFactor(A));
+  PetscCall((*A->ops->iccfactor)(A, row, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatXtractInstallOps(Mat A)
 {
   PetscFunctionBegin;
@@ -1234,6 +1292,10 @@ static PetscErrorCode MatXtractInstallOps(Mat A)
   A->ops->duplicate        = MatDuplicate_SeqAIJMatXtract;
   A->ops->view             = MatView_SeqAIJMatXtract;
   A->ops->setfromoptions   = MatSetFromOptions_SeqAIJMatXtract;
+  if (A->ops->lufactor) A->ops->lufactor = MatLUFactor_SeqAIJMatXtract;
+  if (A->ops->ilufactor) A->ops->ilufactor = MatILUFactor_SeqAIJMatXtract;
+  if (A->ops->choleskyfactor) A->ops->choleskyfactor = MatCholeskyFactor_SeqAIJMatXtract;
+  if (A->ops->iccfactor) A->ops->iccfactor = MatICCFactor_SeqAIJMatXtract;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1260,6 +1322,10 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJMatXtract(Mat A, MatType type, MatReuse r
   x->base.multadd          = B->ops->multadd;
   x->base.multtranspose    = B->ops->multtranspose;
   x->base.multtransposeadd = B->ops->multtransposeadd;
+  x->base.lufactor         = B->ops->lufactor;
+  x->base.ilufactor        = B->ops->ilufactor;
+  x->base.choleskyfactor   = B->ops->choleskyfactor;
+  x->base.iccfactor        = B->ops->iccfactor;
   PetscCall(MatXtractInstallOps(B));
   PetscCall(MatXtractComposeAll(B, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJMATXTRACT));
@@ -1277,8 +1343,11 @@ PetscErrorCode MatConvert_SeqAIJMatXtract_SeqAIJ(Mat A, MatType type, MatReuse r
   Mat_MatXtract *x;
 
   PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) { /* B is the SeqAIJ of an earlier MatConvert: values only */
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
   x = (Mat_MatXtract *)B->spptr;
   PetscCall(MatXtractFreeShadow(x));
   PetscCall(MatXtractSettingsDestroy(&x->set));
@@ -1292,6 +1361,10 @@ PetscErrorCode MatConvert_SeqAIJMatXtract_SeqAIJ(Mat A, MatType type, MatReuse r
   B->ops->multadd          = x->base.multadd;
   B->ops->multtranspose    = x->base.multtranspose;
   B->ops->multtransposeadd = x->base.multtransposeadd;
+  B->ops->lufactor         = x->base.lufactor;
+  B->ops->ilufactor        = x->base.ilufactor;
+  B->ops->choleskyfactor   = x->base.choleskyfactor;
+  B->ops->iccfactor        = x->base.iccfactor;
   PetscCall(PetscFree(B->spptr));
   PetscCall(PetscFree(B->defaultvectype));
   PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));

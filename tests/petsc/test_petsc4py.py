@@ -63,11 +63,11 @@ def solve(A):
 
 
 def info_text(A):
-    """What -mat_view ::ascii_info prints for A."""
+    """What -mat_view ::ascii_info_detail prints for A."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "view.txt")
         viewer = PETSc.Viewer().createASCII(path, comm=PETSc.COMM_SELF)
-        viewer.pushFormat(PETSc.Viewer.Format.ASCII_INFO)
+        viewer.pushFormat(PETSc.Viewer.Format.ASCII_INFO_DETAIL)
         A.view(viewer)
         viewer.destroy()
         with open(path) as f:

@@ -91,7 +91,7 @@ static PetscErrorCode ToMatXtract(Mat A, const char *compress, PetscReal tc, Pet
 }
 
 
-/* B's -mat_view ::ascii_info into buf (rank 0's diagonal block under MPI), through view_path */
+/* B's -mat_view ::ascii_info_detail into buf (rank 0's diagonal block under MPI), through view_path */
 static PetscErrorCode ViewInfo(Mat B, char *buf, size_t size)
 {
   PetscViewer viewer;
@@ -100,14 +100,26 @@ static PetscErrorCode ViewInfo(Mat B, char *buf, size_t size)
 
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIOpen(PETSC_COMM_WORLD, view_path, &viewer));
-  PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO_DETAIL));
   PetscCall(MatView(B, viewer));
   PetscCall(PetscViewerPopFormat(viewer));
   PetscCall(PetscViewerDestroy(&viewer));
+  /* only our lines: MPIAIJ's ::ascii_info_detail lists every ghost of its scatter before them */
+  buf[0] = 0;
+  n      = 0;
   f      = fopen(view_path, "r");
-  n      = f ? fread(buf, 1, size - 1, f) : 0;
-  buf[n] = 0;
-  if (f) fclose(f);
+  if (f) {
+    char   *line = NULL;
+    size_t  cap  = 0;
+    ssize_t len;
+    while ((len = getline(&line, &cap, f)) > 0)
+      if (strstr(line, "MatXtract:") && n + (size_t)len < size) {
+        memcpy(buf + n, line, (size_t)len + 1);
+        n += (size_t)len;
+      }
+    free(line);
+    fclose(f);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -124,7 +136,8 @@ static PetscErrorCode CheckEncodings(Mat B, const char *values, const char *colu
 {
   const PetscBool patterns = (PetscBool)(values && !strcmp(values, "patterns"));
   MatXtractInfo info;
-  char          what[256], buf[8192] = "";
+  char          what[256];
+  char          buf[8192] = "";
 
   PetscFunctionBegin;
   PetscCall(MatXtractGetInfo(B, &info));
@@ -137,7 +150,7 @@ static PetscErrorCode CheckEncodings(Mat B, const char *values, const char *colu
     PetscCall(ExpectAll((PetscBool)(info.compress_in_use && info.compress_note == NULL), "the pack is read by MatMult", name));
     PetscCall(ExpectAll((PetscBool)(info.packed_bytes_per_nnz < info.plain_bytes_per_nnz && info.plain_bytes_per_nnz >= 12.0), "fewer bytes per nonzero than plain", name));
   } else PetscCall(ExpectAll((PetscBool)(info.compress_note != NULL && info.packed_bytes_per_nnz == info.plain_bytes_per_nnz), "not packed: a note says why, plain bytes", name));
-  /* -mat_view ::ascii_info (rank 0's diagonal block under MPI) */
+  /* -mat_view ::ascii_info_detail (rank 0's diagonal block under MPI) */
   {
     char want[128];
     PetscCall(ViewInfo(B, buf, sizeof buf));
@@ -145,7 +158,7 @@ static PetscErrorCode CheckEncodings(Mat B, const char *values, const char *colu
     else if (packed && values) PetscCall(PetscSNPrintf(want, sizeof want, "cold region packed (-mat_matxtract_compress %s): values %s", pack_on, values));
     else if (packed) PetscCall(PetscSNPrintf(want, sizeof want, "cold region packed"));
     else PetscCall(PetscSNPrintf(want, sizeof want, "MatXtract: cold region %s", info.compress_note));
-    PetscCall(Expect((PetscBool)(strstr(buf, want) != NULL && strstr(buf, "bytes per nonzero") != NULL), "-mat_view ::ascii_info shows the encodings and bytes per nonzero", name));
+    PetscCall(Expect((PetscBool)(strstr(buf, want) != NULL && strstr(buf, "bytes per nonzero") != NULL), "-mat_view ::ascii_info_detail shows the encodings and bytes per nonzero", name));
     if (!(strstr(buf, want) != NULL)) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  wanted \"%s\" in:\n%s\n", want, buf));
     if (packed && !patterns) { /* the row pointers' encoding too: plain under auto (16-bit offsets are forced only) */
       PetscCall(PetscSNPrintf(want, sizeof want, ", row pointers %s:", info.compress_rows));
@@ -427,7 +440,8 @@ static PetscErrorCode CheckHotValues(Mat A, const char *name, const char *values
   for (int c = 0; c < 2; c++) {
     Mat           B;
     MatXtractInfo info;
-    char          label[256], want[128], buf[8192] = "";
+    char          label[256], want[128];
+    char          buf[8192] = "";
     const char   *expect = c == 0 ? values : "plain";
     PetscCall(PetscSNPrintf(label, sizeof label, "%s SE crux (1,1) compress %s", name, compress[c]));
     PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_mode", "se"));

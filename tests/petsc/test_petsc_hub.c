@@ -37,17 +37,17 @@ static PetscErrorCode ToMatXtract(Mat A, PetscInt K, PetscReal tc, Mat *B)
   PetscFunctionReturn(0);
 }
 
-/* whether B's -mat_view ::ascii_info (rank 0's block) contains text */
+/* whether B's -mat_view ::ascii_info_detail (rank 0's block) contains text */
 static PetscErrorCode ViewSays(Mat B, const char *text, PetscBool *says)
 {
   PetscViewer viewer;
   FILE       *f;
-  char        buf[16384];
+  static char buf[1 << 20]; /* MPIAIJ's ::ascii_info_detail lists its scatter before our lines */
   size_t      n;
 
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIOpen(PETSC_COMM_WORLD, view_path, &viewer));
-  PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO_DETAIL));
   PetscCall(MatView(B, viewer));
   PetscCall(PetscViewerPopFormat(viewer));
   PetscCall(PetscViewerDestroy(&viewer));

@@ -195,7 +195,7 @@ static PetscErrorCode CheckInterface(void)
   PetscCall(MatXtractGetInfo(B, &info));
   PetscCall(Expect((PetscBool)(info.hot_nnz > 0 && info.crux_source == MATXTRACT_CRUX_OPTION && info.tau_c == (PetscReal)0.7), "-mat_matxtract_crux activates the hot path", "interface"));
   PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, MX_TEST_VIEW_FILE, &viewer));
-  PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO_DETAIL));
   PetscCall(MatView(B, viewer));
   PetscCall(PetscViewerPopFormat(viewer));
   PetscCall(PetscViewerDestroy(&viewer));
@@ -205,7 +205,7 @@ static PetscErrorCode CheckInterface(void)
     buf[n]   = 0;
     if (f) fclose(f);
   }
-  PetscCall(Expect((PetscBool)(strstr(buf, "crux (tau_c, tau_r) = (0.7, 0.5)") != NULL), "-mat_view ::ascii_info shows the crux", "interface"));
+  PetscCall(Expect((PetscBool)(strstr(buf, "crux (tau_c, tau_r) = (0.7, 0.5)") != NULL), "-mat_view ::ascii_info_detail shows the crux", "interface"));
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJMATXTRACT, &flg));
   PetscCall(Expect(flg, "type name", "interface"));
 

@@ -22,7 +22,7 @@
 # summary checks it). Every run has -info :mat (matxtract's predict/upgrade/guard decisions) and
 # prints the plan it ended on ("matxtract: plan after ..."); -device_enable eager creates the CUDA
 # context at PetscInitialize, outside every timed region, for both types. After the timed runs, one
-# untimed run per (matrix, type) at N = 100 with -log_view and the matrix viewed ::ascii_info
+# untimed run per (matrix, type) at N = 100 with -log_view and the matrix viewed ::ascii_info_detail
 # (logs/*_profile.log; E2E_PROFILE=0 skips them).
 #
 # Writes OUTDIR/e2e.csv (one row per matrix, example, type, N: medians), OUTDIR/e2e_runs.csv (every
@@ -145,14 +145,14 @@ for rep in $(seq 1 "$REPS"); do
 done
 t_timed=$(( $(date +%s) - t_runs ))
 
-# 3. one untimed profile run per (case, type): -log_view and the matrix ::ascii_info (the plan in full)
+# 3. one untimed profile run per (case, type): -log_view and the matrix ::ascii_info_detail (the plan in full)
 if [ "$PROFILE" = 1 ]; then
   stamp profile
   while read -r name spec ex; do
     [ -s "$CACHE/$name.petsc" ] || continue
     for type in $BASE matxtract; do
       command_for "$name" "$ex" "$type" 100
-      if [ "$ex" = pagerank ]; then CMD+=(-pagerank_view_mat ::ascii_info); else CMD+=(-ksp_view_mat ::ascii_info); fi
+      if [ "$ex" = pagerank ]; then CMD+=(-pagerank_view_mat ::ascii_info_detail); else CMD+=(-ksp_view_mat ::ascii_info_detail); fi
       CMD+=(-log_view)
       echo "+ ${CMD[*]}" > "$out/logs/${name}_${type}_profile.log"
       timeout "$TIMEOUT" "${CMD[@]}" >> "$out/logs/${name}_${type}_profile.log" 2>&1 || echo "profile run failed: $name $type"

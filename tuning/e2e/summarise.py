@@ -314,7 +314,7 @@ def main():
         L.extend(f"- {p}" for p in problems)
         L.append("")
     L.append("Files: e2e.csv (medians), e2e_runs.csv (every run), logs/ (each run's output with -info :mat; *_profile.log: "
-             "-log_view and the matrix ::ascii_info at 100 iterations), env.txt.")
+             "-log_view and the matrix ::ascii_info_detail at 100 iterations), env.txt.")
     with open(os.path.join(out, "e2e.md"), "w") as fh:
         fh.write("\n".join(L) + "\n")
     print(f"summarise.py: {len(runs)} runs, {len(rows)} rows -> {out}/e2e.csv, e2e_runs.csv, e2e.md"
