@@ -27,20 +27,27 @@
 # When the upload is too large with the PETSc bundle, carry .deps/matrices alone in a later call on the same
 # warm machine (the unpacked /opt/petsc-cuda and build-gpu stay there).
 #
-# Each (case, type) runs in its own process (first-use costs count), E2E_REPS times (default 1); the order of
-# the two types alternates from case to case and from repetition to repetition. Every run passes
+# Each (case, type) runs in its own process (first-use costs count), E2E_REPS times (default 3; CPU 1); the order
+# of the two types alternates from case to case and from repetition to repetition. Every run passes
 # -device_enable eager (GPU): the CUDA context is created in PetscInitialize, outside the timed setup, for both
 # types alike. Repetitions of separate calls (each within one 10-minute device command) combine:
 # protocol_summary.py takes several OUTDIRs; give each call its own OUTDIR and E2E_REP0 (its first
 # repetition's number, so that the type order keeps alternating).
 #
-# Environment: E2E_CPU, E2E_REPS (1), E2E_REP0 (1), E2E_ITS (3000; CPU 1000), E2E_ONLY / E2E_SKIP (regex on case
+# Time (H100, 2026-11-27, 22 cases): preparing the matrices ~15 s on 16 cores (more on a fresh machine), then
+# ~80 s per repetition (1-3 s per run: process start, reading the matrix, setup, 3000 MatMults): the default
+# 3 repetitions take ~4.5 minutes, within one 10-minute device command. On the GPU host, after
+# `tuning/gpu_cycle.sh setup build` (or BUILD_TARGETS="matxtract-e2e matxtract-gen" for just these):
+#   . tuning/gpu_env.sh && bash tuning/e2e/protocol.sh /tmp/e2e build-gpu
+# then bring back /tmp/e2e/protocol.md, protocol.csv, e2e_protocol.csv, runs.tsv and a tarball of logs/ (the
+# device tool returns at most 8 files).
+# Environment: E2E_CPU, E2E_REPS (3; CPU 1), E2E_REP0 (1), E2E_ITS (3000; CPU 1000), E2E_ONLY / E2E_SKIP (regex on case
 # names), E2E_MATRICES, E2E_CACHE (/tmp/matxtract-e2e-cache), E2E_LARGE_MAX_NNZ (real-large files above this
 # many entries are left out; default none, CPU 1200000: all but G3_circuit), E2E_BUDGET_S (default 420: no run
 # starts once the runs took that long; the rest is listed as skipped), E2E_TIMEOUT_S (per run, 180),
 # E2E_ARGS (more options for every run, e.g. -mat_matxtract_upgrade now).
 # Writes OUTDIR/e2e_protocol.csv (matxtract-e2e's rows), OUTDIR/runs.tsv (every run: rc, log), OUTDIR/logs/,
-# OUTDIR/env.txt and OUTDIR/protocol.md (the summary). Exit status 1 when a run failed (a wrong product
+# OUTDIR/env.txt, OUTDIR/protocol.md (the summary) and OUTDIR/protocol.csv (its per-case table). Exit status 1 when a run failed (a wrong product
 # included) or was skipped; the criteria's verdicts are in protocol.md.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -48,7 +55,6 @@ cd "$ROOT" || exit 1
 out=${1:?usage: protocol.sh OUTDIR [BUILD_DIR]}
 build=${2:-build-gpu}
 CPU=${E2E_CPU:-0}
-REPS=${E2E_REPS:-1}
 REP0=${E2E_REP0:-1}
 ONLY=${E2E_ONLY:-}
 SKIP=${E2E_SKIP:-}
@@ -73,6 +79,7 @@ if [ "$CPU" = 1 ]; then
   BASE=aij
   RUNARGS=(-cpu)
   ITS=${E2E_ITS:-1000}
+  REPS=${E2E_REPS:-1}
   LARGE_MAX=${E2E_LARGE_MAX_NNZ:-1200000}
   GENERATED="lap2d_300 lap2d:300 stencil
 lap2d_300_unique lap2d:300@unique unique
@@ -87,6 +94,7 @@ else
   BASE=aijcusparse
   RUNARGS=(-device_enable eager)
   ITS=${E2E_ITS:-3000}
+  REPS=${E2E_REPS:-3}
   LARGE_MAX=${E2E_LARGE_MAX_NNZ:-}
   [ -f tuning/gpu_env.sh ] && . tuning/gpu_env.sh # PETSC_OPTIONS -use_gpu_aware_mpi 0 (the host's MPI is not CUDA-aware)
   GENERATED="lap2d_2000 lap2d:2000 stencil
