@@ -90,6 +90,12 @@ extern "C" void mx_device_release_pools(void) {
 
 extern "C" int mx_device_synchronize(void) { return mx_cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
 
+extern "C" int mx_device_mem_free(size_t *bytes) {
+  size_t total = 0;
+  *bytes       = 0;
+  return mx_cuda_check(cudaMemGetInfo(bytes, &total), "cudaMemGetInfo");
+}
+
 extern "C" int mx_device_count(void) {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {

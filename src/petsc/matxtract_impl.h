@@ -17,6 +17,7 @@
 #include "core/mx_cold_rowpat.h"
 #include "core/mx_hot_pack.h"
 #include "core/mx_predictor.h"
+#include "core/mx_engine.h"
 #include "cuda/mx_device.h"
 
 /* The AIJ ops we override, saved at conversion and called through. */
@@ -79,28 +80,34 @@ typedef struct {
   PetscInt              hub;            /* -mat_matxtract_hub: hub columns of the GPU hub split at all-cold plans (0 = off, MATXTRACT_HUB_AUTO: by the rule) */
 } MatXtractSettings;
 
-/* The plan in use for the current pattern, where its parts came from, and the state of the
- * prediction and of the online upgrade (matxtract_plan.c). Reset by every build of a new pattern
- * or new settings. */
+/* The levers of the plan engine (matxtract_engine.c), in the order the loop weighs them. */
+typedef enum {
+  MATXTRACT_LEVER_PREDICT = 0, /* features + the model's plan (changes no format) */
+  MATXTRACT_LEVER_COLD,        /* the predicted cold kernel for the crux and hot mode in use (GPU) */
+  MATXTRACT_LEVER_REBUILD,     /* the predicted plan, built beside the one in use */
+  MATXTRACT_LEVER_ROWPAT,      /* the cold region in row-pattern form (GPU, segment kernel) */
+  MATXTRACT_LEVER_PACK,        /* the cold region packed (GPU) */
+  MATXTRACT_LEVER_HUB,         /* the hub split of an all-cold plan (GPU) */
+  MATXTRACT_NLEVERS
+} MatXtractLeverId;
+
+/* The plan in use for the current pattern, where its parts came from, and the prediction
+ * (matxtract_predict.c). Reset by every build of a new pattern or new settings. */
 typedef struct {
   mx_plan             plan;                 /* requested crux, hot mode, cold kernel of the format in use */
   MatXtractCruxSource src_crux, src_mode, src_cold;
   PetscBool           predicted;            /* features + prediction done for this pattern */
-  PetscBool           settled;              /* nothing more to predict or try for this pattern */
-  PetscBool           upgrade_tried;        /* the one upgrade attempt of this pattern was made */
-  const char         *why_not;              /* why nothing (more) is predicted or tried, when settled without an upgrade */
   mx_plan             pred_plan;            /* the predicted plan (when predicted) */
   double              log_ratio_cur, log_ratio_pred; /* model outputs of the plan in use then and of the predicted one */
   mx_plan_cold        cold_pred;            /* the best cold kernel for the crux and hot mode in use (when predicted) */
   double              log_ratio_cold;       /* its model output */
   PetscBool           features_on_gpu;      /* the features were computed on the GPU */
-  double              predict_nnz;          /* nonzeros they were computed on (under upgrade now: before the first build) */
+  double              predict_nnz;          /* nonzeros they were computed on */
   PetscBool           predict_pending;      /* the features' GPU passes are queued (MatXtractPredictStart), not yet collected */
   PetscLogDouble      predict_started;      /* host seconds of queueing them */
   PetscLogDouble      predict_seconds;      /* host seconds of features + prediction (queueing and collecting the GPU passes) */
-  PetscLogDouble      t_mult;               /* GPU: seconds per MatMult of the plan in use, timed after its build (0: not timed) */
+  PetscLogDouble      t_mult;               /* seconds per MatMult of the plan in use, timed (0: not timed; the CPU's mean then) */
   PetscLogDouble      t_pred;               /* predicted seconds per MatMult of the predicted plan (0: none) */
-  PetscLogDouble      upgrade_setup;        /* estimated seconds of the upgrade (0: none estimated) */
   PetscLogDouble      spent;                /* CPU: seconds of the CPU kernel in the MatMults on the plan in use */
   PetscInt            mults;                /* MatMults on the plan in use */
 } MatXtractPlanState;
@@ -113,7 +120,6 @@ typedef struct {
   PetscBool        built;
   PetscInt         nbuilds;       /* builds so far (one per pattern, settings change or renumbering) */
   PetscLogDouble   build_seconds; /* of the last build (upload included on the GPU) */
-  PetscLogDouble   build_mult_seconds; /* per GPU MatMult of the format in use, timed by the pack guard (at a build, or at the amortised pack); 0: not timed */
   PetscBool        verify_columns;      /* a block whose columns MPIAIJ may renumber in place (Ao) */
   uint64_t         columns_fingerprint; /* of the columns at the last build, when verify_columns */
   PetscObjectState state;   /* object state the values correspond to */
@@ -139,12 +145,19 @@ typedef struct {
   PetscBool      hot_fell_back;  /* CPU: the last value refresh no longer fit HP's encoding */
   mx_cold_pack P;
   PetscBool    packed;       /* P holds a pack (CPU) */
-  PetscBool    pack_pending; /* GPU, compress auto: packed once the MatMult time spent pays for it (MatXtractPackBeforeMult) */
-  PetscBool    hub_pending;  /* GPU, -mat_matxtract_hub: split once the MatMult time spent pays for it (MatXtractHubBeforeMult) */
-  PetscBool    rowpat_tried; /* GPU, compress auto, pack pending: the row-pattern form was tried (or will never pay) */
   const char  *pack_note;
 
-  MatXtractPlanState plan; /* the plan in use, the prediction and the upgrade */
+  MatXtractPlanState plan; /* the plan in use and the prediction */
+  /* the plan engine: one state per lever, the table's rows as this matrix weighs them (costs that
+   * depend on the matrix set by the engine), and while the rebuild lever is guarded the format it
+   * would replace (kept until the guard decides) */
+  mx_lever       levers[MATXTRACT_NLEVERS];
+  mx_lever_row   rows[MATXTRACT_NLEVERS];
+  mx_format      Fprev;
+  mx_device     *Dprev;
+  mx_plan        plan_prev;
+  mx_cold_kernel cold_prev;  /* the cold kernel before the cold lever */
+  PetscErrorCode engine_err; /* a PETSc error raised inside a lever's callback */
   PetscBool  staged_info_done; /* PetscInfo about host-vector staging printed once */
 
   MatXtractBaseOps base;
@@ -184,7 +197,6 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqAIJMatXtract_SeqAIJ(Mat, MatType, MatR
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJMatXtract(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIAIJMatXtract(Mat);
 PETSC_INTERN PetscErrorCode MatXtractRegisterEvents(void);
-PETSC_INTERN PetscErrorCode MatXtractSync_SeqAIJ(Mat);
 PETSC_INTERN PetscErrorCode MatXtractSettingsDefault(MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractSettingsCopy(const MatXtractSettings *, MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractSettingsDestroy(MatXtractSettings *);
@@ -203,28 +215,54 @@ PETSC_INTERN PetscBool      MatXtractSettingsWantDevice(const MatXtractSettings 
 PETSC_INTERN const char *const MatXtractModeNames[], *const MatXtractDeviceNames[], *const MatXtractColdNames[], *const MatXtractSourceNames[], *const MatXtractUpgradeNames[], *const MatXtractCompressNames[];
 PETSC_INTERN PetscErrorCode MatXtractSetSettings_SeqAIJ(Mat, const MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractSetVerifyColumns_SeqAIJ(Mat);
-PETSC_INTERN PetscErrorCode MatXtractGetCSR_SeqAIJ(Mat, mx_csr *);
-PETSC_INTERN PetscErrorCode MatXtractBuildPlan_SeqAIJ(Mat, const mx_plan *);
-PETSC_INTERN PetscErrorCode MatXtractRepack_SeqAIJ(Mat);
-/* estimated seconds of packing the GPU cold region with its guard, at t_cur seconds per MatMult */
-PETSC_INTERN PetscLogDouble MatXtractPackSeconds(const Mat_MatXtract *, PetscLogDouble);
 
-/* the plan, the prediction and the online upgrade of a sequential block (matxtract_plan.c) */
 /* SpMVs timed on the GPU (median, after 2 warm-ups, CUDA events) for a plan's time per MatMult and by
- * the guards: 5 suffice where the choices differ by the 5-40% they decide on (kron:20:16 PageRank on
- * an H100: plain 289 us vs packed 266 us; 20 products of one plan there spread by < 1%), and each is
- * setup time the solve must pay back */
+ * the guard: 5 suffice where the choices differ by the 5-40% they decide on (docs/performance.md,
+ * "Guard timings"), and each is setup time the solve must pay back */
 #define MATXTRACT_GPU_TIME_REPS 5
+/* SpMVs timed on the CPU by the guard (median) */
+#define MATXTRACT_TIME_REPS 10
 
-PETSC_INTERN PetscErrorCode MatXtractPlanFirst(Mat, mx_plan *);
-PETSC_INTERN PetscErrorCode MatXtractPlanAfterBuild(Mat);
-PETSC_INTERN PetscErrorCode MatXtractPlanBeforeMult(Mat);
+/* the shadow (matxtract_shadow.c): build, refresh, free, compress, split, time, apply; no decisions */
+PETSC_INTERN PetscErrorCode MatXtractCheckStatus(Mat, mx_status, const char *);
+PETSC_INTERN PetscErrorCode MatXtractCheckDevice(Mat, int, const char *);
+PETSC_INTERN PetscErrorCode MatXtractGetCSR_SeqAIJ(Mat, mx_csr *);
+PETSC_INTERN PetscErrorCode MatXtractShadowFree(Mat_MatXtract *);
+PETSC_INTERN void           MatXtractShadowFreeFormats(Mat_MatXtract *);
+PETSC_INTERN PetscErrorCode MatXtractShadowBuildInto(Mat, const mx_plan *, PetscBool, mx_format *, mx_device **);
+PETSC_INTERN PetscErrorCode MatXtractShadowBuild(Mat, const mx_plan *);
+PETSC_INTERN PetscErrorCode MatXtractShadowColumnsChanged(Mat, PetscBool *);
+PETSC_INTERN PetscErrorCode MatXtractShadowRefresh(Mat);
+PETSC_INTERN PetscErrorCode MatXtractShadowCompress(Mat, const mx_pack_request *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatXtractShadowUncompress(Mat);
+PETSC_INTERN PetscErrorCode MatXtractShadowHub(Mat, int, PetscBool *);
+PETSC_INTERN int            MatXtractShadowHubColumns(const Mat_MatXtract *);
+PETSC_INTERN PetscErrorCode MatXtractShadowTime(Mat, PetscLogDouble *);
+PETSC_INTERN PetscErrorCode MatXtractShadowSyncTranspose(Mat);
+PETSC_INTERN PetscErrorCode MatXtractShadowApply(Mat, PetscBool, Vec, Vec, Vec, PetscLogDouble *);
+PETSC_INTERN PetscBool      MatXtractPackActive(const Mat_MatXtract *);
 PETSC_INTERN PetscBool      MatXtractHubInUse(const Mat_MatXtract *);
-PETSC_INTERN PetscErrorCode MatXtractPlanAfterMult(Mat, PetscLogDouble);
-PETSC_INTERN PetscErrorCode MatXtractPlanGetInfo(Mat, MatXtractInfo *);
+PETSC_INTERN PetscBool      MatXtractPackInUse(const Mat_MatXtract *);
+
+/* the prediction (matxtract_predict.c): features + the model, for the engine */
+PETSC_INTERN PetscBool      MatXtractCruxFixed(const MatXtractSettings *);
+PETSC_INTERN PetscBool      MatXtractPlanSameFormat(const mx_plan *, const mx_plan *, PetscBool);
+PETSC_INTERN PetscBool      MatXtractPlanHasAlternative(const mx_model *, const MatXtractSettings *, const mx_plan *, PetscBool);
+PETSC_INTERN PetscLogDouble MatXtractPredictCostNow(const mx_model *, const Mat_MatXtract *);
+PETSC_INTERN double         MatXtractPredictGain(const Mat_MatXtract *);
+PETSC_INTERN PetscErrorCode MatXtractPredictStart(Mat);
+PETSC_INTERN PetscErrorCode MatXtractPredictCollect(Mat, PetscBool *);
+PETSC_INTERN PetscErrorCode MatXtractPredictNow(Mat);
+
+/* the plan engine (matxtract_engine.c) */
+PETSC_INTERN PetscErrorCode MatXtractSync_SeqAIJ(Mat);
+PETSC_INTERN PetscErrorCode MatXtractEngineBeforeMult(Mat);
+PETSC_INTERN PetscErrorCode MatXtractEngineAfterMult(Mat, PetscLogDouble);
 PETSC_INTERN void           MatXtractPlanTimes(const Mat_MatXtract *, PetscLogDouble *, PetscLogDouble *);
-PETSC_INTERN PetscErrorCode MatXtractPackNow_SeqAIJ(Mat);
-PETSC_INTERN PetscErrorCode MatXtractPlanView(Mat, PetscViewer);
+PETSC_INTERN PetscBool      MatXtractPlanSettled(const Mat_MatXtract *);
+
+/* viewing (matxtract_view.c) */
+PETSC_INTERN PetscErrorCode MatXtractGetInfo_SeqAIJ(Mat, MatXtractInfo *);
 
 PETSC_INTERN PetscLogEvent MATXTRACT_Build, MATXTRACT_Refresh, MATXTRACT_Mult, MATXTRACT_MultT, MATXTRACT_BuildT;
 

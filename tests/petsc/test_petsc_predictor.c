@@ -190,7 +190,8 @@ static PetscErrorCode CheckAuto(Mat A, PetscBool guard)
   n = 20;
   PetscCall(MultUntil(B, NULL, &n));
   PetscCall(MatXtractGetInfo(B, &info));
-  PetscCall(ExpectAll((PetscBool)(info.builds == 2 + (info.crux_source == MATXTRACT_CRUX_GUARD)), "auto: one attempt (no further builds)", name));
+  /* the rebuild is made beside the plan in use, which the guard puts back without building it again */
+  PetscCall(ExpectAll((PetscBool)(info.builds == 2), "auto: one attempt (no further builds)", name));
   PetscCall(MatDestroy(&B));
   PetscFunctionReturn(0);
 }
