@@ -298,7 +298,8 @@ static int MatXtractApplyRowPatterns(Mat A, const char **why)
   MatXtractLeverCall(A, MatXtractCheckDevice(A, mx_device_compress_info(x->D, &pi), "reading the cold region's encodings"));
   if (pi.rowpat) return MX_LEVER_OK;
   MatXtractLeverCall(A, MatXtractShadowUncompress(A));
-  *why = "the cold rows do not repeat few patterns";
+  x->pack_note = "not packed yet (auto: packed once the MatMult time spent, saving the pack's assumed gain, would pay for packing)";
+  *why         = "the cold rows do not repeat few patterns";
   return MX_LEVER_SOFT_FAIL;
 }
 
@@ -615,8 +616,12 @@ PetscErrorCode MatXtractEngineBeforeMult(Mat A)
     x->engine_err    = 0;
     PetscCall(e);
   }
-  for (int i = 0; i < MATXTRACT_NLEVERS; i++) /* -info: every lever decided without being applied */
-    if (i != applied && x->levers[i].state != before[i]) PetscCall(PetscInfo(A, "matxtract: %s %s after %" PetscInt_FMT " MatMults: %s\n", x->levers[i].row->name, mx_lever_state_name(x->levers[i].state), x->plan.mults, x->levers[i].why ? x->levers[i].why : ""));
+  for (int i = 0; i < MATXTRACT_NLEVERS; i++) { /* every lever decided without being applied: -info, and the pack's note */
+    if (i == applied || x->levers[i].state == before[i]) continue;
+    PetscCall(PetscInfo(A, "matxtract: %s %s after %" PetscInt_FMT " MatMults: %s\n", x->levers[i].row->name, mx_lever_state_name(x->levers[i].state), x->plan.mults, x->levers[i].why ? x->levers[i].why : ""));
+    if (i == MATXTRACT_LEVER_PACK && x->levers[i].state == MX_LEVER_DECLINED && x->set.expected_mults > 0) x->pack_note = "not packed (the expected MatMults cannot pay for packing: -mat_matxtract_expected_mults)";
+    else if (i == MATXTRACT_LEVER_PACK) x->pack_note = x->levers[i].why;
+  }
   if (r == MX_ENGINE_CHANGED) PetscCall(MatXtractEngineAfterLever(A, applied, clk.t_cur));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
