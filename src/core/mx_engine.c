@@ -173,3 +173,27 @@ mx_engine_result mx_engine_step(mx_lever *levers, int n, const mx_lever_ops *ops
   }
   return mx_engine_pending(levers, n) ? MX_ENGINE_WAIT : MX_ENGINE_IDLE;
 }
+
+/* Lever i applied whatever the rule says: ready, t_new and cost recorded, then apply_lever. */
+mx_engine_result mx_engine_apply_now(mx_lever *levers, int n, int i, const mx_lever_ops *ops, void *ctx, mx_engine_clock *clk) {
+  if (!levers || !ops || !clk || i < 0 || i >= n) return MX_ENGINE_ERROR;
+  if (levers[i].state != MX_LEVER_PENDING) return MX_ENGINE_IDLE;
+  mx_lever w = levers[i];
+  int go = 0;
+  if (!w.row) return MX_ENGINE_ERROR;
+  if (ask_ready(&w, i, ops, ctx, &go) == ONE_ERROR) return MX_ENGINE_ERROR;
+  if (!go) {
+    levers[i] = w;
+    return MX_ENGINE_WAIT;
+  }
+  double t_new = 0.0, t_kept = clk->t_cur;
+  if (predict_time(&w, i, ops, ctx, clk->t_cur, &t_new)) return MX_ENGINE_ERROR;
+  w.t_new_s = t_new;
+  w.cost_s = mx_engine_cost(w.row, clk, t_new);
+  const one_outcome r = apply_lever(&w, i, ops, ctx, clk, &t_kept);
+  if (r == ONE_ERROR) return MX_ENGINE_ERROR;
+  levers[i] = w;
+  if (r != ONE_APPLIED) return MX_ENGINE_WAIT;
+  clk->t_cur = t_kept;
+  return MX_ENGINE_CHANGED;
+}

@@ -112,6 +112,12 @@ typedef enum {
  * *applied: the index of the lever applied this step, or -1. */
 mx_engine_result mx_engine_step(mx_lever *levers, int n, const mx_lever_ops *ops, void *ctx, mx_engine_clock *clk, int *applied);
 
+/* Lever i now, whatever the rule says (a decision at the build, where its cost is small next to the
+ * build's): ready first (NOT_YET -> WAIT, nothing done; NOT_NEEDED -> OFF, WAIT), then as a step that
+ * said NOW: bytes, apply, guard. CHANGED when it was applied (kept or undone), WAIT when not
+ * (declined for bytes, failed, not ready), ERROR on a hard error; IDLE when i is not PENDING. */
+mx_engine_result mx_engine_apply_now(mx_lever *levers, int n, int i, const mx_lever_ops *ops, void *ctx, mx_engine_clock *clk);
+
 /* Whether any lever is PENDING. */
 int mx_engine_pending(const mx_lever *levers, int n);
 

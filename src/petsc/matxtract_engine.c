@@ -19,6 +19,11 @@
 #include "matxtract_impl.h"
 #include <math.h>
 
+/* Decided at the build: a compression lever whose estimated cost (fixed + per nonzero, its guard's
+ * products aside) is at most this fraction of the build just made (upload included) is applied at
+ * once, so the solve runs the right form from its first product; costlier ones wait for the rule. */
+#define MATXTRACT_BUILD_FRACTION 0.02
+
 /* name, fixed seconds, ns per nonzero, assumed gain, guard products, guard times the old plan too.
  * predict and rebuild: costs set per matrix (the prediction's by where its features run, the
  * rebuild's from the measured build); cold and rebuild: gains from the model (predict callback). */
@@ -406,6 +411,12 @@ static int MatXtractLeverUndo(void *ctx, int i)
 
 static const mx_lever_ops MatXtractLeverOps = {MatXtractLeverReady, MatXtractLeverPredict, MatXtractLeverBytes, MatXtractLeverApply, MatXtractLeverTime, MatXtractLeverUndo};
 
+/* Free device memory now, for the levers' bytes check (no bound without a device or a reading). */
+static void MatXtractReadBytesFree(Mat_MatXtract *x)
+{
+  if (!x->D || mx_device_mem_free(&x->bytes_free)) x->bytes_free = SIZE_MAX;
+}
+
 /* ---------------- arming after a build ---------------- */
 
 /* The prediction's levers: predict (under upgrade auto), then the cold kernel and the rebuild it may
@@ -482,6 +493,39 @@ static PetscErrorCode MatXtractArmHub(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatXtractEngineAfterLever(Mat, int, PetscLogDouble);
+
+/* The row-pattern form and the pack decided at the build where they cost little next to it
+ * (MATXTRACT_BUILD_FRACTION): applied now, guarded as the loop would. */
+static PetscErrorCode MatXtractDecideAtBuild(Mat A)
+{
+  Mat_MatXtract  *x     = (Mat_MatXtract *)A->spptr;
+  const int       ids[] = {MATXTRACT_LEVER_ROWPAT, MATXTRACT_LEVER_PACK};
+  const double    nnz   = (double)x->F.nnz;
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 2; k++) {
+    const int        i    = ids[k];
+    const double     cost = x->rows[i].fixed_s + 1e-9 * x->rows[i].ns_per_nnz * nnz;
+    mx_engine_clock  clk  = {x->plan.t_mult, 0.0, (double)x->set.expected_mults, nnz, x->bytes_free, x->set.guard ? 1 : 0};
+    mx_engine_result r;
+    if (x->levers[i].state != MX_LEVER_PENDING || !(x->plan.t_mult > 0) || cost > MATXTRACT_BUILD_FRACTION * x->build_seconds) continue;
+    PetscCall(PetscInfo(A, "matxtract: %s decided at the build: estimated %g s, the build took %g s\n", x->rows[i].name, cost, (double)x->build_seconds));
+    PetscCall(MatXtractCheckDevice(A, mx_device_synchronize(), "waiting for the build"));
+    x->engine_err = 0;
+    r             = mx_engine_apply_now(x->levers, MATXTRACT_NLEVERS, i, &MatXtractLeverOps, A, &clk);
+    if (r == MX_ENGINE_ERROR) {
+      PetscErrorCode e = x->engine_err ? x->engine_err : PETSC_ERR_PLIB;
+      x->engine_err    = 0;
+      PetscCall(e);
+    }
+    if (r == MX_ENGINE_CHANGED) PetscCall(MatXtractEngineAfterLever(A, i, clk.t_cur));
+    else if (x->levers[i].state != MX_LEVER_PENDING) PetscCall(PetscInfo(A, "matxtract: %s %s at the build: %s\n", x->rows[i].name, mx_lever_state_name(x->levers[i].state), x->levers[i].why ? x->levers[i].why : ""));
+    if (i == MATXTRACT_LEVER_ROWPAT && x->levers[i].state == MX_LEVER_FAILED) x->pack_note = "not packed yet (auto: packed once the MatMult time spent, saving the pack's assumed gain, would pay for packing)";
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* After a build of the pattern's first plan: the plan's resolved parts, the levers armed, and on the
  * GPU the plan timed when a lever waits for the time spent (unless the build's guard timed it). */
 static PetscErrorCode MatXtractEngineArm(Mat A)
@@ -499,6 +543,8 @@ static PetscErrorCode MatXtractEngineArm(Mat A)
   PetscCall(MatXtractArmCompression(A));
   PetscCall(MatXtractArmHub(A));
   if (x->D && !(x->plan.t_mult > 0) && (mx_engine_pending(x->levers, MATXTRACT_NLEVERS) || x->plan.predicted)) PetscCall(MatXtractShadowTime(A, &x->plan.t_mult));
+  MatXtractReadBytesFree(x);
+  if (x->D) PetscCall(MatXtractDecideAtBuild(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -605,9 +651,8 @@ PetscErrorCode MatXtractEngineBeforeMult(Mat A)
   clk.spent      = spent;
   clk.expected   = (double)x->set.expected_mults;
   clk.nnz        = (double)x->F.nnz;
-  clk.bytes_free = SIZE_MAX;
+  clk.bytes_free = x->bytes_free;
   clk.guard      = x->set.guard ? 1 : 0;
-  if (x->D && mx_device_mem_free(&clk.bytes_free)) clk.bytes_free = SIZE_MAX;
   for (int i = 0; i < MATXTRACT_NLEVERS; i++) before[i] = x->levers[i].state;
   x->engine_err = 0;
   r             = mx_engine_step(x->levers, MATXTRACT_NLEVERS, &MatXtractLeverOps, A, &clk, &applied);
@@ -623,6 +668,7 @@ PetscErrorCode MatXtractEngineBeforeMult(Mat A)
     else if (i == MATXTRACT_LEVER_PACK) x->pack_note = x->levers[i].why;
   }
   if (r == MX_ENGINE_CHANGED) PetscCall(MatXtractEngineAfterLever(A, applied, clk.t_cur));
+  if (r == MX_ENGINE_CHANGED) MatXtractReadBytesFree(x);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

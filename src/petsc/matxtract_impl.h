@@ -158,6 +158,8 @@ typedef struct {
   mx_plan        plan_prev;
   mx_cold_kernel cold_prev;  /* the cold kernel before the cold lever */
   PetscErrorCode engine_err; /* a PETSc error raised inside a lever's callback */
+  size_t         bytes_free; /* free device memory, read after each build and each lever applied (cudaMemGetInfo
+                                costs microseconds: not read before every product) */
   PetscBool  staged_info_done; /* PetscInfo about host-vector staging printed once */
 
   MatXtractBaseOps base;

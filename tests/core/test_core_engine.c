@@ -476,7 +476,30 @@ static void state_names(void) {
         "state names");
 }
 
+/* mx_engine_apply_now: applied at once although the rule would say LATER (nothing spent), guarded
+ * (slower: undone); NOT_YET leaves it pending, untouched; a lever not pending: IDLE. */
+static void apply_now(void) {
+  const mx_lever_row rows[] = {{"now", 100.0, 0.0, 0.5, 2, 0}, {"slow", 100.0, 0.0, 0.5, 2, 0}};
+  mx_lever lv[2];
+  arm_all(lv, rows, 2);
+  fake f = fake_new();
+  f.t_true[1] = 0.5;
+  f.t_true[2] = 2.0;
+  mx_engine_clock clk = clock_new();
+  CHECK(mx_engine_step(lv, 2, &ops_all, &f, &clk, NULL) == MX_ENGINE_WAIT && f.n_apply[0] == 0, "the rule says LATER");
+  CHECK(mx_engine_apply_now(lv, 2, 0, &ops_all, &f, &clk) == MX_ENGINE_CHANGED, "apply_now: CHANGED");
+  CHECK(lv[0].state == MX_LEVER_KEPT && f.plan == 1 && clk.t_cur == 0.5 && lv[0].cost_s == 101.0, "apply_now: kept (cost %g)", lv[0].cost_s);
+  CHECK(mx_engine_apply_now(lv, 2, 0, &ops_all, &f, &clk) == MX_ENGINE_IDLE, "apply_now of a lever not pending: IDLE");
+  f.ready_rc[1] = MX_LEVER_NOT_YET;
+  CHECK(mx_engine_apply_now(lv, 2, 1, &ops_all, &f, &clk) == MX_ENGINE_WAIT && lv[1].state == MX_LEVER_PENDING && f.n_apply[1] == 0, "apply_now, not ready: WAIT");
+  f.ready_rc[1] = MX_LEVER_OK;
+  CHECK(mx_engine_apply_now(lv, 2, 1, &ops_all, &f, &clk) == MX_ENGINE_CHANGED, "apply_now slower: CHANGED");
+  CHECK(lv[1].state == MX_LEVER_DECLINED && f.plan == 1 && clk.t_cur == 0.5 && f.n_undo[1] == 1, "apply_now slower: undone");
+  CHECK(mx_engine_apply_now(lv, 2, 5, &ops_all, &f, &clk) == MX_ENGINE_ERROR, "apply_now out of range: ERROR");
+}
+
 int main(void) {
+  apply_now();
   pays_after_a_few();
   slower_undone();
   soft_fail_then_next();
