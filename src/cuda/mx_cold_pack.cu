@@ -315,6 +315,7 @@ int mx_cold_pack_dev_x(const mx_device *D, const double *x, cudaStream_t s, cons
 }
 
 extern "C" int mx_device_compress(mx_device *D, const mx_pack_request *req) {
+  if (D && D->plain_released) return mx_fail("mx_device_compress: the plain cold CSR is released");
   if (!D || !req) return mx_fail("mx_device_compress: NULL argument");
   mx_hot_pack_dev_free(D);
   if (req->val == MX_PACK_AUTO) { /* the SE hot region's values (mx_hot_pack.cu) */

@@ -622,6 +622,7 @@ extern "C" size_t mx_device_bytes(const mx_device *D) { return D ? D->bytes : 0;
 extern "C" mx_cold_kernel mx_device_cold_kernel(const mx_device *D) { return D ? D->cold : MX_COLD_AUTO; }
 
 extern "C" int mx_device_set_cold_kernel(mx_device *D, mx_cold_kernel k) {
+  if (D && D->plain_released) return mx_fail("mx_device_set_cold_kernel: the plain cold CSR is released");
   if (!D) return mx_fail("mx_device_set_cold_kernel: device format is NULL");
   if (k == MX_COLD_TIMED || !cold_request_valid(k)) return mx_fail("mx_device_set_cold_kernel: cold kernel %d cannot be switched to", (int)k);
   if (k == MX_COLD_CUSPARSE && !cusparse_can_take(D))
@@ -721,6 +722,7 @@ extern "C" int mx_device_refresh_values(mx_device *D, const double *val, void *s
   if (!D) return mx_fail("mx_device_refresh_values: device format is NULL");
   if (D->nnz == 0) return 0;
   if (!val) return mx_fail("mx_device_refresh_values: val is NULL");
+  if (D->plain_released) return mx_fail("mx_device_refresh_values: the plain cold CSR is released (mx_device_hub_restore_plain first)");
   cudaStream_t s = (cudaStream_t)stream;
   mx_device_hub_drop(D); /* its split holds the old values */
   D->rowpat_lost = 0; /* set again below if this refresh loses the row patterns */

@@ -143,6 +143,15 @@ int mx_device_spmv_host(mx_device *D, const double *x, const double *z, double *
  * refresh drops the split, a cold-kernel switch applies to the rest too. K = 0 drops it. 0, or 1 with
  * the error recorded and D as before. */
 int mx_device_hub(mx_device *D, const mx_csr *A, int K);
+/* While the split runs D's products: D's plain columns and values freed (they are read by nothing
+ * else: D all cold in input order, without a pack, row patterns, x-hot or cuSPARSE; else an error
+ * and nothing freed). mx_device_hub_restore_plain(D, A) uploads the columns of A (the CSR D holds)
+ * again and allocates the values, which a value refresh then fills; until then a refresh, a new
+ * split, the statistics, a compression, a cold-kernel switch and the feature passes are refused.
+ * 0, or 1 with the error recorded. */
+int mx_device_hub_release_plain(mx_device *D);
+int mx_device_hub_restore_plain(mx_device *D, const mx_csr *A);
+int mx_device_hub_plain_released(const mx_device *D);
 /* The split's hub columns and hub nonzeros, 0 and 0 when D has none. */
 void mx_device_hub_info(const mx_device *D, int *K, int64_t *hub_nnz);
 /* mx_cold_hub_stats of D's cold CSR on the GPU (the hub nonzeros in its K most used columns and the

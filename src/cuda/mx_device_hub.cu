@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include "mx_cold_hub_dev.h"
 #include "mx_device_impl.h"
+#include "mx_upload.h"
 extern "C" {
 #include "../core/mx_cold_pack.h"
 }
@@ -61,6 +62,7 @@ static int hub_make(const mx_device *D, int K, mx_cold_kernel cold, mx_hub_split
 
 extern "C" int mx_device_hub(mx_device *D, const mx_csr *A, int K) {
   if (!D || !A) return mx_fail("mx_device_hub: NULL argument");
+  if (D->plain_released) return mx_fail("mx_device_hub: D's plain cold CSR is released (mx_device_hub_restore_plain first)");
   if (K == 0) {
     mx_device_hub_drop(D);
     return 0;
@@ -79,6 +81,7 @@ extern "C" int mx_device_hub(mx_device *D, const mx_csr *A, int K) {
 
 extern "C" int mx_device_hub_stats(const mx_device *D, int K, int64_t *hub_nnz, int64_t *hub_rows) {
   if (!D || !hub_nnz || !hub_rows) return mx_fail("mx_device_hub_stats: NULL argument");
+  if (D->plain_released) return mx_fail("mx_device_hub_stats: D's plain cold CSR is released");
   mx_trace_step(nullptr);
   const int rc = mx_hub_dev_stats(D->cold_rowptr, D->cold_col, D->nrows, D->ncols, D->cold_nnz, K, hub_nnz, hub_rows);
   mx_trace_step("hub statistics");
@@ -99,3 +102,43 @@ int mx_device_hub_launch(mx_device *D, const double *x, const double *z, double 
 void mx_device_hub_kernel(mx_device *D, mx_cold_kernel k) {
   if (D->hub_split && mx_device_set_cold_kernel(D->hub_split->rest, k)) mx_device_hub_drop(D);
 }
+
+/* While the split runs D's products, D's own columns and values are read by nothing else when D is
+ * the whole matrix in input order (cold_identity), without a pack, row patterns, x-hot codes or
+ * cuSPARSE descriptors over them: they are freed (the feature passes, which read them, dropped). */
+extern "C" int mx_device_hub_release_plain(mx_device *D) {
+  if (!D || !D->hub_split) return mx_fail("mx_device_hub_release_plain: no hub split in use");
+  if (D->plain_released) return 0;
+  if (!D->cold_identity || D->csp || D->pack || D->rowpat || D->hot_pack || D->xhot_n)
+    return mx_fail("mx_device_hub_release_plain: D's plain cold CSR is read by more than the split (a pack, row patterns, x-hot or cuSPARSE)");
+  mx_features_job_drop(D);
+  mx_cuda_free_on(D, &D->cold_col, (size_t)D->cold_nnz);
+  mx_cuda_free_on(D, &D->cold_val, (size_t)D->cold_nnz);
+  D->plain_released = 1;
+  return 0;
+}
+
+/* D's columns uploaded again from A (the CSR it holds, in input order) and its value array allocated
+ * (a value refresh fills it); the split stays until that refresh drops it. */
+extern "C" int mx_device_hub_restore_plain(mx_device *D, const mx_csr *A) {
+  if (!D || !A) return mx_fail("mx_device_hub_restore_plain: NULL argument");
+  if (!D->plain_released) return 0;
+  if (A->nrows != D->nrows || !A->rowptr || A->rowptr[A->nrows] != D->cold_nnz)
+    return mx_fail("mx_device_hub_restore_plain: the CSR is not the one the device format holds");
+  if (mx_cuda_alloc_on(D, &D->cold_col, (size_t)D->cold_nnz, "restoring the plain columns") ||
+      mx_cuda_alloc_on(D, &D->cold_val, (size_t)D->cold_nnz, "restoring the plain values")) {
+    mx_cuda_free_on(D, &D->cold_col, (size_t)D->cold_nnz);
+    return 1;
+  }
+  const mx_h2d_piece cols = {D->cold_col, A->colidx, sizeof(int) * (size_t)D->cold_nnz};
+  if (mx_h2d_copy(&cols, 1, 0, "mx_device_hub_restore_plain: uploading the columns")) {
+    mx_cuda_free_on(D, &D->cold_col, (size_t)D->cold_nnz);
+    mx_cuda_free_on(D, &D->cold_val, (size_t)D->cold_nnz);
+    return 1;
+  }
+  D->plain_released = 0;
+  if (D->bytes > D->build_peak_bytes) D->build_peak_bytes = D->bytes;
+  return 0;
+}
+
+extern "C" int mx_device_hub_plain_released(const mx_device *D) { return D ? D->plain_released : 0; }

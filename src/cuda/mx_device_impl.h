@@ -37,6 +37,8 @@ struct mx_device {
   int rowpat_lost; /* the last value refresh found the row patterns no longer hold the values */
   mx_hot_pack_dev *hot_pack; /* the SE values as one value or column constants (mx_device_compress); NULL = plain */
   struct mx_hub_split_dev *hub_split; /* mx_device_hub: the product runs its rest device, then the hub part; NULL = off */
+  int plain_released; /* mx_device_hub_release_plain: cold_col and cold_val freed while the split runs the
+                       * products (cold_rowptr stays); mx_device_hub_restore_plain brings them back */
 
   /* cold CSR */
   int cold_nnz;

@@ -601,6 +601,22 @@ PetscErrorCode MatXtractSync_SeqAIJ(Mat A)
 
 /* ---------------- the step before each product ---------------- */
 
+/* The hub split kept: it runs the products alone (its rest packed with it), so the whole matrix's own
+ * compression levers end, a pack of it is dropped, its feature passes are not collected (the plans
+ * the model predicts are whole-matrix plans), and its plain device arrays are freed. */
+static PetscErrorCode MatXtractHubKept(Mat A)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  if (MatXtractPackInUse(x) || x->levers[MATXTRACT_LEVER_PACK].state == MX_LEVER_KEPT || x->levers[MATXTRACT_LEVER_ROWPAT].state == MX_LEVER_KEPT) PetscCall(MatXtractShadowUncompress(A));
+  for (int i = MATXTRACT_LEVER_ROWPAT; i <= MATXTRACT_LEVER_PACK; i++) mx_engine_arm(x->levers, i, 0, "the hub split runs the products (its rest is packed with it)");
+  x->pack_note            = "not packed: the hub split runs the products (its rest is packed with it)";
+  x->plan.predict_pending = PETSC_FALSE;
+  PetscCall(MatXtractShadowReleasePlain(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* After lever i was applied and decided (kept, or undone by the guard): the plan's record. */
 static PetscErrorCode MatXtractEngineAfterLever(Mat A, int i, PetscLogDouble t_cur)
 {
@@ -630,6 +646,7 @@ static PetscErrorCode MatXtractEngineAfterLever(Mat A, int i, PetscLogDouble t_c
     st->spent = 0.0;
   }
   if (i == MATXTRACT_LEVER_PACK || i == MATXTRACT_LEVER_ROWPAT) x->pack_note = kept ? NULL : L->why;
+  if (i == MATXTRACT_LEVER_HUB && kept) PetscCall(MatXtractHubKept(A));
   if (i != MATXTRACT_LEVER_PREDICT && (x->D || L->t_after_s > 0)) st->t_mult = t_cur;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

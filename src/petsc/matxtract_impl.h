@@ -238,6 +238,7 @@ PETSC_INTERN PetscErrorCode MatXtractShadowRefresh(Mat);
 PETSC_INTERN PetscErrorCode MatXtractShadowCompress(Mat, const mx_pack_request *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatXtractShadowUncompress(Mat);
 PETSC_INTERN PetscErrorCode MatXtractShadowHub(Mat, int, PetscBool *);
+PETSC_INTERN PetscErrorCode MatXtractShadowReleasePlain(Mat);
 PETSC_INTERN int            MatXtractShadowHubColumns(const Mat_MatXtract *);
 PETSC_INTERN PetscErrorCode MatXtractShadowTime(Mat, PetscLogDouble *);
 PETSC_INTERN PetscErrorCode MatXtractShadowSyncTranspose(Mat);

@@ -348,10 +348,18 @@ PetscErrorCode MatXtractShadowRefresh(Mat A)
   PetscCall(PetscLogEventBegin(MATXTRACT_Refresh, A, 0, 0, 0));
   PetscCall(MatSeqAIJGetArrayRead(A, &aa));
   if (x->D) {
-    const PetscBool split = MatXtractHubInUse(x); /* before the refresh, which drops it */
+    const PetscBool split    = MatXtractHubInUse(x); /* before the refresh, which drops it */
+    const PetscBool released = (PetscBool)mx_device_hub_plain_released(x->D);
     PetscBool       made;
+    if (released) { /* the split ran the products alone: the plain columns back for the refresh and the new split */
+      mx_csr csr;
+      PetscCall(MatXtractGetCSR_SeqAIJ(A, &csr));
+      PetscCall(MatXtractCheckDevice(A, mx_device_synchronize(), "waiting for the products in flight"));
+      PetscCall(MatXtractCheckDevice(A, mx_device_hub_restore_plain(x->D, &csr), "restoring the plain cold CSR"));
+    }
     PetscCall(MatXtractCheckDevice(A, mx_device_refresh_values(x->D, (const double *)aa, MatXtractStream()), "value refresh"));
     if (split) PetscCall(MatXtractShadowHub(A, MatXtractShadowHubColumns(x), &made)); /* split the new values again */
+    if (released && MatXtractHubInUse(x)) PetscCall(MatXtractShadowReleasePlain(A));
   } else {
     mx_format_refresh_values(&x->F, (const double *)aa);
     x->patterns_lost = PETSC_FALSE;
@@ -616,4 +624,19 @@ PetscBool MatXtractPackInUse(const Mat_MatXtract *x)
 
   if (!x->D || mx_device_compress_info(x->D, &pi)) return PETSC_FALSE;
   return (PetscBool)(pi.packed && pi.in_use);
+}
+
+/* While the hub split runs the products alone: the whole matrix's plain device columns and values
+ * freed (mx_device_hub_release_plain; the refresh brings them back for the next split). Where they
+ * are read by more than the split, nothing is freed and -info says why. */
+PetscErrorCode MatXtractShadowReleasePlain(Mat A)
+{
+  Mat_MatXtract *x      = (Mat_MatXtract *)A->spptr;
+  const size_t   before = mx_device_bytes(x->D);
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractCheckDevice(A, mx_device_synchronize(), "waiting for the products in flight"));
+  if (mx_device_hub_release_plain(x->D)) PetscCall(PetscInfo(A, "matxtract: the plain cold CSR stays on the device: %s\n", mx_device_last_error()));
+  else PetscCall(PetscInfo(A, "matxtract: the hub split runs the products: the plain cold CSR freed on the device (%zu -> %zu bytes)\n", before, mx_device_bytes(x->D)));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
