@@ -35,14 +35,15 @@ compared with runs of blanks collapsed (petscdiff uses diff -w).  Where lines di
 point numbers within --rtol/--atol they count as the same ("numeric" in the case line), unless the test
 has `diff_args: -j` (PETSc compares it exactly; so do we).
 
-"used": was a matxtract matrix assembled in the mx run?  Detected without changing the output or the
-library: the mx run's -log_view goes to a file (log_view.txt), and the run "used" the type when an
-event named MatXtract* (MatXtractBuild at every assembly, MatXtractMult, ...) has a nonzero count.
-A matxtract matrix created but never assembled is not "used".  The aij run gets the same -log_view
-so that the two runs differ only in the type.
+"used": did the type do any of its own work in the mx run?  Detected without changing the output or
+the library: the mx run's -log_view goes to a file (log_view.txt), and the run "used" the type when an
+event named MatXtract* (MatXtractBuild: the shadow format built at assembly; MatXtractRefresh,
+MatXtractMult, MatXtractMultT, ...) has a nonzero count.  A matxtract matrix that is created but never
+assembled, or whose assembly builds nothing (e.g. MAT_STRUCTURE_ONLY), is not "used".  The aij run
+gets the same -log_view so that the two runs differ only in the type.
 
 Classes (per case):
-  SAME     outputs identical (after mapping/filter/tolerance) and matxtract was used
+  SAME     outputs identical (after mapping/filter/tolerance) and matxtract was "used"
   DIFF     both exit 0, outputs differ (first differing line reported)
   CRASH    mx run died on a signal (PETSc "Caught signal", exit 59/134/136/139, mpiexec "signal")
            where the aij run exited 0
@@ -50,7 +51,7 @@ Classes (per case):
   TIMEOUT  mx run exceeded --timeout seconds (times the test's timeoutfactor)
   SKIP     not compared, reason given: requires unmet (packages, precision, datafilespath, cuda, ...),
            nsize > 4 (or > 1 with --seq-only), TODO/SKIP in the test, Fortran (not built), build failed,
-           aij itself fails or times out, or identical outputs with matxtract never used
+           aij itself fails or times out, or identical outputs with matxtract not "used"
   EXPECTED a DIFF/ERROR/CRASH/TIMEOUT on the expected-differences list (tests/conformance/
            expected_differences.txt: id glob, a text the reported line must contain, reason); the
            original class is kept in the line
@@ -476,7 +477,7 @@ class Runner:
                 f.write(unified(mapped(erra, o.lib, ra), mapped(errm, o.lib, rm), "aij stderr", "mx stderr"))
             return
         if case.used != "yes":
-            case.cls, case.reason = "SKIP", "matxtract not used (no MatXtract matrix assembled; outputs identical)"
+            case.cls, case.reason = "SKIP", "matxtract not used (no MatXtract* event in -log_view; outputs identical)"
             return
         case.cls = "SAME"
         notes = []
@@ -734,7 +735,7 @@ def main():
     head += ["| %s | %d |" % (k, counts[k]) for k in CLASSES]
     head += ["| total | %d |" % len(cases), ""]
     used = sum(1 for c in cases if c.cls != "SKIP" and c.used == "yes")
-    head += ["matxtract used (a MatXtract matrix assembled) in %d of the %d compared cases; SAME within numeric tolerance: %d"
+    head += ["matxtract used (a MatXtract* event in -log_view) in %d of the %d compared cases; SAME within numeric tolerance: %d"
              % (used, len(cases) - counts["SKIP"], sum(1 for c in cases if c.cls == "SAME" and "numeric" in c.note)), ""]
     head += ["SKIP reasons:"] + ["  %5d  %s" % (n, k) for k, n in sorted(skip_why.items(), key=lambda x: -x[1])] + [""]
     head += ["unexpected failures: %d%s" % (len(unexpected), "" if unexpected else " (pass)"), ""]
@@ -746,10 +747,12 @@ def main():
     path = os.path.join(o.out, "results.txt")
     with open(path, "w") as f:
         f.write("\n".join(head + body) + "\n")
+    with open(os.path.join(o.out, "summary.txt"), "w") as f:  # the counts and the non-SAME, non-SKIP lines
+        f.write("\n".join(head + [l for l in body if not re.search(r"  (SAME|SKIP)  used=", l)]) + "\n")
     print("\n".join(head))
     for c in unexpected:
         print("  %s np=%d %s: %s" % (c.id, c.nsize, c.cls, c.reason[:200]))
-    print("results: %s (run folders of failing cases: %s)" % (path, os.path.join(o.work, "runs")))
+    print("results: %s, summary.txt (run folders of failing cases: %s)" % (path, os.path.join(o.work, "runs")))
     return 1 if unexpected else 0
 
 
