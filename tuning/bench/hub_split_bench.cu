@@ -3,13 +3,12 @@
  * (mx_device, crux (0,0)), then y += hub x (the K most used columns' x values in shared memory).
  * Results and the kernels tried before this one: tuning/results/h100/hub-split-2026-11-26g/README.md.
  *
- * Usage: hub-split-bench [-warmup N] [-reps N] [-K "8192 16384"] [-merge_only] [-fused] [-floor] [-val E] SPEC[@ones|@pagerank] ...
+ * Usage: hub-split-bench [-warmup N] [-reps N] [-K "8192 16384"] [-merge_only] [-floor] [-val E] SPEC[@ones|@pagerank] ...
  * Prints, per matrix: cusparseSpMV CSR ALG1/ALG2, the merge and segment kernels on the whole matrix
  * (packed) and the merge kernel's y = z + A x (what MatMultAdd's z costs it), and per K: the hub part
  * alone, and per cold kernel the rest alone and the split product (rest, then hub), each product
  * checked against a CPU reference (relative 2-norm error < 1e-12). -merge_only: no segment kernel;
- * -fused: also the one-pass experiment of hub_fused_proto.cuh (implies -merge_only); -floor: also the
- * gather floor (gather_floor_kernel) of the whole matrix's and the rest's columns; -val E: the packs'
+ * -floor: also the gather floor (gather_floor_kernel) of the whole matrix's and the rest's columns; -val E: the packs'
  * value encoding forced to mx_val_enc E (e.g. 3 = DICT16; default: AUTO). One x and one y
  * (every matrix here is many times the L2). Exit 1 if any product was wrong. */
 #include <cuda_runtime.h>
@@ -41,8 +40,7 @@ extern "C" {
 
 
 static cudaStream_t g_stream;
-static bool g_fused = false;      /* -fused: the one-pass sliced product (hub_fused_proto.cuh) too */
-static bool g_merge_only = false; /* -merge_only (and -fused): no segment kernel */
+static bool g_merge_only = false; /* -merge_only: no segment kernel */
 static bool g_floor = false;      /* -floor: the gather floor of the whole matrix's and the rest's columns */
 static int g_val = MX_PACK_AUTO;  /* -val: the packs' value encoding */
 
@@ -62,8 +60,6 @@ static T *upload(const std::vector<T> &v) {
   if (!v.empty()) CK(cudaMemcpy(d, v.data(), sizeof(T) * v.size(), cudaMemcpyHostToDevice));
   return d;
 }
-
-#include "hub_fused_proto.cuh"
 
 /* The gather floor: every x[col[i]] of a column array read once (the array coalesced, the gathers
  * through L2 as the CSR kernels do), summed per thread: no rows, no y, no values. What any kernel that
@@ -274,17 +270,6 @@ static bool run_one(const std::string &item, const std::vector<int> &Ks, int war
            100.0 * ((H.nslices ? H.slice_off[H.nslices] : 0) - H.nnz) / std::max<int64_t>(1, H.nnz), H.nsplit,
            H.hubscale ? "folded (column constants)" : "plain", mx_cold_hub_bytes(&H));
     timed("hub part alone", [&] { hub_spmv(hd, dx, dy); }, dy, nullptr, A.nrows, warmup, reps, &t);
-    if (g_fused) {
-      FusedDev FD = fused_build(A, H.hubcol, H.K);
-      const auto fused_case = [&](const char *what, const std::function<void()> &spmv) {
-        ok = timed(what, spmv, dy, &ref, A.nrows, warmup, reps, &t) && ok;
-        printf("    %s vs best cuSPARSE %.3fx, vs best ours whole %.3fx\n", what, best_cusparse / t, best_ours / t);
-      };
-      fused_case("fused, 4 in flight", [&] { fused_spmv<4, false>(FD, dx, dy); });
-      fused_case("fused generic, 4 in flight", [&] { fused_spmv<4, true>(FD, dx, dy); });
-      fused_case("fused generic, 8 in flight", [&] { fused_spmv<8, true>(FD, dx, dy); });
-      fused_free(FD);
-    }
     for (mx_cold_kernel k : {MX_COLD_MERGE, MX_COLD_SEGMENT}) {
       if (g_merge_only && k == MX_COLD_SEGMENT) continue;
       mx_format F;
@@ -320,7 +305,6 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "-warmup") && i + 1 < argc) warmup = std::max(5, atoi(argv[++i]));
     else if (!strcmp(argv[i], "-reps") && i + 1 < argc) reps = std::max(20, atoi(argv[++i]));
-    else if (!strcmp(argv[i], "-fused")) g_fused = g_merge_only = true;
     else if (!strcmp(argv[i], "-merge_only")) g_merge_only = true;
     else if (!strcmp(argv[i], "-floor")) g_floor = true;
     else if (!strcmp(argv[i], "-val") && i + 1 < argc) g_val = atoi(argv[++i]);

@@ -6,7 +6,7 @@
 Reads DIR/spmv_kernels.csv (matxtract-bench), DIR/spmv_petsc.csv (matxtract-petsc-bench, optional),
 DIR/spmv_kernels_env.txt, DIR/spmv_petsc_env.txt and DIR/gpu.txt (nvidia-smi, optional); writes
 DIR/spmv.csv (one row per matrix, all columns), DIR/summary.md, DIR/speedup_vs_nnz.png,
-DIR/bandwidth_fraction.png and DIR/setup_vs_gain.png. Column meanings: tuning/results/README.md.
+DIR/bandwidth_fraction.png and DIR/setup_vs_gain.png. Column meanings: tuning/bench/README.md.
 """
 import argparse
 import math
@@ -177,7 +177,7 @@ def summary(d, k, command):
                  f"{fmt(r['breakeven_its'], '{:.0f}')} | {pred_plan(r)} | {fmt(r['t_pred_us'], '{:.1f}')} | "
                  f"{fmt(r['speedup_pred_vs_cusparse'], '{:.2f}x')} |")
     L.append("\nFigures: speedup_vs_nnz.png, bandwidth_fraction.png, setup_vs_gain.png. Raw: spmv.csv, spmv_kernels.csv, "
-             "spmv_cruxes.csv, spmv_petsc.csv. Column definitions: tuning/results/README.md.")
+             "spmv_cruxes.csv, spmv_petsc.csv. Column definitions: tuning/bench/README.md.")
     with open(os.path.join(d, "summary.md"), "w") as f:
         f.write("\n".join(L) + "\n")
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The whole SpMV benchmark of the corpus in one command (GPU host; see tuning/results/README.md):
+# The whole SpMV benchmark of the corpus in one command (GPU host; see tuning/bench/README.md):
 #   tuning/bench/run_corpus.sh [--quick] [--petsc-only] [--build DIR] [--cache DIR] [--corpus FILE]
 #                              [--petsc-crux tc,tr[,tc,tr...]] [OUTDIR]
 # (--petsc-only: steps 1 and 3 only, e.g. the setup study; $PBENCH_ARGS is passed to step 3, e.g.
