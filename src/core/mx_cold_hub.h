@@ -5,8 +5,8 @@
  * column index; never an empty column). hub holds every nonzero in them, rest every other nonzero (a
  * CSR over all rows, each row's nonzeros in input order). The product is y = rest x (any cold kernel),
  * then y += hub x: on the GPU the K hub x values sit in shared memory, so the hub nonzeros, which cost
- * the CSR kernels one L1/L2 wavefront per lane, cost one shared-memory read
- * (tuning/results/h100/hub-split-2026-11-26g: kron:21:16 1.64x best cuSPARSE against 1.10x whole).
+ * the CSR kernels one L1/L2 wavefront per lane, cost one shared-memory read (measured:
+ * docs/performance.md, "Hub split").
  *
  * hub is stored for that kernel. A nonzero is a 16-bit hub rank (rank K: padding, x value 0). Rows
  * with more than MX_HUB_ROW_MAX hub nonzeros ("split rows") are cut into pieces of MX_HUB_ROW_MAX in
@@ -77,10 +77,9 @@ mx_status mx_cold_hub_spmv_add(const mx_cold_hub *H, const double *x, double *y)
 
 /* The default rule (-mat_matxtract_hub auto). The split pays where the hub part is large and its rows
  * are long: the hub kernel has a fixed cost of ~20 us (a block-wide copy of the hub x values per SM,
- * three launches) and a cost per hub row (its y update). On an H200 at K = MX_HUB_MAX_COLS
- * (tuning/results/h200/hub-kernel-2026-11-27/corpus.log), split vs the whole matrix on the merge
- * kernel: Kronecker graphs of 6.5M-37M hub nonzeros and 25-36 per hub row 1.30-1.47x; kron:20:4
- * (12 per row) 1.02x; Chung-Lu graphs (4-11 per row) 0.73-1.07x; under 2M hub nonzeros 0.70-0.72x. */
+ * three launches) and a cost per hub row (its y update). The thresholds admit the graphs that gained
+ * over the whole-matrix product at K = MX_HUB_MAX_COLS and none of those that did not (measured over
+ * the corpus graphs: docs/performance.md, "Hub split"). */
 #define MX_HUB_AUTO_MIN_NNZ 4000000 /* hub nonzeros */
 #define MX_HUB_AUTO_MIN_ROW 16      /* hub nonzeros per row that has any, on average */
 

@@ -23,11 +23,8 @@
  *                    rowptr(i) = row_base[i / 64] + row_off[i], i <= nrows. Fits where no chunk's
  *                    rows hold more than 65535 nonzeros. Forced only: AUTO keeps the row pointers
  *                    plain, because the packed GPU kernels read OFF16 SLOWER despite the bytes it
- *                    saves (they are latency-bound, not byte-bound): H100, cold-pack-bench
- *                    COLD_PACK_ROWS_AB, lap2d:2000 76.8 us plain rows vs 78.6 off16 (3.93 vs 3.54
- *                    bytes per nonzero), lap3d:150 85.6 vs 88.3, lap3d27:100 76.5 vs 77.9, rgg:20
- *                    ones 40.8 vs 41.2; H200 0.6-2% slower alike (tuning/results/h100/
- *                    cold-pack-perf-2026-11-26c). Kept, tested, for the A/B when the kernels change.
+ *                    saves (they are latency-bound, not byte-bound; docs/performance.md, "Cold
+ *                    kernels"). Kept, tested, for the A/B when the kernels change.
  * Each encoding is chosen by EXACT byte count (mx_cold_pack_choose) from a few statistics of the
  * matrix (mx_cold_pack_stats), so the host encoder here and the GPU encoder (src/cuda) decide alike
  * and produce the same bytes.

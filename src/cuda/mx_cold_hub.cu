@@ -36,8 +36,8 @@ __global__ void mx_hub_stage_kernel(int K, const int *__restrict__ hubcol, const
  * (a whole row: no other lane writes it, so its y value may be read before the sum) or writes it to
  * part slot ~row (a piece). Products are rounded before the sum (__dmul_rn: no fused multiply-add),
  * as the CPU kernel's. The hub x values come in by one asynchronous block copy; a slice's row and y
- * value are loaded before its sum, the next slice's offset and length during it (2-4% faster on
- * power-law graphs than loading each when needed: tuning/results/h200/hub-kernel-2026-11-27). */
+ * value are loaded before its sum, the next slice's offset and length during it (faster than loading
+ * each when needed: docs/performance.md, "Hub split"). */
 template <bool HAS_VAL>
 __global__ void __launch_bounds__(HUB_THREADS)
 mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restrict__ slice_len, const int *__restrict__ slice_row,

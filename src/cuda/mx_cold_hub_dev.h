@@ -7,9 +7,8 @@
  * the split has them) into a device buffer; the hub kernel (persistent blocks of 1024 threads, one
  * per SM for the shared memory) copies them into shared memory once per block, and each warp sums the
  * 32 pseudo-rows of a slice, a lane each, one coalesced 2-byte rank load and one shared-memory read
- * per nonzero; a fixup kernel (a warp per split row) adds the split rows' parts. Measured on an H100
- * (tuning/results/h100/hub-split-2026-11-26g): the 37.4M hub nonzeros of kron:21:16 (K = 28000) in
- * 105.5 us. */
+ * per nonzero; a fixup kernel (a warp per split row) adds the split rows' parts. Measured:
+ * docs/performance.md, "Hub split". */
 #ifndef MX_COLD_HUB_DEV_H
 #define MX_COLD_HUB_DEV_H
 

@@ -118,8 +118,8 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
   const int tile_items = tile_rows + tile_nnz;
 
   /* stage the tile: coalesced products and row ends */
-  /* aligned warp loads: 3.5-4.8% faster on power-law/random graphs, 1.3% slower on band_2M_20 (A/B in
-   * tuning/results/h200/kernels-2026-11-21-s3.md) */
+  /* aligned warp loads (measured faster on power-law and random graphs: docs/performance.md, "Cold
+   * kernels") */
   merge_stage<MX_MERGE_THREADS, MX_MERGE_ITEMS, XH>(dec, col, val, x, xhot, n0, n0 + tile_nnz, s_prod);
   for (int i = threadIdx.x; i < tile_rows; i += MX_MERGE_THREADS) s_rowend[i] = dec.row_at(rowptr, r0 + 1 + i);
   if (threadIdx.x == 0) s_rowend[tile_rows] = INT_MAX; /* past the tile's last row end: nonzeros only */
@@ -136,10 +136,8 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
   const double carry_in = threadIdx.x > 0 ? s_incl[threadIdx.x - 1] : 0.0;
   /* The tile's row sums go to s_prod past its products (tile_rows + tile_nnz = tile_items <= TILE:
    * no product is overwritten), then the block stores them (+ z) in row order: coalesced stores and z
-   * loads. Against a store per row end by its thread (H200, tuning/results/h200/gather-floor-2026-11-27d):
-   * MatMultAdd's z cost 22 -> 6 us on chunglu:2000000:16:2.1, 25 -> 10 us on kron:21:16; y = A x
-   * rand:4000000:4 -4.6%, kron:21:16 -1.2%, chunglu:2000000:16:2.1 +1.7% in that run (the barrier),
-   * as fast or faster on two later H200s (stage-threshold-ab*.log there). */
+   * loads, where a store per row end by its thread hit up to 32 rows per warp instruction (MatMultAdd's
+   * z cost less than half of before: docs/performance.md, "Cold kernels"). */
   double *s_sum = s_prod + tile_nnz;
   merge_consume<true>(start.x, start.y, tile_items, n0, carry_in, s_rowend, s_prod, s_sum);
   __syncthreads();
@@ -157,9 +155,8 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
  * the addition order, depends on the matrix structure only. One writer per row: no atomics, bitwise
  * reproducible. A thread per tile: a run of one tile (most: a row across one tile boundary) adds
  * 0.0 + c, the butterfly's total of c and 31 zeros, by itself; the warp's longer runs, one after
- * another, are summed by the whole warp. (One thread per run, serially, took 16.6 us on chunglu 1M,
- * whose longest row spans ~112 tiles, tuning/results/h200/kernels-2026-11-21-s3.md; a warp per tile
- * 6.7 us on chunglu:2000000:16:2.1, 8.6 us on kron:21:16, H200, hub-build-2026-11-27b.) */
+ * another, are summed by the whole warp. (One thread per run, serially, was slow where a row spans
+ * ~100 tiles: docs/performance.md, "Cold kernels".) */
 __device__ __forceinline__ void merge_run_sum(int h, int row, int lane, int ntiles, const int *__restrict__ carry_row,
                                               const double *__restrict__ carry_val, double *y) {
   double acc = 0.0;

@@ -177,30 +177,21 @@ int mx_cold_segment_set_carveout(int percent) {
 
 /* The segment kernel on the packed form is mx_cold_segment_kernel with the packed decoder and x-hot
  * off, compiled for the blocks per SM below. Products, slots and summation order are the plain
- * kernel's, so y is bitwise the same. Measured on an H100 (tuning/bench/cold_pack_bench.cu,
- * COLD_PACK_VARIANTS): a variant that staged the 1/2-byte arrays of the segment in shared memory by
- * 16-byte cp.async (one barrier before the first gather) was 3-20% SLOWER than the per-element loads
- * (lap3d:150 112.5 vs 100.9 us, lap3d27:100 123.7 vs 107.0), and 11-34% slower again with two or
- * four plan entries per block and the next one's copy in flight (fewer blocks per SM): the kernel is
- * bound by the latency of its load -> gather -> sum chain per block, not by its load instructions. */
+ * kernel's, so y is bitwise the same. The kernel is bound by the latency of its load -> gather -> sum
+ * chain per block, not by its load instructions: staging the 1/2-byte arrays in shared memory by
+ * cp.async was slower than the per-element loads (docs/performance.md, "Cold kernels"). */
 
-/* Blocks per SM the packed kernel is compiled for, per encoding (H100, cold_pack_bench, 6 vs 8 in
- * one run each): 8 (32 registers, largest shared-memory carveout) where it measured faster:
- * dict0/delta* (rgg:20 ones 55.8 -> 53.7 us) and plain/delta8 (band:2000000:5 113.2 -> 106.0);
- * 6 (40 registers, default carveout; the same code as the plain kernel's template) elsewhere:
- * dict8/delta16 lost 2-8% at 8 (lap2d:2000 98.6 -> 104.3, lap3d:150 100.9 -> 109.4, lap3d27:100
- * 107.0 -> 109.8), plain/delta16 9% (lap3d:100 unique 42.0 -> 45.6), plain columns 20-46%
- * (kron:20:16 dict0 318 -> 397, dict16 474 -> 881: the carveout takes their L1). */
+/* Blocks per SM the packed kernel is compiled for, per encoding: 8 (32 registers, largest
+ * shared-memory carveout) where it measured faster, dict0/delta* and plain/delta8; 6 (40 registers,
+ * default carveout; the same code as the plain kernel's template) elsewhere, where 8 lost (plain
+ * columns most: the carveout takes their L1). Measured: docs/performance.md, "Cold kernels". */
 template <int VE, int IE> struct mx_pack_minb {
   enum { value = (IE != MX_IDX_PLAIN && VE == MX_VAL_DICT0) || (IE == MX_IDX_DELTA8 && VE == MX_VAL_PLAIN) ? 8 : 6 };
 };
 
 /* The packed kernel's staging per encoding: vectorized (mx_seg_stage_vec8) where the values are
- * not plain doubles and the columns are deltas, strided elsewhere. Measured on an H200
- * (cold-pack-bench, tuning/results/h200/cold-pack-vec8-2026-11-26): vec8 vs strided dict0/delta16
- * (rgg:20 ones) 1.078x, dict8/delta16 (stencils) 1.009-1.023x; but plain values 0.62-0.94x
- * (band:2000000:5 plain/delta8 0.62, lap3d:100 unique plain/delta16 0.88) and plain columns
- * 0.98-0.99x (kron:20:16 ones, PageRank): a thread's eight 8-byte values or 4-byte columns are two
+ * not plain doubles and the columns are deltas, strided elsewhere, where it measured slower
+ * (docs/performance.md, "Cold kernels"): a thread's eight 8-byte values or 4-byte columns are two
  * to four vector loads that use half of each sector they touch. */
 template <int VE, int IE> struct mx_pack_vec8 {
   enum { value = VE != MX_VAL_PLAIN && IE != MX_IDX_PLAIN };

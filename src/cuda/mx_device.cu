@@ -8,27 +8,17 @@
  *          nonzeros (8192), or if the coefficient of variation (std/mean) of cold row lengths
  *          exceeds MX_AUTO_CV (8.0);
  *   segment otherwise.
- * Thresholds chosen on the H100 labels of tuning/results/h100/predictor-2026-11-26e (both kernels
- * timed at (0,0) on 234 matrices, packed where the guard keeps it): the grid cv in {2, 3, 4, 5, 6, 8} x
- * longest row in {2048, 4096, 8192, 16384} fitted on the 176 train matrices picked (8, 8192); on the 58 test matrices its
- * mean log loss against the faster of the two is 0.0003 (the rule before, (2.0, 2048): 0.021), and
- * on all 234 no default is more than 2% slower than cuSPARSE ALG2. Since the long-row warp sums the
- * segment kernel is faster on skewed matrices of short rows: blockdense_2000000_1000_128 (cv 2.5)
- * 139.1 vs merge 166.5 us, chunglu_3000000_4_3 (longest row 3470) 121.4 vs 137.3.
- * The first rule, (2.0, 2048), came from an H200 (tuning/results/h200/kernels-2026-11-21.md), (0,0)
- * segment vs merge, us:
- *   cv 6.5-24.7 (kron 18/20, chunglu 1M): merge wins by 1.16-2.1x;
- *   cv <= 0.95 (lap2d, lap3d, rgg, rand, blockdense): segment wins or ties (1.0-1.16x);
- *   band (cv 0.001, 17/row) was the exception (merge 1.24x) before the short-tail staging.
+ * Thresholds fitted over a grid of (cv, longest row) on the predictor's labels, both kernels timed at
+ * (0,0) (docs/performance.md, "Cold kernels"). The segment kernel sums long rows by a warp, so it
+ * also wins on skewed matrices of short rows; merge wins where rows are power-law.
  * AUTO stops there (the predictor's cold kernel replaces the rule's through mx_device_set_cold_kernel).
  * MX_COLD_TIMED (the AUTO before the predictor) goes on measuring:
  * for a cold CSR of >= MX_AUTO_CUSPARSE_MIN_NNZ nonzeros the rule is checked by timing: both plans
  * are uploaded, both kernels timed, and the other kernel kept only when faster by more than
- * MX_AUTO_KERNEL_MARGIN (the rule lost 6-15% on 3 of the 36 corpus matrices). Then that kernel and cusparseSpMV (CSR
- * ALG2, deterministic) are timed at upload and cuSPARSE is kept if it is faster by more than
- * MX_AUTO_CUSPARSE_MARGIN: on the 36-matrix H200 corpus (tuning/results/h200/corpus-2026-11-21) our
- * cold kernels lose to cuSPARSE by up to 21% on power-law graphs (kron, chunglu) and win by up to
- * 28% on stencils, so a measured choice per matrix is the only rule that never loses.
+ * MX_AUTO_KERNEL_MARGIN. Then that kernel and cusparseSpMV (CSR ALG2, deterministic) are timed at
+ * upload and cuSPARSE is kept if it is faster by more than MX_AUTO_CUSPARSE_MARGIN: our cold kernels
+ * lose to cuSPARSE on some power-law graphs and win on stencils, so a measured choice per matrix is
+ * the only rule that never loses (docs/performance.md, "Cold kernels").
  *
  * x-hot cache (mx_xhot.cu, rule in mx_tuning.h): chosen at upload from the stored column codes; when
  * on, the cold and hot kernels read the packed hot x values, gathered first on the same stream.

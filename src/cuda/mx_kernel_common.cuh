@@ -38,8 +38,7 @@ __device__ __forceinline__ void mx_prefetch_l2(const T *p, long long n) {
 /* Column code of a stored nonzero: c >= 0 an original column of x; c <= -2 rank -2-c in xhot (the
  * packed hot values); -1 is never a stored column (padding; it maps to xhot[0], harmless). The
  * address is computed without a branch and read by one load: a branch per nonzero kept ptxas from
- * issuing a thread's PER gathers before the first use (kron20 merge 271 -> 320 us, see
- * tuning/results/h200/kernels-2026-11-21-perf.md). */
+ * issuing a thread's PER gathers before the first use (docs/performance.md, "Cold kernels"). */
 __device__ __forceinline__ const double *mx_xc_addr(const double *x, const double *xhot, int c) {
   const unsigned long long ux = (unsigned long long)x, uh = (unsigned long long)xhot;
   const unsigned long long base = uh + (ux - uh) * (unsigned long long)(c >= 0);

@@ -1,10 +1,10 @@
 /* mx_scratch_pool.cu - the stream-ordered memory pool that the setup steps' scratch comes from.
  *
  * A GPU build of a few million nonzeros makes ~40 scratch arrays; with cudaMalloc/cudaFree each
- * costs tens of microseconds and every cudaFree synchronises the device: on the H100, rgg:18 at crux
- * (1,1) spent 1.0-1.2 ms freeing its scratch alone (MX_TRACE_SETUP, tuning/results/h100/
- * setup-trace-2026-11-23e). CUDA's stream-ordered allocator (cudaMallocFromPoolAsync) hands out
- * reserved memory without a system call and frees without synchronising.
+ * costs tens of microseconds and every cudaFree synchronises the device (a hot build of a few
+ * million nonzeros spent about 1 ms freeing its scratch alone: docs/performance.md, "Setup"). CUDA's
+ * stream-ordered allocator (cudaMallocFromPoolAsync) hands out reserved memory without a system call
+ * and frees without synchronising.
  *
  * Invariants: one pool per device, made on first use with release threshold kKeepBytes: after a
  * synchronisation the pool holds at most that much memory it does not hand out (a small build's

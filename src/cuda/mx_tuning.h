@@ -1,7 +1,7 @@
 /* mx_tuning.h - every tuning constant of the device kernels, in one place (sm_90: H100/H200).
  * Changing a value here changes the launch plan built at upload; nothing else needs editing.
  * Each may be overridden with -D at build time (for A/B runs of the benchmark).
- * Measured reasons for each value are in tuning/results/<gpu>/kernels-*.md. */
+ * The measurements behind the values: docs/performance.md, "Cold kernels" (and "Hub split"). */
 #ifndef MX_TUNING_H
 #define MX_TUNING_H
 
@@ -15,7 +15,7 @@
 #endif
 #define MX_SEG_NNZ (MX_SEG_THREADS * MX_SEG_PER_THREAD)
 /* blocks per SM the segment kernel is compiled for: 6 -> 40 registers, no spill (what ptxas picks
- * unasked); 7 or 8 -> 32 registers with an 8-byte spill (A/B in tuning/results) */
+ * unasked); 7 or 8 -> 32 registers with an 8-byte spill */
 #ifndef MX_SEG_MIN_BLOCKS
 #define MX_SEG_MIN_BLOCKS 6
 #endif
@@ -30,25 +30,21 @@
 #endif
 /* a block's lane group g is the largest power of two (<= MX_SEG_MAX_GROUP) with
  * MX_SEG_GROUP_K * g <= its mean row length: each lane sums about K products before the butterfly.
- * 16, not the 2 of before: fewer instructions per nonzero where rows are short (the packed kernels are
- * bound by issued instructions); H100, cold-pack-bench, plain / packed us, K 2 -> 16: lap2d:2000
- * 126.8 -> 119.6 / 98.9 -> 80.8, lap3d27:100 136.4 -> 118.7 / 106.5 -> 79.1, rgg:20 ones 74.5 ->
- * 67.3 / 53.8 -> 43.3, kron:20:16 ones 362.5 -> 358.3 / 317.8 -> 317.2
- * (tuning/results/h100/cold-pack-perf-2026-11-25d) */
+ * A large K means fewer instructions per nonzero where rows are short (the packed kernels are bound
+ * by issued instructions; docs/performance.md, "Cold kernels"). */
 #ifndef MX_SEG_GROUP_K
 #define MX_SEG_GROUP_K 16
 #endif
 /* A row wholly inside a segment longer than max(MX_SEG_LONG_MIN, 4 gk g) is summed by its whole
- * warp: with g chosen from the block's mean, one long row among short ones was one lane's serial sum
- * (a power-law graph's 641-entry row with g = 1 made chunglu-dir:100000:4:3 22.9 us instead of 13.6,
- * tuning/results/h100/predictor-2026-11-26; 11.7 us with the warp). */
+ * warp: with g chosen from the block's mean, one long row among short ones would be one lane's
+ * serial sum (docs/performance.md, "Cold kernels"). */
 #define MX_SEG_LONG_MIN 64
 /* L2 prefetch distance of the segment kernel in plan entries (0: none, the default). With D > 0 each
  * block asks L2 (prefetch.global.L2, one instruction per 128-byte line) for what entry
  * blockIdx.x + D will read of the matrix (values or codes, columns or deltas, row pointers): about a
  * wave of resident blocks ahead (132 SMs x 6 blocks = 792 on an H100), so a block's first loads find
  * L2 instead of DRAM and more of the matrix's bytes are in flight per SM. For the A/B of a
- * latency-bound kernel (tuning/results/h100/cold-pack-perf-2026-11-26c): build cold-pack-bench with
+ * latency-bound kernel (docs/performance.md, "Cold kernels"): build cold-pack-bench with
  * -DMX_SEG_L2_AHEAD=792 beside a default build; the products and sums do not change. */
 #ifndef MX_SEG_L2_AHEAD
 #define MX_SEG_L2_AHEAD 0
@@ -92,8 +88,7 @@
 #endif
 /* MX_COLD_AUTO on a cold CSR of >= MX_AUTO_CUSPARSE_MIN_NNZ nonzeros also times the segment and the
  * merge kernel and takes the other kernel than the row-skew rule's only when it is faster by more
- * than this (relative): the rule lost 6-15% on 3 of 36 H200 corpus matrices (band_2M_20,
- * blockdense_500k_500_128, blockdense_2M_200_512; tuning/results/h200/corpus-2026-11-21-s2). */
+ * than this (relative; docs/performance.md, "Cold kernels"). */
 #ifndef MX_AUTO_KERNEL_MARGIN
 #define MX_AUTO_KERNEL_MARGIN 0.02
 #endif
@@ -144,9 +139,9 @@
 #define MX_XHOT_MIN_SPREAD 2.0
 #endif
 /* AUTO: 0 = only the hot kernels (SE/DU) read the packed values, the cold CSR keeps its original
- * columns (and the cache is off at crux (0,0)); 1 = the cold kernels too. Measured on an H200: the
- * cold kernels lose with it (kron20 merge 271 -> 320 us: their shared memory leaves L1 too small for
- * the packed values), the SE kernel gains (kron20 at (0.9,0.8): 255 -> 232 us in all). */
+ * columns (and the cache is off at crux (0,0)); 1 = the cold kernels too. The cold kernels lose with
+ * it (their shared memory leaves L1 too small for the packed values), the SE kernel gains
+ * (docs/performance.md, "Cold kernels"). */
 #ifndef MX_XHOT_COLD
 #define MX_XHOT_COLD 0
 #endif
@@ -154,11 +149,9 @@
  * instantiation's first launch (the environment variables MX_MERGE_CARVEOUT / MX_SEG_CARVEOUT override
  * them, for A/B in one build); -1: the driver's choice, which takes enough shared memory for the most
  * blocks per SM (merge 8 x 23.7 KB, segment 6 x 26.7 KB) and leaves L1 about 30-60 KB for the x
- * gathers. Measured on an H100 (tuning/results/h100/carveout-2026-11-26e, packed us, -1 / 50 / 25):
- * merge kron:20:16 ones 259.5 / 250.8 / 312.8, chunglu:2000000:16:2.1 ones 218.1 / 210.4 / 301.7,
- * rgg:20 ones 65.0 / 73.4 / 134.6, lap3d:100 unique 48.2 / 55.0 / 91.6; segment rgg:20 40.4 / 47.7,
- * lap3d:100 39.6 / 44.0, kron:20:16 314.5 / 309.6. The merge kernel runs where rows are skewed (the
- * row-length rule, the predictor), where 50 gains 3-4%: its default; the segment kernel keeps -1. */
+ * gathers. The merge kernel runs where rows are skewed (the row-length rule, the predictor), where 50
+ * gains a few percent: its default; the segment kernel keeps -1 (docs/performance.md, "Cold
+ * kernels"). */
 #ifndef MX_MERGE_CARVEOUT
 #define MX_MERGE_CARVEOUT 50
 #endif

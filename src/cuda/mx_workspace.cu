@@ -2,10 +2,9 @@
  * later one collects (the predictor's feature passes, mx_features_gpu.cu).
  *
  * Why: such a job needs a stream, an event, device scratch and a pinned host buffer for its result.
- * Making and destroying them per job cost ~0.3 ms of host time on the H100 host (cudaStreamCreate +
- * cudaEventCreate + cudaMalloc, then cudaFree + the destroys: predict-cost-2026-11-25d, kron:16:16),
- * more than half of what a prediction costs the host; a kept one costs nothing after a process's
- * first job.
+ * Making and destroying them per job (cudaStreamCreate + cudaEventCreate + cudaMalloc, then cudaFree
+ * + the destroys) cost more than half of what a prediction costs the host (docs/performance.md,
+ * "Prediction"); a kept one costs nothing after a process's first job.
  *
  * Invariants: slot[d] holds at most one idle workspace of device d; mx_workspace_take hands it out
  * (or makes a new one when it is out or absent) and grows its buffers to what is asked (the pinned
@@ -24,7 +23,7 @@ namespace {
 /* the most device bytes an idle workspace keeps: the feature passes of a matrix of up to ~4M
  * nonzeros; larger matrices allocate theirs per job, whose cudaMalloc + cudaFree (~0.1 ms) is < 1%
  * of their aijcusparse setup (> 35 ms). Destroying the whole workspace instead (its pinned buffer,
- * stream and event too) cost such a prediction 1.5-3 ms (predict-cost-2026-11-26). */
+ * stream and event too) cost such a prediction more (docs/performance.md, "Prediction"). */
 constexpr size_t kKeepBytes = (size_t)64 << 20;
 /* the pinned buffer's least size: what the feature passes of ~250M nonzeros read back */
 constexpr size_t kMinHostBytes = (size_t)1 << 20;
