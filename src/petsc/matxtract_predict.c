@@ -11,32 +11,19 @@
  * 10-25 ns; the upper end, so that the prediction never starts before it can be afforded */
 #define MATXTRACT_FEATURES_NS_PER_NNZ 25.0
 
-/* the same on the GPU (mx_device_features_start/finish: a few passes, hash-table counts of the 8-row
- * groups, one radix sort of the rows by length, from one scratch allocation): measured on an H100
- * over the 41 setup-study matrices of 1.8M-90M nonzeros, waited for (tuning/results/h100/
- * predict-cost-2026-11-25c/: host + GPU, least squares 0.24 ms + 0.09 ns per nonzero; since the
- * passes run beside the MatMults, the host's part alone is 0.27 ms + 0.03 ns, predict-cost-2026-11-25d/);
- * an upper end of host + GPU over all of them (the closest: 0.81 of it), so that the prediction does
- * not start before it can be afforded */
+/* the same on the GPU (mx_device_features_start/finish: a few passes over the uploaded arrays), fixed
+ * + per nonzero: an upper end of host + GPU over the measured matrices, so that the prediction never
+ * starts before it can be afforded (docs/performance.md, "Plan engine costs", predict) */
 #define MATXTRACT_FEATURES_GPU_NS_PER_NNZ 0.20
 
 #define MATXTRACT_FEATURES_GPU_FIXED_S    1.0e-3
 
 /* The mean fraction of a MatMult that a prediction saves: the fastest plan the labels measured vs
- * the default plan ((0,0), the cold kernel by the row-length rule, packed where the pack was faster
- * as compress auto does), over the 129 label matrices of >= 1M nonzeros on an H100
- * (tuning/predictor/gain_prior.py on tuning/results/h100/predictor-2026-11-26e/labels.jsonl.gz: the
- * kernels with row patterns, packed SE hot values and the merge kernel's carveout, the default cold
- * kernel by the rule of (cv 8, longest row 8192) in src/cuda/mx_device.cu: mean 0.012, median 0,
- * p90 0.052; 0.018 with the rule of (2, 2048) before it, 0.017 with the labels of 2026-11-26b, 0.016
- * with those of 2026-11-25, 0.028 with the unpacked ones of 2026-11-23b). Predicting pays, on
- * average, once a future as long as the past would save its cost at this gain: spent * gain >= cost.
- * (At spent >= cost, the rule before, PageRank on kron:20:16 paid 10 ms of features after 51 of 100
- * MatMults for a plan that could not pay for its own build.)
- * On the GPU the row-length rule's verdict is known for free at upload and splits the gains: the
- * 40 matrices it sends to the merge kernel (skewed rows: power-law graphs) gain 0.028 on average
- * (kron 0.17-0.18), the 89 it sends to the segment kernel 0.004 (gain_prior.py, same labels). The
- * split prior is used where that verdict is what runs (GPU, crux (0,0), cold kernel not fixed). */
+ * the default plan, over the label matrices of >= 1M nonzeros (tuning/predictor/gain_prior.py). On
+ * the GPU the row-length rule's verdict is known for free at upload and splits the prior: the
+ * matrices it sends to the merge kernel (skewed rows: power-law graphs) gain more than those it sends
+ * to the segment kernel; the split prior is used where that verdict is what runs (GPU, crux (0,0),
+ * cold kernel not fixed). The measurements: docs/performance.md, "Plan engine costs", predict. */
 #define MATXTRACT_PREDICT_GAIN         0.012
 
 #define MATXTRACT_PREDICT_GAIN_MERGE   0.028
