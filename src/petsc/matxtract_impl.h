@@ -211,6 +211,7 @@ PETSC_INTERN PetscErrorCode MatXtractSettingsFromOptions(Mat, PetscOptionItems *
 PETSC_INTERN PetscErrorCode MatXtractSettingsFromDatabase(Mat, MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractSettingsSetCrux(Mat, MatXtractSettings *, PetscReal, PetscReal, MatXtractCruxSource);
 PETSC_INTERN PetscErrorCode MatXtractConvertBegin(Mat, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatXtractConvertBackBegin(Mat, MatReuse, Mat *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatXtractConvertSettings(Mat *, MatReuse, MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractSetDefaultVecType(Mat, PetscBool);
 PETSC_INTERN PetscBool      MatXtractSettingsWantDevice(const MatXtractSettings *);

@@ -281,14 +281,11 @@ static PetscErrorCode MatConvert_MPIAIJMatXtract_MPIAIJ(Mat A, MatType type, Mat
 {
   Mat                  B = *newmat, Ad, Ao;
   Mat_MPIAIJMatXtract *m;
-  PetscBool            ours;
+  PetscBool            ours, done;
 
   PetscFunctionBegin;
-  if (reuse == MAT_REUSE_MATRIX) { /* B is the MPIAIJ of an earlier MatConvert: values only */
-    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  PetscCall(MatXtractConvertBackBegin(A, reuse, &B, &done));
+  if (done) PetscFunctionReturn(PETSC_SUCCESS); /* values into the AIJ of an earlier MatConvert */
   m = (Mat_MPIAIJMatXtract *)B->spptr;
   PetscCall(MatXtractMPIComposeAll(B, PETSC_FALSE));
   PetscCall(MatXtractSettingsDestroy(&m->set));

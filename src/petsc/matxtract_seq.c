@@ -14,6 +14,7 @@
 #include "matxtract_impl.h"
 
 static PetscErrorCode MatXtractInstallOps(Mat A);
+static void           MatXtractInstallProductOps(Mat A);
 
 /* Products need values: a structure-only matrix (MAT_STRUCTURE_ONLY) has none and builds no format. */
 static PetscErrorCode MatXtractCheckHasValues(Mat A)
@@ -86,7 +87,8 @@ static PetscErrorCode MatAssemblyEnd_SeqAIJMatXtract(Mat A, MatAssemblyType mode
 
   PetscFunctionBegin;
   PetscCall((*x->base.assemblyend)(A, mode));
-  PetscCall(MatXtractInstallOps(A)); /* AIJ's assembly may reinstall its own (e.g. inode) ops */
+  MatXtractInstallProductOps(A); /* AIJ's assembly may reinstall its own (inode) products; the other ops stay as
+                                   PETSc left them (a submatrix's destroy, MatCreateSubMatrices') */
   if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatXtractSync_SeqAIJ(A));
   /* MatAssemblyEnd() increases the object state once after this returns: the shadow already
@@ -241,13 +243,19 @@ static PetscErrorCode MatICCFactor_SeqAIJMatXtract(Mat A, IS row, const MatFacto
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatXtractInstallOps(Mat A)
+/* Our products over AIJ's. */
+static void MatXtractInstallProductOps(Mat A)
 {
-  PetscFunctionBegin;
   A->ops->mult             = MatMult_SeqAIJMatXtract;
   A->ops->multadd          = MatMultAdd_SeqAIJMatXtract;
   A->ops->multtranspose    = MatMultTranspose_SeqAIJMatXtract;
   A->ops->multtransposeadd = MatMultTransposeAdd_SeqAIJMatXtract;
+}
+
+static PetscErrorCode MatXtractInstallOps(Mat A)
+{
+  PetscFunctionBegin;
+  MatXtractInstallProductOps(A);
   A->ops->assemblyend      = MatAssemblyEnd_SeqAIJMatXtract;
   A->ops->destroy          = MatDestroy_SeqAIJMatXtract;
   A->ops->duplicate        = MatDuplicate_SeqAIJMatXtract;
@@ -302,13 +310,11 @@ PetscErrorCode MatConvert_SeqAIJMatXtract_SeqAIJ(Mat A, MatType type, MatReuse r
 {
   Mat            B = *newmat;
   Mat_MatXtract *x;
+  PetscBool      done;
 
   PetscFunctionBegin;
-  if (reuse == MAT_REUSE_MATRIX) { /* B is the SeqAIJ of an earlier MatConvert: values only */
-    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  PetscCall(MatXtractConvertBackBegin(A, reuse, &B, &done));
+  if (done) PetscFunctionReturn(PETSC_SUCCESS); /* values into the AIJ of an earlier MatConvert */
   x = (Mat_MatXtract *)B->spptr;
   PetscCall(MatXtractShadowFree(x));
   PetscCall(MatXtractSettingsDestroy(&x->set));

@@ -87,6 +87,18 @@ PetscErrorCode MatXtractConvertBegin(Mat A, MatReuse reuse, Mat *B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The first step of a conversion back to AIJ: MAT_REUSE_MATRIX copies A's values into *B (the AIJ of an
+ * earlier conversion: *done, nothing else to do), MAT_INITIAL_MATRIX duplicates A into *B (a matxtract
+ * the caller strips), in place *B is A. */
+PetscErrorCode MatXtractConvertBackBegin(Mat A, MatReuse reuse, Mat *B, PetscBool *done)
+{
+  PetscFunctionBegin;
+  *done = (PetscBool)(reuse == MAT_REUSE_MATRIX);
+  if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, *B, SAME_NONZERO_PATTERN));
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Settings of a matrix being converted to matxtract: defaults, then the options database. A bad
  * option (e.g. an unreadable model file) is an error that leaves no half-converted matrix behind
  * (a new *B is destroyed; converted in place, *B stays what it was). */
