@@ -48,6 +48,28 @@ const char *MatXtractLeverName(int i) { return MatXtractLeverTable[i].name; }
     } \
   } while (0)
 
+/* The pack's note while the pack lever waits for the rule. */
+static const char MatXtractPackWaits[] = "not packed yet (auto: packed once the MatMult time spent, saving the pack's assumed gain, would pay for packing)";
+
+/* A PETSc error kept by a lever's callback (MatXtractLeverCall), raised now. */
+static PetscErrorCode MatXtractEngineRaise(Mat_MatXtract *x)
+{
+  PetscErrorCode e = x->engine_err ? x->engine_err : PETSC_ERR_PLIB;
+
+  PetscFunctionBegin;
+  x->engine_err = 0;
+  PetscCall(e);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* What the engine's rule knows now: the plan's time and the time spent on it, the expected products,
+ * the nonzeros, the free device bytes (read after builds and levers), the guard. */
+static mx_engine_clock MatXtractEngineClock(const Mat_MatXtract *x, PetscLogDouble t_cur, PetscLogDouble spent)
+{
+  mx_engine_clock clk = {t_cur, spent, (double)x->set.expected_mults, (double)x->F.nnz, x->bytes_free, x->set.guard ? 1 : 0};
+  return clk;
+}
+
 static Mat_MatXtract *MatXtractOf(void *ctx) { return (Mat_MatXtract *)((Mat)ctx)->spptr; }
 
 /* The parts of the plan in use that the settings leave free get `source`. */
@@ -303,7 +325,7 @@ static int MatXtractApplyRowPatterns(Mat A, const char **why)
   MatXtractLeverCall(A, MatXtractCheckDevice(A, mx_device_compress_info(x->D, &pi), "reading the cold region's encodings"));
   if (pi.rowpat) return MX_LEVER_OK;
   MatXtractLeverCall(A, MatXtractShadowUncompress(A));
-  x->pack_note = "not packed yet (auto: packed once the MatMult time spent, saving the pack's assumed gain, would pay for packing)";
+  x->pack_note = MatXtractPackWaits;
   *why         = "the cold rows do not repeat few patterns";
   return MX_LEVER_SOFT_FAIL;
 }
@@ -453,7 +475,7 @@ static PetscErrorCode MatXtractArmCompression(Mat A)
   mx_engine_arm(x->levers, MATXTRACT_LEVER_ROWPAT, gpu && off == NULL, off ? off : gpu ? NULL : "the GPU only");
   mx_engine_arm(x->levers, MATXTRACT_LEVER_PACK, gpu && off == NULL, off ? off : gpu ? NULL : "the GPU only");
   x->pack_note = off;
-  if (!off) x->pack_note = "not packed yet (auto: packed once the MatMult time spent, saving the pack's assumed gain, would pay for packing)";
+  if (!off) x->pack_note = MatXtractPackWaits;
   if (x->set.compress == MATXTRACT_COMPRESS_ON) {
     mx_pack_request req = mx_pack_request_of(MX_COMPRESS_AUTO);
     PetscBool       packed;
@@ -507,21 +529,16 @@ static PetscErrorCode MatXtractDecideAtBuild(Mat A)
   for (int k = 0; k < 2; k++) {
     const int        i    = ids[k];
     const double     cost = x->rows[i].fixed_s + 1e-9 * x->rows[i].ns_per_nnz * nnz;
-    mx_engine_clock  clk  = {x->plan.t_mult, 0.0, (double)x->set.expected_mults, nnz, x->bytes_free, x->set.guard ? 1 : 0};
+    mx_engine_clock  clk  = MatXtractEngineClock(x, x->plan.t_mult, 0.0);
     mx_engine_result r;
     if (x->levers[i].state != MX_LEVER_PENDING || !(x->plan.t_mult > 0) || cost > MATXTRACT_BUILD_FRACTION * x->build_seconds) continue;
     PetscCall(PetscInfo(A, "matxtract: %s decided at the build: estimated %g s, the build took %g s\n", x->rows[i].name, cost, (double)x->build_seconds));
     PetscCall(MatXtractCheckDevice(A, mx_device_synchronize(), "waiting for the build"));
     x->engine_err = 0;
     r             = mx_engine_apply_now(x->levers, MATXTRACT_NLEVERS, i, &MatXtractLeverOps, A, &clk);
-    if (r == MX_ENGINE_ERROR) {
-      PetscErrorCode e = x->engine_err ? x->engine_err : PETSC_ERR_PLIB;
-      x->engine_err    = 0;
-      PetscCall(e);
-    }
+    if (r == MX_ENGINE_ERROR) PetscCall(MatXtractEngineRaise(x));
     if (r == MX_ENGINE_CHANGED) PetscCall(MatXtractEngineAfterLever(A, i, clk.t_cur));
     else if (x->levers[i].state != MX_LEVER_PENDING) PetscCall(PetscInfo(A, "matxtract: %s %s at the build: %s\n", x->rows[i].name, mx_lever_state_name(x->levers[i].state), x->levers[i].why ? x->levers[i].why : ""));
-    if (i == MATXTRACT_LEVER_ROWPAT && x->levers[i].state == MX_LEVER_FAILED) x->pack_note = "not packed yet (auto: packed once the MatMult time spent, saving the pack's assumed gain, would pay for packing)";
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -664,20 +681,11 @@ PetscErrorCode MatXtractEngineBeforeMult(Mat A)
   PetscFunctionBegin;
   if (!mx_engine_pending(x->levers, MATXTRACT_NLEVERS)) PetscFunctionReturn(PETSC_SUCCESS);
   MatXtractPlanTimes(x, &t_cur, &spent);
-  clk.t_cur      = t_cur;
-  clk.spent      = spent;
-  clk.expected   = (double)x->set.expected_mults;
-  clk.nnz        = (double)x->F.nnz;
-  clk.bytes_free = x->bytes_free;
-  clk.guard      = x->set.guard ? 1 : 0;
+  clk = MatXtractEngineClock(x, t_cur, spent);
   for (int i = 0; i < MATXTRACT_NLEVERS; i++) before[i] = x->levers[i].state;
   x->engine_err = 0;
   r             = mx_engine_step(x->levers, MATXTRACT_NLEVERS, &MatXtractLeverOps, A, &clk, &applied);
-  if (r == MX_ENGINE_ERROR) {
-    PetscErrorCode e = x->engine_err ? x->engine_err : PETSC_ERR_PLIB;
-    x->engine_err    = 0;
-    PetscCall(e);
-  }
+  if (r == MX_ENGINE_ERROR) PetscCall(MatXtractEngineRaise(x));
   for (int i = 0; i < MATXTRACT_NLEVERS; i++) { /* every lever decided without being applied: -info, and the pack's note */
     if (i == applied || x->levers[i].state == before[i]) continue;
     PetscCall(PetscInfo(A, "matxtract: %s %s after %" PetscInt_FMT " MatMults: %s\n", x->levers[i].row->name, mx_lever_state_name(x->levers[i].state), x->plan.mults, x->levers[i].why ? x->levers[i].why : ""));

@@ -1,7 +1,7 @@
 /* matxtract_shadow.c - the shadow of a sequential block: the MatXtract format of its AIJ arrays (host
  * arrays, and a device copy when a GPU is in use) built, refreshed, compressed, split, timed, applied
  * and freed. Mechanisms only: what to build and when is the plan engine's (matxtract_engine.c).
- * PetscScalar is real double in every build that gets past MatConvert_SeqAIJ_SeqAIJMatXtract (others
+ * PetscScalar is real double in every build that gets past the conversion from AIJ (others
  * are refused there with a clear error), hence the double views of PETSc's arrays below. */
 #include "matxtract_impl.h"
 #include <petscdevice.h>
