@@ -27,7 +27,11 @@ the test runs once more with its own ARGS only, to tell "needs another type" fro
 Mapping before the comparison (both runs; nothing else is changed):
   1. the text "-dll_append LIB" (LIB = the library's path) is removed;
   2. the run folder's absolute path -> "<rundir>";
-  3. whole lowercase words: seqaijmatxtract -> seqaij, mpiaijmatxtract -> mpiaij, matxtract -> aij.
+  3. whole lowercase words: seqaijmatxtract -> seqaij, mpiaijmatxtract -> mpiaij, matxtract -> aij;
+  4. default object names made from an address (PETSc 3.22: "Mat_0x5624..._0") -> "Mat_<addr>_0":
+     the address differs between any two runs, of one type or two;
+  5. vector types seqcuda/mpicuda -> seq/mpi: on a GPU, matxtract's MatCreateVecs gives device
+     vectors (as aijcusparse's does) where AIJ's are host vectors; values are still compared.
   The "MatXtract:" lines the type adds to -mat_view ::ascii_info are NOT removed: they are a difference.
 Then the test's own `filter:` (a shell pipeline, run in the run folder) is applied to stdout, as
 PETSc's harness does, and the mapping again (filters that read files the program wrote); stdout and stderr are compared separately (stderr is not filtered).  Lines are
@@ -330,6 +334,8 @@ def error_line(text):
 def mapped(text, lib, rundir):
     text = text.replace("-dll_append " + lib, "").replace(rundir, "<rundir>")
     text = re.sub(r"\b(seq|mpi)aijmatxtract\b", r"\1aij", text)
+    text = re.sub(r"\b([A-Za-z]+)_0x[0-9a-f]+_(\d+)\b", r"\1_<addr>_\2", text)
+    text = re.sub(r"\b(seq|mpi)cuda\b", r"\1", text)
     return re.sub(r"\bmatxtract\b", "aij", text)
 
 
