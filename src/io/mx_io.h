@@ -76,6 +76,23 @@ uint64_t mx_mem_available(const char **bound);
  * memory, M bytes (Y GB) available under BOUND". */
 int mx_mem_fits(double need, char *why, size_t whylen);
 
+/* Copies into memory nothing has touched yet (mx_hostcopy.c): each piece's bytes from src to dst on
+ * `threads` threads, each thread one contiguous slice of the pieces laid end to end (its pages'
+ * first touch included), destinations of 4 MiB or more advised for transparent huge pages. */
+#define MX_HOSTCOPY_MAX_THREADS 16
+typedef struct {
+  void       *dst;
+  const void *src;
+  size_t      bytes;
+} mx_hostcopy_piece;
+void mx_hostcopy(const mx_hostcopy_piece *pieces, int npieces, int threads);
+/* OpenMP's thread count (OMP_NUM_THREADS, else the cores), at most MX_HOSTCOPY_MAX_THREADS; 1
+ * without OpenMP */
+int mx_hostcopy_default_threads(void);
+/* threads for the library's copies (0 = the default); 1 if threads is outside 0..MAX */
+int mx_hostcopy_set_threads(int threads);
+int mx_hostcopy_threads(void);
+
 #ifdef __cplusplus
 }
 #endif

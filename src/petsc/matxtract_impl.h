@@ -211,6 +211,9 @@ PETSC_INTERN PetscErrorCode MatXtractSettingsFromOptions(Mat, PetscOptionItems *
 PETSC_INTERN PetscErrorCode MatXtractSettingsFromDatabase(Mat, MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractSettingsSetCrux(Mat, MatXtractSettings *, PetscReal, PetscReal, MatXtractCruxSource);
 PETSC_INTERN PetscErrorCode MatXtractConvertBegin(Mat, MatReuse, Mat *);
+/* matxtract_duplicate.c: MatConvert's threaded copy of a large SeqAIJ */
+PETSC_INTERN PetscErrorCode MatXtractDuplicateThreaded(Mat, PetscBool *);
+PETSC_INTERN PetscErrorCode MatXtractDuplicateSeqAIJ(Mat, Mat *);
 PETSC_INTERN PetscErrorCode MatXtractConvertBackBegin(Mat, MatReuse, Mat *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatXtractConvertSettings(Mat *, MatReuse, MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractSetDefaultVecType(Mat, PetscBool);

@@ -1,6 +1,7 @@
 /* matxtract_register.c - type registration, log events, the public dispatchers, and the entry
  * point PETSc calls when the library is loaded with -dll_append. */
 #include "matxtract_impl.h"
+#include "io/mx_io.h"
 
 
 PetscLogEvent MATXTRACT_Build, MATXTRACT_Refresh, MATXTRACT_Mult, MATXTRACT_MultT, MATXTRACT_BuildT;
@@ -29,14 +30,17 @@ static PetscErrorCode MatXtractFinalize(void)
 /* Process-wide options (every matrix shares them), read once at registration. */
 static PetscErrorCode MatXtractProcessOptions(void)
 {
-  PetscInt threads = 4;
+  PetscInt threads = 4, copy_threads = mx_hostcopy_default_threads();
 
   PetscFunctionBegin;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "MatXtract process-wide options", "Mat");
   PetscCall(PetscOptionsInt("-mat_matxtract_upload_threads", "Host threads (1-16) staging large uploads to the GPU (the AIJ arrays at a build, the values at a refresh) through pinned buffers; 1 = the driver's pageable copy", "", threads, &threads, NULL));
+  PetscCall(PetscOptionsInt("-mat_matxtract_copy_threads", "Host threads (1-16) of MatConvert's copy of a SeqAIJ of 4 MB or more into the new matrix (default: OpenMP's, OMP_NUM_THREADS, at most 16); 1 = PETSc's MatDuplicate", "", copy_threads, &copy_threads, NULL));
   PetscOptionsEnd();
   PetscCheck(threads >= 1 && threads <= 16, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-mat_matxtract_upload_threads %" PetscInt_FMT ": need 1 to 16", threads);
+  PetscCheck(copy_threads >= 1 && copy_threads <= MX_HOSTCOPY_MAX_THREADS, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-mat_matxtract_copy_threads %" PetscInt_FMT ": need 1 to %d", copy_threads, MX_HOSTCOPY_MAX_THREADS);
   PetscCheck(!mx_device_set_upload_threads((int)threads), PETSC_COMM_WORLD, PETSC_ERR_LIB, "matxtract: %s", mx_device_last_error());
+  PetscCheck(!mx_hostcopy_set_threads((int)copy_threads), PETSC_COMM_WORLD, PETSC_ERR_LIB, "matxtract: copy threads %" PetscInt_FMT " refused", copy_threads);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -82,8 +82,13 @@ PetscErrorCode MatXtractConvertBegin(Mat A, MatReuse reuse, Mat *B)
 #if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
   SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract needs PetscScalar = real double (the tensor-core path is FP64); this PETSc is configured with another scalar type: use -mat_type aij");
 #endif
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, B));
-  else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, *B, SAME_NONZERO_PATTERN));
+  if (reuse == MAT_INITIAL_MATRIX) {
+    PetscBool threaded;
+
+    PetscCall(MatXtractDuplicateThreaded(A, &threaded));
+    if (threaded) PetscCall(MatXtractDuplicateSeqAIJ(A, B));
+    else PetscCall(MatDuplicate(A, MAT_COPY_VALUES, B));
+  } else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, *B, SAME_NONZERO_PATTERN));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
