@@ -3,38 +3,22 @@
  * (mx_hostcopy). A new matrix's arrays cost their first touch, not their bytes: on one thread into
  * 4 KiB pages that is most of a conversion's time (docs/performance.md, "MatConvert's copy").
  *
- * The copy is PETSc's MatCreateSeqAIJWithArrays over arrays allocated here; a container composed on
- * the new matrix owns them and frees them when the matrix is destroyed (also after a conversion
- * back to AIJ in place). What MatDuplicate(MAT_COPY_VALUES) carries, this copy carries: sizes and
- * layouts (shared with the source, as MatDuplicate shares them: block sizes, local-to-global
- * mapping), the nonzero pattern and values, the vector type, the stencil, the off-process flags,
- * the DM and the composed functions; inodes and compressed rows are found again by the assembly,
- * from the same pattern. The source's insertion rules cannot be read (PETSc has no getter for them):
- * the copy has those of a preallocated AIJ matrix, whatever the source's (a new nonzero that needs
- * an allocation is PETSc's "caused a malloc" error until MAT_NEW_NONZERO_ALLOCATION_ERR is turned
- * off; MAT_IGNORE_ZERO_ENTRIES, MAT_ROW_ORIENTED, MAT_KEEP_NONZERO_PATTERN at their defaults). */
+ * The copy is a SeqAIJ preallocated with the source's row lengths, so PETSc allocates and owns its
+ * arrays (nothing of it is ours to free); the threads then write the values and the column indices
+ * into them (their pages' first touch), and MatSeqAIJSetColumnIndices marks every row full. What
+ * MatDuplicate(MAT_COPY_VALUES) carries, this copy carries: the layouts (shared with the source, as
+ * MatDuplicate shares them: block sizes, local-to-global mapping), the nonzero pattern and values,
+ * the vector type, the stencil, the off-process flags, the DM and the composed functions; inodes
+ * and compressed rows are found again by the assembly, from the same pattern. The source's
+ * insertion rules cannot be read (PETSc has no getter for them): the copy has those of a
+ * preallocated AIJ matrix, whatever the source's (a new nonzero that needs an allocation is PETSc's
+ * "caused a malloc" error until MAT_NEW_NONZERO_ALLOCATION_ERR is turned off; MAT_IGNORE_ZERO_ENTRIES,
+ * MAT_ROW_ORIENTED, MAT_KEEP_NONZERO_PATTERN at their defaults). */
 #include "matxtract_impl.h"
 #include "io/mx_io.h"
 
-/* a copy smaller than this goes through MatDuplicate (its first touch is cheap) */
-#define MATXTRACT_THREADED_COPY_MIN_BYTES ((size_t)4 << 20)
-
-typedef struct {
-  PetscInt    *i, *j;
-  PetscScalar *a;
-} MatXtractArrays;
-
-static PetscErrorCode MatXtractArraysDestroy(void *ctx)
-{
-  MatXtractArrays *arr = (MatXtractArrays *)ctx;
-
-  PetscFunctionBegin;
-  PetscCall(PetscFree(arr->i));
-  PetscCall(PetscFree(arr->j));
-  PetscCall(PetscFree(arr->a));
-  PetscCall(PetscFree(arr));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+/* a copy smaller than this goes through MatDuplicate (the threads gain a few ms at best there) */
+#define MATXTRACT_THREADED_COPY_MIN_BYTES ((size_t)32 << 20)
 
 /* Whether MatXtractDuplicateSeqAIJ copies A: an assembled, unfactored matrix of type exactly SeqAIJ
  * whose arrays take at least MATXTRACT_THREADED_COPY_MIN_BYTES, with more than one copy thread. */
@@ -52,11 +36,12 @@ PetscErrorCode MatXtractDuplicateThreaded(Mat A, PetscBool *yes)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* arr = A's CSR arrays, copied (arr's arrays allocated here) */
-static PetscErrorCode MatXtractCopyArrays(Mat A, MatXtractArrays *arr)
+/* B (preallocated with A's row lengths) gets A's column indices and values, on the copy threads */
+static PetscErrorCode MatXtractCopyArrays(Mat A, Mat B)
 {
-  const PetscInt    *ai, *aj;
+  const PetscInt    *ai, *aj, *bi, *bj;
   const PetscScalar *aa;
+  PetscScalar       *ba;
   PetscInt           m, nz;
   PetscBool          done;
 
@@ -64,20 +49,37 @@ static PetscErrorCode MatXtractCopyArrays(Mat A, MatXtractArrays *arr)
   PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matxtract: MatGetRowIJ failed");
   nz = ai[m];
-  PetscCall(PetscMalloc1(m + 1, &arr->i));
-  PetscCall(PetscMalloc1(nz, &arr->j));
-  PetscCall(PetscMalloc1(nz, &arr->a));
+  PetscCall(MatSeqAIJGetCSRAndMemType(B, &bi, &bj, &ba, NULL));
+  PetscCheck(bi[m] == nz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matxtract: the copy holds %" PetscInt_FMT " nonzeros, the source %" PetscInt_FMT, bi[m], nz);
   PetscCall(MatSeqAIJGetArrayRead(A, &aa));
   {
-    mx_hostcopy_piece pieces[3] = {
-      {arr->a, aa, (size_t)nz * sizeof(PetscScalar)},
-      {arr->j, aj, (size_t)nz * sizeof(PetscInt)   },
-      {arr->i, ai, (size_t)(m + 1) * sizeof(PetscInt)}
+    mx_hostcopy_piece pieces[2] = {
+      {ba,          aa, (size_t)nz * sizeof(PetscScalar)},
+      {(void *)bj, aj, (size_t)nz * sizeof(PetscInt)   }
     };
-    mx_hostcopy(pieces, 3, mx_hostcopy_threads());
+    mx_hostcopy(pieces, 2, mx_hostcopy_threads());
   }
   PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+  PetscCall(MatSeqAIJSetColumnIndices(B, (PetscInt *)bj)); /* every row full (PETSc copies the indices onto themselves) */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* B preallocated with A's row lengths: PETSc allocates its arrays (their pages untouched) */
+static PetscErrorCode MatXtractPreallocateLike(Mat A, Mat B)
+{
+  const PetscInt *ai, *aj;
+  PetscInt        m, *rowlen;
+  PetscBool       done;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matxtract: MatGetRowIJ failed");
+  PetscCall(PetscMalloc1(m, &rowlen));
+  for (PetscInt r = 0; r < m; r++) rowlen[r] = ai[r + 1] - ai[r];
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+  PetscCall(MatSeqAIJSetPreallocation(B, 0, rowlen)); /* also makes a new nonzero's malloc an error */
+  PetscCall(PetscFree(rowlen));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -110,22 +112,16 @@ static PetscErrorCode MatXtractCarryDuplicated(Mat A, Mat B)
 /* *B = a copy of A (MatXtractDuplicateThreaded(A) said yes): see the header. */
 PetscErrorCode MatXtractDuplicateSeqAIJ(Mat A, Mat *B)
 {
-  MatXtractArrays *arr;
-  PetscContainer   owner;
-  PetscErrorCode   ierr;
-
   PetscFunctionBegin;
-  PetscCall(PetscNew(&arr));
-  ierr = MatXtractCopyArrays(A, arr);
-  if (!ierr) ierr = MatCreateSeqAIJWithArrays(PetscObjectComm((PetscObject)A), A->rmap->n, A->cmap->n, arr->i, arr->j, arr->a, B);
-  if (ierr) PetscCall(MatXtractArraysDestroy(arr));
-  PetscCall(ierr);
-  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &owner));
-  PetscCall(PetscContainerSetPointer(owner, arr));
-  PetscCall(PetscContainerSetUserDestroy(owner, MatXtractArraysDestroy));
-  PetscCall(PetscObjectCompose((PetscObject)*B, "MatXtract_duplicated_arrays", (PetscObject)owner));
-  PetscCall(PetscContainerDestroy(&owner));
-  PetscCall(MatSetOption(*B, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE)); /* a preallocated source's rule */
-  PetscCall(MatXtractCarryDuplicated(A, *B));
+  PetscCall(PetscLogEventBegin(MATXTRACT_Copy, A, 0, 0, 0));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), B));
+  PetscCall(MatSetSizes(*B, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
+  PetscCall(MatSetType(*B, MATSEQAIJ));
+  PetscCall(MatXtractCarryDuplicated(A, *B)); /* A's layouts before the preallocation, as MatDuplicate */
+  PetscCall(MatXtractPreallocateLike(A, *B));
+  PetscCall(MatXtractCopyArrays(A, *B));
+  PetscCall(MatAssemblyBegin(*B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*B, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscLogEventEnd(MATXTRACT_Copy, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -271,6 +271,6 @@ PETSC_INTERN PetscBool      MatXtractPlanSettled(const Mat_MatXtract *);
 /* viewing (matxtract_view.c) */
 PETSC_INTERN PetscErrorCode MatXtractGetInfo_SeqAIJ(Mat, MatXtractInfo *);
 
-PETSC_INTERN PetscLogEvent MATXTRACT_Build, MATXTRACT_Refresh, MATXTRACT_Mult, MATXTRACT_MultT, MATXTRACT_BuildT;
+PETSC_INTERN PetscLogEvent MATXTRACT_Build, MATXTRACT_Refresh, MATXTRACT_Mult, MATXTRACT_MultT, MATXTRACT_BuildT, MATXTRACT_Copy;
 
 #endif
