@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """plot_readme.py - the README's results table and plot from an end-to-end protocol run.
 
-    python3 tuning/bench/plot_readme.py [PROTOCOL_CSV] [-o docs/speedup-h100.png] [--table]
+    python3 tuning/bench/plot_readme.py [PROTOCOL_CSV] [-o docs/speedup-h200.png] [--table]
 
 PROTOCOL_CSV is the protocol.csv of tuning/e2e/protocol.sh (default: the results folder the README
 cites). Cases are grouped into matrix families; per family the geometric mean of the ratios
-aijcusparse / matxtract (> 1: matxtract faster) for the steady state per MatMult and the totals after
+aijcusparse / matxtract (> 1: matxtract faster) for the setup, the steady state per MatMult and the totals after
 100, 1000 and 3000 MatMults (setup included). --table prints the markdown table instead of plotting
 (matplotlib is needed only for the plot)."""
 import argparse
@@ -14,8 +14,8 @@ import math
 import os
 import sys
 
-DEFAULT_CSV = "tuning/results/h100/e2e-protocol-2026-11-28/protocol.csv"
-COLUMNS = [("steady", "steady MatMult"), ("total@100", "total, 100 MatMults"),
+DEFAULT_CSV = "tuning/results/h200/e2e-protocol-2026-11-28/protocol.csv"
+COLUMNS = [("setup", "setup"), ("steady", "steady MatMult"), ("total@100", "total, 100 MatMults"),
            ("total@1000", "total, 1000 MatMults"), ("total@3000", "total, 3000 MatMults")]
 
 
@@ -79,8 +79,8 @@ def plot(fams, out, title):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("csv", nargs="?", default=DEFAULT_CSV)
-    ap.add_argument("-o", "--out", default="docs/speedup-h100.png")
-    ap.add_argument("--title", default="matxtract vs aijcusparse through PETSc, NVIDIA H100 (geometric mean per family)")
+    ap.add_argument("-o", "--out", default="docs/speedup-h200.png")
+    ap.add_argument("--title", default="matxtract vs aijcusparse through PETSc, NVIDIA H200 (geometric mean per family)")
     ap.add_argument("--table", action="store_true", help="print the markdown table, do not plot")
     a = ap.parse_args(argv)
     fams = families(a.csv)
