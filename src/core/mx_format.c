@@ -132,6 +132,16 @@ void mx_format_free(mx_format *F) {
 }
 
 /* 4*(nrows+1) + 12*nnz. */
+const char *mx_status_name(mx_status s) {
+  switch (s) {
+  case MX_OK: return "ok";
+  case MX_ERR_ARG: return "bad argument";
+  case MX_ERR_MEM: return "out of memory";
+  case MX_ERR_OVERFLOW: return "a count overflows int32";
+  }
+  return "unknown status";
+}
+
 size_t mx_csr_bytes(int32_t nrows, int32_t nnz) { return 4 * ((size_t)nrows + 1) + 12 * (size_t)nnz; }
 
 /* Cold CSR bytes + the stored hot mode's bytes (mx_hot_du_bytes / mx_hot_se_bytes; 0 if none). */

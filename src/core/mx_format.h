@@ -42,6 +42,8 @@ extern "C" {
 #define MX_BLOCK_COLS 4 /* columns per DU block = k of mma.m8n8k4.f64 */
 
 typedef enum { MX_OK = 0, MX_ERR_ARG = 1, MX_ERR_MEM = 2, MX_ERR_OVERFLOW = 3 } mx_status;
+/* "ok", "bad argument", "out of memory", "a count overflows int32" (unknown values: "unknown status") */
+const char *mx_status_name(mx_status s);
 
 typedef enum { MX_HOT_NONE = 0, MX_HOT_DU = 1, MX_HOT_SE = 2 } mx_hot_mode;
 

@@ -4,9 +4,12 @@
  * is refused), the embedded model checks and round-trips through
  * the file format, a model of many trees evaluates as its trees walked one by one, a list of plans as
  * its plans one by one, plans and their names, the setup model, and the ski-rental rule's bound. */
+#include "core/mx_features.h"
+#include "core/mx_format.h"
 #include "core/mx_plan.h"
 #include "core/mx_predictor.h"
 #include "cuda/mx_device.h" /* pure C header: only for the enum values below */
+#include "io/mx_io.h"
 #include "test_util.h"
 
 _Static_assert((int)MX_PLAN_COLD_AUTO == (int)MX_COLD_AUTO && (int)MX_PLAN_COLD_SEGMENT == (int)MX_COLD_SEGMENT &&
@@ -552,6 +555,39 @@ static void ski_rental(void) {
         "bad inputs: never");
 }
 
+/* Every plan the embedded model can predict builds (the host builder, borrowing the input as the
+ * library and matxtract-bench do) on a matrix of each generator family, and the prediction for the
+ * matrix's own features is one of them: a predicted plan that cannot be built would be a failed
+ * upgrade (issue 39). */
+static void embedded_candidates_build(void) {
+  const char *specs[] = {"kron:13:16", "kron:13:16@unique", "kron:13:16@pagerank", "chunglu:20000:16:2.1@unique", "rgg:14@unique",
+                         "lap2d:150@unique", "lap3d:30", "band:50000:5", "rand:50000:8", "blockdense:50000:500:32", "bipartite:20000:40000:16"};
+  const mx_model *D = mx_model_default();
+  char err[256];
+  for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+    mx_io_csr A;
+    if (mx_gen(specs[s], 7, &A, err, sizeof err)) {
+      CHECK(0, "%s: %s", specs[s], err);
+      continue;
+    }
+    int32_t *rowptr = malloc(sizeof(int32_t) * ((size_t)A.nrows + 1));
+    for (int32_t i = 0; i <= A.nrows; i++) rowptr[i] = (int32_t)A.rowptr[i];
+    const mx_csr a = {A.nrows, A.ncols, rowptr, A.colidx, A.val};
+    mx_features f;
+    mx_prediction p;
+    CHECK(mx_features_compute(&a, &f) == MX_OK && mx_predict_plan(D, &f, &p) == MX_OK, "%s: features and prediction", specs[s]);
+    for (int32_t c = 0; c < D->ncandidates; c++) {
+      mx_format F;
+      const mx_status st = mx_format_build_borrow(&a, D->candidates[c].crux, D->candidates[c].mode, &F);
+      CHECK(st == MX_OK, "%s: candidate %d (%g,%g) %s builds: %s", specs[s], c, D->candidates[c].crux.tau_c, D->candidates[c].crux.tau_r,
+            mx_plan_mode_name(D->candidates[c].mode), mx_status_name(st));
+      if (st == MX_OK) mx_format_free(&F);
+    }
+    free(rowptr);
+    mx_io_csr_free(&A);
+  }
+}
+
 int main(void) {
   known_sum();
   known_mean_and_median();
@@ -565,6 +601,7 @@ int main(void) {
   plan_lists();
   plans();
   ski_rental();
+  embedded_candidates_build();
   if (t_failures) {
     fprintf(stderr, "test_core_predictor: %d failure(s)\n", t_failures);
     return 1;
