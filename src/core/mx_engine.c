@@ -21,6 +21,7 @@ static const char *const why_off = "switched off by the caller";
 static const char *const why_not_needed = "not needed";
 static const char *const why_expected = "the expected products cannot pay for it";
 static const char *const why_no_gain = "it cannot pay for its cost (no gain)";
+static const char *const why_floor = "a product takes no more than its fixed latency (nothing to save)";
 static const char *const why_bytes = "needs more device memory than is free";
 static const char *const why_failed = "applying it failed";
 static const char *const why_slower = "the guard timed it slower";
@@ -72,11 +73,17 @@ static one_outcome ask_ready(mx_lever *w, int i, const mx_lever_ops *ops, void *
   return rc == MX_LEVER_OK || rc == MX_LEVER_NOT_YET || rc == MX_LEVER_NOT_NEEDED ? ONE_NEXT : ONE_ERROR;
 }
 
-/* t_new = predict's time when it sets one > 0, else (1 - gain) t_cur. 0, or -1 on a hard error. */
-static int predict_time(const mx_lever *w, int i, const mx_lever_ops *ops, void *ctx, double t_cur, double *t_new) {
+/* t_new = t_cur - saving: predict's saving (t_cur - its time) when it sets a time > 0, else gain x
+ * the movable part t_cur - t_floor (all of t_cur without a floor); a saving is at most the movable
+ * part (a lever shortens what a product moves, not its fixed latency), so at or below the floor no
+ * lever gains. 0, or -1 on a hard error. */
+static int predict_time(const mx_lever *w, int i, const mx_lever_ops *ops, void *ctx, const mx_engine_clock *clk, double *t_new) {
   double t = 0.0;
-  if (ops->predict && ops->predict(ctx, i, t_cur, &t) != MX_LEVER_OK) return -1;
-  *t_new = t > 0.0 ? t : (1.0 - w->row->gain) * t_cur;
+  if (ops->predict && ops->predict(ctx, i, clk->t_cur, &t) != MX_LEVER_OK) return -1;
+  const double movable = clk->t_floor > 0.0 ? fmax(0.0, clk->t_cur - clk->t_floor) : clk->t_cur;
+  double saving = t > 0.0 ? clk->t_cur - t : w->row->gain * movable;
+  if (saving > movable) saving = movable;
+  *t_new = clk->t_cur - saving;
   return 0;
 }
 
@@ -139,14 +146,14 @@ static one_outcome weigh_one(mx_lever *w, int i, const mx_lever_ops *ops, void *
   if (!go) return ONE_NEXT;
   if (!(clk->t_cur > 0.0)) return ONE_NO_CLOCK;
   double t_new = 0.0;
-  if (predict_time(w, i, ops, ctx, clk->t_cur, &t_new)) return ONE_ERROR;
+  if (predict_time(w, i, ops, ctx, clk, &t_new)) return ONE_ERROR;
   w->t_new_s = t_new;
   w->cost_s = mx_engine_cost(w->row, clk, t_new);
   switch (mx_upgrade_decide(clk->t_cur, t_new, w->cost_s, clk->spent, clk->expected)) {
   case MX_UPGRADE_NOW: return apply_lever(w, i, ops, ctx, clk, t_kept);
   case MX_UPGRADE_LATER: return ONE_NEXT;
   default: /* NEVER */
-    settle(w, MX_LEVER_DECLINED, clk->expected > 0.0 ? why_expected : why_no_gain);
+    settle(w, MX_LEVER_DECLINED, clk->t_floor > 0.0 && clk->t_cur <= clk->t_floor ? why_floor : clk->expected > 0.0 ? why_expected : why_no_gain);
     return ONE_NEXT;
   }
 }
@@ -187,7 +194,7 @@ mx_engine_result mx_engine_apply_now(mx_lever *levers, int n, int i, const mx_le
     return MX_ENGINE_WAIT;
   }
   double t_new = 0.0, t_kept = clk->t_cur;
-  if (predict_time(&w, i, ops, ctx, clk->t_cur, &t_new)) return MX_ENGINE_ERROR;
+  if (predict_time(&w, i, ops, ctx, clk, &t_new)) return MX_ENGINE_ERROR;
   w.t_new_s = t_new;
   w.cost_s = mx_engine_cost(w.row, clk, t_new);
   const one_outcome r = apply_lever(&w, i, ops, ctx, clk, &t_kept);

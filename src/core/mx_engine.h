@@ -59,11 +59,14 @@ typedef struct {
 /* What the caller knows now. t_cur: seconds per product of the plan in use (> 0 to weigh any
  * lever); spent: seconds of products on it so far; expected: products the user expects in all
  * (<= 0: unknown); nnz: the matrix's nonzeros; bytes_free: bytes a lever may take at its peak
- * (SIZE_MAX: no bound); guard: 1 = time what a lever changed and keep the faster. */
+ * (SIZE_MAX: no bound); guard: 1 = time what a lever changed and keep the faster; t_floor: seconds
+ * of a product that no lever shortens (launch and latency; 0: none): a lever saves at most
+ * t_cur - t_floor, so a product at or below it declines every lever. */
 typedef struct {
   double t_cur, spent, expected, nnz;
   size_t bytes_free;
   int guard;
+  double t_floor;
 } mx_engine_clock;
 
 /* Callback results. */
@@ -76,7 +79,8 @@ typedef struct {
   /* whether lever i may be weighed now: OK, NOT_YET (asked again before the next product: e.g. a
    * prediction still running) or NOT_NEEDED (*why set: the lever becomes OFF). NULL: always OK. */
   int (*ready)(void *ctx, int i, const char **why);
-  /* predicted seconds per product after lever i; NULL or not set (*t_new <= 0): (1 - gain) t_cur */
+  /* predicted seconds per product after lever i; NULL or not set (*t_new <= 0): the row's gain of
+   * the movable part (see mx_engine_clock's t_floor) */
   int (*predict)(void *ctx, int i, double t_cur, double *t_new);
   /* bytes lever i needs at its peak beyond what is held; NULL: 0 */
   int (*bytes)(void *ctx, int i, size_t *bytes);

@@ -24,6 +24,11 @@
  * once, so the solve runs the right form from its first product; costlier ones wait for the rule. */
 #define MATXTRACT_BUILD_FRACTION 0.02
 
+/* Seconds of a GPU product that no lever shortens (launch and latency: the product of a matrix of
+ * next to no bytes; docs/performance.md, "Plan engine costs"): a lever saves at most t_cur minus
+ * this, so the products of small matrices decline every lever. The CPU path has no floor. */
+#define MATXTRACT_GPU_PRODUCT_FLOOR_S 5e-6
+
 /* name, fixed seconds, ns per nonzero, assumed gain, guard products, guard times the old plan too.
  * predict and rebuild: costs set per matrix (the prediction's by where its features run, the
  * rebuild's from the measured build); cold and rebuild: gains from the model (predict callback). */
@@ -63,10 +68,11 @@ static PetscErrorCode MatXtractEngineRaise(Mat_MatXtract *x)
 }
 
 /* What the engine's rule knows now: the plan's time and the time spent on it, the expected products,
- * the nonzeros, the free device bytes (read after builds and levers), the guard. */
+ * the nonzeros, the free device bytes (read after builds and levers), the guard, the product's
+ * floor (on the GPU). */
 static mx_engine_clock MatXtractEngineClock(const Mat_MatXtract *x, PetscLogDouble t_cur, PetscLogDouble spent)
 {
-  mx_engine_clock clk = {t_cur, spent, (double)x->set.expected_mults, (double)x->F.nnz, x->bytes_free, x->set.guard ? 1 : 0};
+  mx_engine_clock clk = {t_cur, spent, (double)x->set.expected_mults, (double)x->F.nnz, x->bytes_free, x->set.guard ? 1 : 0, x->D ? MATXTRACT_GPU_PRODUCT_FLOOR_S : 0.0};
   return clk;
 }
 

@@ -4,7 +4,10 @@
  * be told to fail. Cases: a lever that pays after a few products, one timed slower (undone), one that
  * fails to apply, one too big for the free bytes, expected products (now / never), ready (not yet /
  * not needed), hard errors from every callback (nothing changed), guard off, guard_reps 0, predict,
- * the cost formula, the guard timing the old plan, one lever per step, pending/idle, t_cur <= 0. */
+ * the cost formula, the guard timing the old plan, one lever per step, pending/idle, t_cur <= 0,
+ * the latency floor. */
+#include <math.h>
+#include <string.h>
 #include "core/mx_engine.h"
 #include "test_util.h"
 
@@ -109,7 +112,7 @@ static void arm_all(mx_lever *lv, const mx_lever_row *rows, int n) {
 
 /* t_cur 1 s, nothing spent, expected unknown, 1e6 nonzeros, no byte bound, guard on. */
 static mx_engine_clock clock_new(void) {
-  mx_engine_clock c = {1.0, 0.0, 0.0, 1e6, SIZE_MAX, 1};
+  mx_engine_clock c = {1.0, 0.0, 0.0, 1e6, SIZE_MAX, 1, 0.0};
   return c;
 }
 
@@ -498,6 +501,45 @@ static void apply_now(void) {
   CHECK(mx_engine_apply_now(lv, 2, 5, &ops_all, &f, &clk) == MX_ENGINE_ERROR, "apply_now out of range: ERROR");
 }
 
+/* The latency floor: a product of t_cur 1 s with a floor of 0.5 s has 0.5 s to save. gain 0.5 ->
+ * t_new 0.75 (not 0.5): cost 2 + 2 * 0.75 = 3.5, NOW iff (spent + 1) * 0.25 >= 3.5, i.e. spent >= 13.
+ * predict's own 0.3 s is capped at the floor: t_new 0.5. At or below the floor every lever is
+ * DECLINED at its first weighing, with the floor as the reason, nothing applied. */
+static void latency_floor(void) {
+  const mx_lever_row rows[] = {{"bandwidth", 2.0, 0.0, 0.5, 2, 0}, {"model", 0.0, 0.0, 0.0, 2, 0}};
+  mx_lever lv[2];
+  arm_all(lv, rows, 2);
+  fake f = fake_new();
+  f.predict_t[1] = 0.3;
+  mx_engine_clock clk = clock_new();
+  clk.t_floor = 0.5;
+  clk.spent = 12.0;
+  int applied = 7;
+  CHECK(mx_engine_step(lv, 1, &ops_all, &f, &clk, &applied) == MX_ENGINE_WAIT && applied == -1, "spent 12: WAIT");
+  CHECK(lv[0].t_new_s == 0.75 && lv[0].cost_s == 3.5, "gain of the movable part: t_new %g cost %g",
+        lv[0].t_new_s, lv[0].cost_s);
+  clk.spent = 13.0;
+  CHECK(mx_engine_step(lv, 1, &ops_all, &f, &clk, &applied) == MX_ENGINE_CHANGED && applied == 0, "spent 13: applied");
+  arm_all(lv, rows, 2);
+  f = fake_new();
+  f.predict_t[1] = 0.3;
+  clk = clock_new();
+  clk.t_floor = 0.5;
+  lv[0].state = MX_LEVER_OFF;
+  CHECK(mx_engine_step(lv, 2, &ops_all, &f, &clk, &applied) == MX_ENGINE_WAIT, "predict capped: not yet");
+  CHECK(lv[1].t_new_s == 0.5, "predict's saving capped at the floor: t_new %g", lv[1].t_new_s);
+  arm_all(lv, rows, 2);
+  f = fake_new();
+  clk = clock_new();
+  clk.t_floor = 1.0;
+  clk.spent = 1e9;
+  CHECK(mx_engine_step(lv, 2, &ops_all, &f, &clk, &applied) == MX_ENGINE_IDLE && applied == -1, "at the floor: IDLE");
+  for (int i = 0; i < 2; i++)
+    CHECK(lv[i].state == MX_LEVER_DECLINED && lv[i].why && strstr(lv[i].why, "latency"), "lever %d declined by the floor (%s)", i,
+          lv[i].why ? lv[i].why : "no reason");
+  CHECK(f.n_apply[0] == 0 && f.n_apply[1] == 0 && f.plan == 0, "nothing applied at the floor");
+}
+
 int main(void) {
   apply_now();
   pays_after_a_few();
@@ -513,5 +555,6 @@ int main(void) {
   one_per_step();
   no_clock();
   state_names();
+  latency_floor();
   return t_report("test_core_engine");
 }
