@@ -9,12 +9,14 @@
 # benchmark (default matxtract-bench; cold-pack-bench for the packed kernels, e.g. issue 13's
 # `AB_TARGET=cold-pack-bench ab_build.sh OUT "" "-DMX_SEG_L2_AHEAD=792" -- lap3d:150 lap3d27:100`;
 # hub-split-bench, which writes no files: its output is all in ab.md). The sets build in parallel.
+# AB_DRY_RUN=1 prints each cmake and benchmark command (into build-K.log and ab.md) instead of running it.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tuning/gpu_env.sh
 OUTD=${1:?OUTDIR}; shift
 ROUNDS=${ROUNDS:-2}
 TARGET=${AB_TARGET:-matxtract-bench}
+X=; [ "${AB_DRY_RUN:-0}" = 1 ] && X=echo
 flags=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do flags+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
@@ -23,9 +25,9 @@ mkdir -p "$OUTD"
 jobs=$(( $(nproc) / ${#flags[@]} )); [ "$jobs" -lt 2 ] && jobs=2
 pids=()
 for k in "${!flags[@]}"; do
-  ( cmake -S . -B "build-ab-$k" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  ( $X cmake -S . -B "build-ab-$k" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DCMAKE_CUDA_FLAGS="${flags[$k]}" -DMATXTRACT_BUILD_TESTS=OFF -DMATXTRACT_BUILD_EXAMPLES=OFF > "$OUTD/build-$k.log" 2>&1 &&
-      cmake --build "build-ab-$k" -j"$jobs" --target "$TARGET" >> "$OUTD/build-$k.log" 2>&1 ) &
+      $X cmake --build "build-ab-$k" -j"$jobs" --target "$TARGET" >> "$OUTD/build-$k.log" 2>&1 ) &
   pids+=($!)
 done
 failed=0
@@ -38,6 +40,6 @@ for r in $(seq 1 "$ROUNDS"); do
     out=(-o "$OUTD/ab-$k-r$r")
     [ "$TARGET" = hub-split-bench ] && out=()
     echo "## round $r, set $k: '${flags[$k]:-defaults}'" | tee -a "$OUTD/ab.md"
-    "build-ab-$k/tuning/bench/$TARGET" "$@" "${out[@]}" 2>&1 | grep -v '^#' | tee -a "$OUTD/ab.md"
+    $X "build-ab-$k/tuning/bench/$TARGET" "$@" "${out[@]}" 2>&1 | grep -v '^#' | tee -a "$OUTD/ab.md"
   done
 done

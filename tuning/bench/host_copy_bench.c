@@ -2,8 +2,9 @@
  * one copy of MB megabytes from a resident source into newly allocated memory, with T OpenMP threads,
  * with or without MADV_HUGEPAGE on the destination, in a fresh process (first-touch page faults
  * included, as in a process's first conversion).
- *   host_copy_bench MB THREADS HUGE(0|1)     prints "mb threads huge ms"
- * Build: cc -O2 -fopenmp host_copy_bench.c -o host_copy_bench */
+ *   host_copy_bench MB THREADS HUGE(0|1)     prints "mb threads huge ms check" (check: 2 when the copy holds
+ *                                            the source's bytes)
+ * Built as matxtract-host-copy-bench (tuning/bench/CMakeLists.txt), or alone: cc -O2 -fopenmp host_copy_bench.c */
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -12,6 +12,7 @@
  *   sizes     cudaMalloc, a memset of its first MiB (waited for) and cudaFree of 0.25-32 MiB after a
  *             first cudaMalloc, the median of 9 each (does a features scratch's cost depend on its size?).
  * Usage: pool_first_use WAY   (prints "WAY: step ms ..."; the context is made before the clock starts)
+ * Exit 77 (skipped) when no CUDA device is usable.
  * Built as matxtract-pool-first-use (tuning/bench/CMakeLists.txt), or alone:
  *   nvcc -O2 -I tests/common -o pool_first_use tuning/bench/pool_first_use.cu */
 #include <algorithm>
@@ -77,6 +78,11 @@ static void sizes(cudaStream_t s, std::chrono::steady_clock::time_point &t) {
 
 int main(int argc, char **argv) {
   const char *way = argc > 1 ? argv[1] : "created";
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+    printf("SKIP: no CUDA device visible\n");
+    return 77;
+  }
   CK(cudaFree(0)); /* the context, outside the clock */
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));

@@ -40,7 +40,9 @@ done
 BENCH=$BUILD/tuning/bench/matxtract-bench
 PBENCH=$BUILD/tuning/bench/matxtract-petsc-bench
 GEN=$BUILD/tuning/gen/matxtract-gen
-for b in "$BENCH" "$PBENCH" "$GEN"; do
+NEEDED=("$PBENCH" "$GEN")
+[ $PETSC_ONLY = 1 ] || NEEDED+=("$BENCH") # --petsc-only runs no kernel benchmark (a build without CUDA has none)
+for b in "${NEEDED[@]}"; do
   [ -x "$b" ] || { echo "run_corpus.sh: $b not built (cmake --build $BUILD)" >&2; exit 1; }
 done
 GPU_LINE=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
