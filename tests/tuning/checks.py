@@ -1,5 +1,6 @@
 """checks.py - the tuning script tests' shared reporting: expect() prints each result, finish() prints
-the count and exits 1 if any failed."""
+the count and exits 1 if any failed, skip() ends a test whose GPU part cannot run: exit status 77
+(ctest's SKIP_RETURN_CODE), or 1 when a check before it failed (a host check is never hidden by a skip)."""
 import sys
 
 FAILED = []
@@ -14,3 +15,10 @@ def expect(ok, what):
 def finish():
     print("%d failed" % len(FAILED))
     sys.exit(1 if FAILED else 0)
+
+
+def skip(why):
+    if FAILED:
+        finish()
+    print(why + ": skipped")
+    sys.exit(77)
