@@ -1,0 +1,42 @@
+#!/bin/bash
+# test_gpu_cycle.sh ROOT - tuning/gpu_cycle.sh's stages that need no GPU, and tuning/gpu_env.sh: the pack
+# stage tars every result folder of $OUT (logs, bench, e2e, ...) into results.tgz and removes them, the
+# files inside unchanged; an unknown stage fails the cycle (exit status 1, "stage NAME FAILED") after the
+# stages before it ran; gpu_env.sh sets the GPU host's PETSc and keeps a PETSC_OPTIONS already set.
+# Exits 1 on a wrong result.
+set -u
+root=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+expect() { # expect CONDITION-STATUS WHAT
+  if [ "$1" = 0 ]; then echo "ok    $2"; else echo "FAIL  $2"; failed=$((failed + 1)); fi
+}
+
+out=$tmp/out
+mkdir -p "$out/bench" "$out/e2e/logs"
+echo "spmv row" > "$out/bench/spmv.csv"
+echo "e2e log" > "$out/e2e/logs/run.log"
+OUT=$out bash "$root/tuning/gpu_cycle.sh" pack > "$tmp/pack.txt" 2>&1
+expect $? "the pack stage succeeds"
+tar tzf "$out/results.tgz" | sort > "$tmp/list.txt"
+grep -qx "bench/spmv.csv" "$tmp/list.txt" && grep -qx "e2e/logs/run.log" "$tmp/list.txt" && grep -qx "logs/" "$tmp/list.txt"
+expect $? "results.tgz holds logs/, bench/spmv.csv and e2e/logs/run.log"
+mkdir "$tmp/x" && tar xzf "$out/results.tgz" -C "$tmp/x" && [ "$(cat "$tmp/x/bench/spmv.csv")" = "spmv row" ]
+expect $? "the files inside are unchanged"
+[ ! -e "$out/bench" ] && [ ! -e "$out/e2e" ] && [ ! -e "$out/logs" ]
+expect $? "the packed folders are removed"
+
+OUT=$tmp/out2 bash "$root/tuning/gpu_cycle.sh" pack nosuchstage > "$tmp/bad.txt" 2>&1
+status=$?
+[ $status = 1 ] && grep -q "^stage nosuchstage FAILED" "$tmp/bad.txt" && grep -q "^=== pack" "$tmp/bad.txt"
+expect $? "an unknown stage fails the cycle after the stages before it (exit status $status)"
+
+env_of() { env -u PETSC_OPTIONS "$@" bash -c ". '$root/tuning/gpu_env.sh' && echo \"\$PETSC_DIR|\$PETSC_OPTIONS|\$OMPI_ALLOW_RUN_AS_ROOT\""; }
+[ "$(env_of)" = "/opt/petsc-cuda|-use_gpu_aware_mpi 0|1" ]
+expect $? "gpu_env.sh: the bundle's PETSc, host-staged MPI, mpiexec as root"
+[ "$(env_of PETSC_OPTIONS=-log_view)" = "/opt/petsc-cuda|-log_view|1" ]
+expect $? "gpu_env.sh keeps a PETSC_OPTIONS already set"
+
+echo "$failed failed"
+[ $failed = 0 ]
