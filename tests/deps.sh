@@ -3,7 +3,8 @@
 # Sourced by tests/run.sh and examples/demo.sh. Needs root (or sudo) the first time.
 set -e
 mx_need=""
-for p in petsc-dev libpetsc3.18-dev-examples python3-petsc4py cmake pkg-config gcc g++ make; do
+# python3-pandas, -matplotlib, -sklearn: the tuning scripts' smoke tests (tests/tuning/README.md)
+for p in petsc-dev libpetsc3.18-dev-examples python3-petsc4py python3-pandas python3-matplotlib python3-sklearn cmake pkg-config gcc g++ make; do
   dpkg -s "$p" >/dev/null 2>&1 || mx_need="$mx_need $p"
 done
 if [ -n "$mx_need" ]; then
