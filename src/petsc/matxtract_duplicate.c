@@ -17,22 +17,30 @@
 #include "matxtract_impl.h"
 #include "io/mx_io.h"
 
-/* a copy smaller than this goes through MatDuplicate (the threads gain a few ms at best there) */
-#define MATXTRACT_THREADED_COPY_MIN_BYTES ((size_t)32 << 20)
+/* Which SeqAIJ the threads copy: arrays (values and column indices) of at least
+ * MATXTRACT_THREADED_COPY_MIN_BYTES; or of at least MATXTRACT_THREADED_COPY_DENSE_BYTES with at least
+ * MATXTRACT_THREADED_COPY_ROW_NNZ nonzeros per row (the copy's own passes over the rows outweigh the
+ * threads' gain on small matrices of short rows). Measurements: docs/performance.md, "MatConvert's
+ * copy". */
+#define MATXTRACT_THREADED_COPY_MIN_BYTES   ((double)(32 << 20))
+#define MATXTRACT_THREADED_COPY_DENSE_BYTES ((double)(4 << 20))
+#define MATXTRACT_THREADED_COPY_ROW_NNZ     8.0
 
 /* Whether MatXtractDuplicateSeqAIJ copies A: an assembled, unfactored matrix of type exactly SeqAIJ
- * whose arrays take at least MATXTRACT_THREADED_COPY_MIN_BYTES, with more than one copy thread. */
+ * that the rule above admits, with more than one copy thread. */
 PetscErrorCode MatXtractDuplicateThreaded(Mat A, PetscBool *yes)
 {
-  PetscBool  seqaij;
-  MatInfo    info;
+  PetscBool seqaij;
+  MatInfo   info;
+  double    bytes;
 
   PetscFunctionBegin;
   *yes = PETSC_FALSE;
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJ, &seqaij));
   if (!seqaij || !A->assembled || A->factortype != MAT_FACTOR_NONE || mx_hostcopy_threads() < 2) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
-  *yes = (PetscBool)(info.nz_used * (double)(sizeof(PetscScalar) + sizeof(PetscInt)) >= (double)MATXTRACT_THREADED_COPY_MIN_BYTES);
+  bytes = info.nz_used * (double)(sizeof(PetscScalar) + sizeof(PetscInt));
+  *yes  = (PetscBool)(bytes >= MATXTRACT_THREADED_COPY_MIN_BYTES || (bytes >= MATXTRACT_THREADED_COPY_DENSE_BYTES && info.nz_used >= MATXTRACT_THREADED_COPY_ROW_NNZ * (double)A->rmap->n));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

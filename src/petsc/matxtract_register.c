@@ -36,7 +36,7 @@ static PetscErrorCode MatXtractProcessOptions(void)
   PetscFunctionBegin;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "MatXtract process-wide options", "Mat");
   PetscCall(PetscOptionsInt("-mat_matxtract_upload_threads", "Host threads (1-16) staging large uploads to the GPU (the AIJ arrays at a build, the values at a refresh) through pinned buffers; 1 = the driver's pageable copy", "", threads, &threads, NULL));
-  PetscCall(PetscOptionsInt("-mat_matxtract_copy_threads", "Host threads (1-16) of MatConvert's copy of a SeqAIJ of 32 MiB or more into the new matrix (default: OpenMP's, OMP_NUM_THREADS, at most 16); 1 = PETSc's MatDuplicate", "", copy_threads, &copy_threads, NULL));
+  PetscCall(PetscOptionsInt("-mat_matxtract_copy_threads", "Host threads (1-16) of MatConvert's copy of a large SeqAIJ (32 MiB, or 4 MiB with 8+ nonzeros per row) into the new matrix (default: OpenMP's, OMP_NUM_THREADS, at most 16); 1 = PETSc's MatDuplicate", "", copy_threads, &copy_threads, NULL));
   PetscOptionsEnd();
   PetscCheck(threads >= 1 && threads <= 16, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-mat_matxtract_upload_threads %" PetscInt_FMT ": need 1 to 16", threads);
   PetscCheck(copy_threads >= 1 && copy_threads <= MX_HOSTCOPY_MAX_THREADS, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-mat_matxtract_copy_threads %" PetscInt_FMT ": need 1 to %d", copy_threads, MX_HOSTCOPY_MAX_THREADS);

@@ -10,8 +10,10 @@
  *     same insertion;
  *   - converting the copy back to AIJ in place, then destroying it, frees everything (the sanitizer
  *     build's leak check).
- * Run with -mat_matxtract_copy_threads 1 (the ctest "_petsc_duplicate" variant) the first check
- * expects MatDuplicate's copy. */
+ *   - the rule between 4 and 32 MiB: 16 nonzeros per row threaded, 5 per row (a 2D Laplacian) and
+ *     a matrix under 4 MiB through MatDuplicate.
+ * Run with -mat_matxtract_copy_threads 1 (the ctest "_petsc_duplicate" variant) every copy is
+ * expected from MatDuplicate. */
 #include <matxtract.h>
 #include "../common/petsc_check.h"
 
@@ -86,6 +88,43 @@ static PetscErrorCode SameProduct(Mat A, Mat B, PetscRandom rnd, const char *wha
   PetscFunctionReturn(0);
 }
 
+/* A banded SeqAIJ: n rows of w nonzeros (columns r .. r+w-1, wrapped). */
+static PetscErrorCode Band(PetscInt n, PetscInt w, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, w, NULL, A));
+  for (PetscInt r = 0; r < n; r++) {
+    PetscInt    cols[32];
+    PetscScalar v[32];
+    for (PetscInt k = 0; k < w; k++) cols[k] = (r + k) % n, v[k] = 1.0 + 1e-3 * (PetscScalar)((r * 7 + k) % 101);
+    PetscCall(MatSetValues(*A, 1, &r, w, cols, v, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* The copy's rule on A (name): threaded iff expected (and more than one copy thread); the copy equals
+ * A either way. */
+static PetscErrorCode CheckRule(Mat A, const char *name, PetscBool expected, PetscInt threads)
+{
+  Mat                B;
+  PetscLogEvent      ev;
+  PetscEventPerfInfo before, after;
+  PetscBool          same;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventGetId("MatXtractCopy", &ev));
+  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &before));
+  PetscCall(MatConvert(A, MATMATXTRACT, MAT_INITIAL_MATRIX, &B));
+  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &after));
+  PetscCall(Expect((PetscBool)((after.count > before.count) == (expected && threads != 1)), expected ? "copied by the threads" : "copied by MatDuplicate", name));
+  PetscCall(SameArrays(A, B, &same));
+  PetscCall(Expect(same, "copied arrays equal the source's", name));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   Mat         A, B;
@@ -151,10 +190,21 @@ int main(int argc, char **argv)
   PetscCall(Expect(same, "a new nonzero inserted into the copy", "laplacian 800"));
   PetscCall(SameProduct(A, B, rnd, "MatMult after a new nonzero"));
 
-  /* back to AIJ in place; then destroyed (the arrays' owner goes with it) */
+  /* back to AIJ in place; then destroyed */
   PetscCall(MatConvert(B, MATSEQAIJ, MAT_INPLACE_MATRIX, &B));
   PetscCall(SameProduct(A, B, rnd, "MatMult after the conversion back"));
   PetscCall(MatDestroy(&B));
+  PetscCall(MatDestroy(&A));
+
+  /* the rule between 4 and 32 MiB: long rows threaded, short rows and smaller matrices not */
+  PetscCall(Band(40000, 16, &A)); /* 640,000 nonzeros, 7.7 MB, 16 per row */
+  PetscCall(CheckRule(A, "band 40000 x 16", PETSC_TRUE, threads));
+  PetscCall(MatDestroy(&A));
+  PetscCall(Laplacian(400, &A)); /* 798,400 nonzeros, 9.6 MB, 5 per row */
+  PetscCall(CheckRule(A, "laplacian 400", PETSC_FALSE, threads));
+  PetscCall(MatDestroy(&A));
+  PetscCall(Band(20000, 16, &A)); /* 320,000 nonzeros, 3.8 MB */
+  PetscCall(CheckRule(A, "band 20000 x 16", PETSC_FALSE, threads));
   PetscCall(MatDestroy(&A));
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " checks, %" PetscInt_FMT " failed\n", nchecks, nfail));
