@@ -37,6 +37,7 @@ void mx_cold_cusparse_free(mx_device *D) {
   if (c->buffer) cudaFree(c->buffer);
   free(c);
   D->csp = nullptr;
+  mx_device_staging_release(D); /* the descriptors pointed at them */
 }
 
 /* Descriptors over the cold CSR and the staging vectors, work buffer, preprocess (stream 0). */
@@ -45,6 +46,7 @@ int mx_cold_cusparse_setup(mx_device *D) {
   mx_cusparse_cold *c = (mx_cusparse_cold *)calloc(1, sizeof *c);
   if (!c) return mx_fail("cusparse cold: out of host memory");
   D->csp = c;
+  if (mx_device_staging(D, false)) return 1; /* the descriptors' vectors until a product sets its own (kept while D->csp) */
   MX_SP_TRY(cusparseCreate(&c->handle));
   MX_SP_TRY(cusparseCreateCsr(&c->A, D->nrows, D->ncols, D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val,
                               CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));

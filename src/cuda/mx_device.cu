@@ -158,6 +158,23 @@ extern "C" void mx_device_free(mx_device *D) {
   free(D);
 }
 
+/* ---- staging vectors -------------------------------------------------------------------------------------- */
+
+int mx_device_staging(mx_device *D, bool for_host) {
+  if (!D->x_stage && mx_cuda_alloc_on(D, &D->x_stage, D->ncols, "alloc x staging")) return 1;
+  if (!D->y_stage && mx_cuda_alloc_on(D, &D->y_stage, D->nrows, "alloc y staging")) return 1;
+  if (!D->z_stage && mx_cuda_alloc_on(D, &D->z_stage, D->nrows, "alloc z staging")) return 1;
+  if (for_host) D->staging_host = true;
+  return 0;
+}
+
+void mx_device_staging_release(mx_device *D) {
+  if (D->staging_host || D->csp) return;
+  mx_cuda_free_on(D, &D->x_stage, D->ncols);
+  mx_cuda_free_on(D, &D->y_stage, D->nrows);
+  mx_cuda_free_on(D, &D->z_stage, D->nrows);
+}
+
 /* ---- launch plans (host, from a host format: mx_device_upload; the GPU builder's are made on the GPU
  * by mx_plans_gpu.cu, equal entry for entry) ---------------------------------------------------------------- */
 
@@ -354,11 +371,7 @@ static int finish_setup(const mx_format *P, int xhot_request, mx_cold_kernel col
     return 1;
   if (make_plans(P, cold_req, D)) return 1;
   mx_trace_step("launch plans");
-  if ((!D->cold_identity && !D->val_in && mx_cuda_alloc_on(D, &D->val_in, D->nnz, "alloc value staging")) ||
-      mx_cuda_alloc_on(D, &D->x_stage, D->ncols, "alloc x staging") ||
-      mx_cuda_alloc_on(D, &D->y_stage, D->nrows, "alloc y staging") ||
-      mx_cuda_alloc_on(D, &D->z_stage, D->nrows, "alloc z staging"))
-    return 1;
+  if (!D->cold_identity && !D->val_in && mx_cuda_alloc_on(D, &D->val_in, D->nnz, "alloc value staging")) return 1;
   if (D->bytes > D->build_peak_bytes) D->build_peak_bytes = D->bytes;
   return 0;
 }
@@ -468,10 +481,11 @@ static bool cusparse_can_take(const mx_device *D) {
   return D->cold_nnz > 0 && !D->xhot_cold && (int64_t)D->cold_nnz <= (int64_t)D->nrows * D->ncols;
 }
 
-static int choose_cold(mx_device *D, mx_cold_kernel req) {
+static int choose_cold_kernel(mx_device *D, mx_cold_kernel req) {
   const bool timed = auto_timed(D->cold_nnz, req);
   if (timed) {
     std::vector<double> ones((size_t)D->ncols, 1.0);
+    if (mx_device_staging(D, false)) return 1;
     MX_CUDA_TRY(cudaMemcpy(D->x_stage, ones.data(), sizeof(double) * D->ncols, cudaMemcpyHostToDevice));
     if (keep_faster_kernel(D)) return 1;
   }
@@ -489,6 +503,13 @@ static int choose_cold(mx_device *D, mx_cold_kernel req) {
   D->cold = ours;
   mx_cold_cusparse_free(D);
   return 0;
+}
+
+/* choose_cold_kernel, then the staging vectors its timings used freed (cuSPARSE's kept). */
+static int choose_cold(mx_device *D, mx_cold_kernel req) {
+  const int rc = choose_cold_kernel(D, req);
+  mx_device_staging_release(D);
+  return rc;
 }
 
 extern "C" int mx_device_upload(const mx_format *F, mx_cold_kernel cold, mx_device **Dout) {
@@ -661,6 +682,7 @@ extern "C" int mx_device_spmv_host(mx_device *D, const double *x, const double *
   if (!y) return mx_fail("mx_device_spmv_host: y is NULL");
   if (!x && D->ncols > 0) return mx_fail("mx_device_spmv_host: x is NULL");
   cudaStream_t s = (cudaStream_t)stream;
+  if (mx_device_staging(D, true)) return 1; /* host vectors: the product's every call stages */
   if (D->ncols > 0)
     MX_CUDA_TRY(cudaMemcpyAsync(D->x_stage, x, sizeof(double) * D->ncols, cudaMemcpyHostToDevice, s));
   if (z) MX_CUDA_TRY(cudaMemcpyAsync(D->z_stage, z, sizeof(double) * D->nrows, cudaMemcpyHostToDevice, s));
@@ -685,6 +707,7 @@ extern "C" int mx_device_time_spmv(mx_device *D, int reps, double *seconds) {
   if (reps < 1) return mx_fail("mx_device_time_spmv: reps %d < 1", reps);
   *seconds = 0.0;
   if (D->nrows == 0) return 0;
+  if (mx_device_staging(D, false)) return 1;
   if (D->ncols > 0) {
     fill_kernel<<<(D->ncols + 255) / 256, 256>>>(D->ncols, 1.0, D->x_stage);
     MX_LAUNCH_CHECK("fill x staging");
@@ -701,6 +724,7 @@ extern "C" int mx_device_time_spmv(mx_device *D, int reps, double *seconds) {
   for (int k = 0; k < reps && !rc; ++k) rc = mx_cuda_check(cudaEventElapsedTime(&t[k], ev[k], ev[k + 1]), "cudaEventElapsedTime");
   for (int e = 0; e < made; ++e) cudaEventDestroy(ev[e]);
   if (rc) return 1;
+  mx_device_staging_release(D); /* after the last event: the timed products are done */
   std::sort(t.begin(), t.end());
   *seconds = 1e-3 * (double)t[(size_t)reps / 2];
   return 0;

@@ -73,9 +73,12 @@ struct mx_device {
 
   /* staging for refresh and the host-vector entry point; cold_identity: the cold CSR is the whole
    * matrix in input order (a borrowed cold part, no hot part), so refresh copies values straight
-   * into cold_val and there is no val_in or cold_src */
+   * into cold_val and there is no val_in or cold_src. The x/y/z staging vectors exist only while
+   * something needs them (mx_device_staging): a timing holds them for its length; products on host
+   * vectors (staging_host) and cuSPARSE's descriptors (csp) keep them */
   double *val_in, *x_stage, *y_stage, *z_stage;
   bool cold_identity;
+  bool staging_host;
 
   size_t bytes;            /* device bytes held now */
   size_t build_peak_bytes; /* most device bytes held at once while building and uploading */
@@ -195,6 +198,12 @@ int mx_cold_merge_launch(const mx_device *D, const double *x, const double *z, d
 /* cusparseSpMV (CSR ALG2) on the cold CSR: setup at upload (after the staging vectors exist),
  * preprocess again after a value refresh, free. */
 int mx_cold_cusparse_setup(mx_device *D);
+
+/* The staging vectors x (ncols), y and z (nrows) allocated where missing (mx_device.cu); for_host:
+ * products on host vectors use them from now on. mx_device_staging_release frees them unless host
+ * products or cuSPARSE's descriptors (D->csp) use them. */
+int mx_device_staging(mx_device *D, bool for_host);
+void mx_device_staging_release(mx_device *D);
 int mx_cold_cusparse_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s);
 int mx_cold_cusparse_refresh(mx_device *D, cudaStream_t s);
 void mx_cold_cusparse_free(mx_device *D);
