@@ -625,14 +625,16 @@ PetscErrorCode MatXtractSync_SeqAIJ(Mat A)
 /* ---------------- the step before each product ---------------- */
 
 /* The hub split kept: it runs the products alone (its rest packed with it), so the whole matrix's own
- * compression levers end, a pack of it is dropped, its feature passes are not collected (the plans
- * the model predicts are whole-matrix plans), and its plain device arrays are freed. */
+ * compression levers end, any pack of it is dropped (also one that packs nothing and is read by no
+ * kernel, e.g. after unique values fell back to plain: it would keep the plain arrays on the device
+ * too), its feature passes are not collected (the plans the model predicts are whole-matrix plans),
+ * and its plain device arrays are freed. */
 static PetscErrorCode MatXtractHubKept(Mat A)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
 
   PetscFunctionBegin;
-  if (MatXtractPackInUse(x) || x->levers[MATXTRACT_LEVER_PACK].state == MX_LEVER_KEPT || x->levers[MATXTRACT_LEVER_ROWPAT].state == MX_LEVER_KEPT) PetscCall(MatXtractShadowUncompress(A));
+  PetscCall(MatXtractShadowUncompress(A));
   for (int i = MATXTRACT_LEVER_ROWPAT; i <= MATXTRACT_LEVER_PACK; i++) mx_engine_arm(x->levers, i, 0, "the hub split runs the products (its rest is packed with it)");
   x->pack_note            = "not packed: the hub split runs the products (its rest is packed with it)";
   x->plan.predict_pending = PETSC_FALSE;
