@@ -197,14 +197,14 @@ int main(int argc, char **argv)
   PetscCall(MatDestroy(&A));
 
   /* the rule between 4 and 32 MiB: long rows threaded, short rows and smaller matrices not */
-  PetscCall(Band(40000, 16, &A)); /* 640,000 nonzeros, 7.7 MB, 16 per row */
+  PetscCall(Band(40000, 16, &A)); /* 640,000 nonzeros, 7.7 MB (10.2 MB with 64-bit indices), 16 per row */
   PetscCall(CheckRule(A, "band 40000 x 16", PETSC_TRUE, threads));
   PetscCall(MatDestroy(&A));
-  PetscCall(Laplacian(400, &A)); /* 798,400 nonzeros, 9.6 MB, 5 per row */
+  PetscCall(Laplacian(400, &A)); /* 798,400 nonzeros, 9.6 MB (12.8 MB), 5 per row */
   PetscCall(CheckRule(A, "laplacian 400", PETSC_FALSE, threads));
   PetscCall(MatDestroy(&A));
-  PetscCall(Band(20000, 16, &A)); /* 320,000 nonzeros, 3.8 MB */
-  PetscCall(CheckRule(A, "band 20000 x 16", PETSC_FALSE, threads));
+  PetscCall(Band(15000, 16, &A)); /* 240,000 nonzeros: 2.9 MB (3.8 MB with 64-bit indices) */
+  PetscCall(CheckRule(A, "band 15000 x 16", PETSC_FALSE, threads));
   PetscCall(MatDestroy(&A));
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " checks, %" PetscInt_FMT " failed\n", nchecks, nfail));
