@@ -634,7 +634,7 @@ static PetscErrorCode MatXtractHubKept(Mat A)
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(MatXtractShadowUncompress(A));
+  if (x->D && !mx_device_hub_plain_released(x->D)) PetscCall(MatXtractShadowUncompress(A)); /* released: nothing of the whole matrix is left to drop */
   for (int i = MATXTRACT_LEVER_ROWPAT; i <= MATXTRACT_LEVER_PACK; i++) mx_engine_arm(x->levers, i, 0, "the hub split runs the products (its rest is packed with it)");
   x->pack_note            = "not packed: the hub split runs the products (its rest is packed with it)";
   x->plan.predict_pending = PETSC_FALSE;
