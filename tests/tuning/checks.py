@@ -1,6 +1,8 @@
 """checks.py - the tuning script tests' shared reporting: expect() prints each result, finish() prints
 the count and exits 1 if any failed, skip() ends a test whose GPU part cannot run: exit status 77
-(ctest's SKIP_RETURN_CODE), or 1 when a check before it failed (a host check is never hidden by a skip)."""
+(ctest's SKIP_RETURN_CODE), or 1 when a check before it failed (a host check is never hidden by a skip);
+needs() skips (77) a test whose python3 lacks a module it needs (tests/deps.sh installs them)."""
+import importlib.util
 import sys
 
 FAILED = []
@@ -22,3 +24,9 @@ def skip(why):
         finish()
     print(why + ": skipped")
     sys.exit(77)
+
+
+def needs(*modules):
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        skip("%s has no %s (tests/deps.sh installs %s)" % (sys.executable, ", ".join(missing), "them" if missing[1:] else "it"))

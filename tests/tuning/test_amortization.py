@@ -6,7 +6,7 @@ matxtract at (0,0): 5 ms, 50 us; at the given crux: 10 ms, 40 us) and fails on r
 the CSV lines alone, rename the crux run matxtract_hot, pass each matrix's name, spec, solver and crux,
 report the failed matrix and go on; plot.py's amortization.md must give the ratios (2.00x, 2.50x) and
 break-even iterations ((5 - 2) ms / 50 us = 60.0, (10 - 2) / 60 us = 133.3) and one figure per matrix.
-Needs matplotlib (Debian's python3-matplotlib). Exits 1 on a wrong result."""
+Needs matplotlib (Debian's python3-matplotlib): exit 77 (skipped) without it. Exits 1 on a wrong result."""
 import csv
 import os
 import stat
@@ -14,7 +14,9 @@ import subprocess
 import sys
 import tempfile
 
-from checks import expect, finish  # beside this file
+from checks import expect, finish, needs  # beside this file
+
+needs("matplotlib")
 
 ROOT = sys.argv[1]
 MATRICES = {"kron18": ("kron:18:16", "power", "0.9,0.8"), "kron20": ("kron:20:16", "power", "0.9,0.8"),

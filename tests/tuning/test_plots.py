@@ -5,7 +5,8 @@ break-even after (5 - 3) ms / 2 us = 1000 MatMults; the predicted plan 8 us: 1.5
 10 us: 1.4x, break-even (6 - 4) ms / 4 us = 500) and a graph where they lose (20 vs 18 / 16 us: 0.8x,
 no break-even). spmv.csv must carry those ratios; summary.md the geometric mean (0.98x), one win and one
 loss with the worst and best matrix and the per-matrix rows; the three figures must be written. Needs
-numpy, pandas and matplotlib (Debian's python3-pandas, python3-matplotlib). Exits 1 on a wrong result."""
+numpy, pandas and matplotlib (Debian's python3-pandas, python3-matplotlib): exit 77 (skipped) without
+them. Exits 1 on a wrong result."""
 import csv
 import math
 import os
@@ -13,7 +14,9 @@ import subprocess
 import sys
 import tempfile
 
-from checks import expect, finish  # beside this file
+from checks import expect, finish, needs  # beside this file
+
+needs("numpy", "pandas", "matplotlib")
 
 BENCH_DIR = sys.argv[1]
 KERNEL_COLS = ["matrix", "family", "rows", "cols", "nnz", "crux_tc", "crux_tr", "hot_nnz_share", "hot_mode", "format_bytes", "csr_bytes",

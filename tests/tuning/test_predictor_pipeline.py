@@ -7,7 +7,8 @@ set holding it, the reference the fastest (0,0) time, and skips them on a rerun;
 writes a model that matxtract-predictor loads and predicts with, a predicted plan per test matrix among
 the model's candidates, and refuses --embed on fake labels; labels.py --plans measures those plans;
 report.py writes predictor.csv (regret = predicted / best time) and report.md, marked FAKE. Needs numpy,
-scipy and scikit-learn (Debian's python3-sklearn). Exits 1 on a wrong result."""
+scipy and scikit-learn (Debian's python3-sklearn) and matplotlib (report.py's figures): exit 77
+(skipped) without them. Exits 1 on a wrong result."""
 import csv
 import json
 import os
@@ -15,7 +16,9 @@ import subprocess
 import sys
 import tempfile
 
-from checks import expect, finish  # beside this file
+from checks import expect, finish, needs  # beside this file
+
+needs("numpy", "scipy", "sklearn", "matplotlib")
 
 PRED, BUILD = sys.argv[1], sys.argv[2]
 TOOL = os.path.join(BUILD, "tuning/predictor/matxtract-predictor")

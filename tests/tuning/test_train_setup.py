@@ -3,12 +3,15 @@
 that cost exactly 1e-9 * nnz * (0.3 + 0.2 tau_c + 0.8 tau_r) s over (0,0), with each matrix's first
 build inflated by 10 ms (the first-use costs the label runs show) and the (0,0) builds of the cold
 kernels differing; the fit must recover the coefficients, and leave out small matrices. Needs numpy
-(Debian's python3-numpy, which python3-petsc4py brings). Exits 1 if a result is wrong."""
+(Debian's python3-numpy, which python3-petsc4py brings): exit 77 (skipped) without it. Exits 1 if a
+result is wrong."""
 import sys
 
+from checks import expect, finish, needs  # beside this file
+
+needs("numpy")
 sys.path.insert(0, sys.argv[1])
 import train  # noqa: E402
-from checks import expect, finish  # noqa: E402 (beside this file)
 
 TRUE = (0.3, 0.2, 0.8)
 
