@@ -224,6 +224,7 @@ int mx_cold_merge_set_carveout(int percent) {
 
 int mx_cold_merge_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s) {
   if (D->nrows == 0) return 0;
+  if (D->pack_released && !g_pack_merge) return mx_fail("mx_cold_merge_launch: the plain cold arrays are released and the merge kernel is switched off the pack");
   if (g_pack_merge && mx_cold_pack_dev_active(D)) {
     const double *xk; /* x, or xs under COLCONST */
     if (mx_cold_pack_dev_x(D, x, s, &xk) || mx_pack_dispatch(D->pack, packed_merge_launch{D, xk, z, y, s})) return 1;

@@ -314,9 +314,91 @@ int mx_cold_pack_dev_x(const mx_device *D, const double *x, cudaStream_t s, cons
   return 0;
 }
 
+/* ---- the plain arrays a pack replaces (mx_device_pack_release_plain) ------------------------------------ */
+
+/* The released plain arrays decoded from the pack: col[g] (NULL: not released) and val[g] (NULL: not
+ * released), exactly the arrays it was encoded from. Plain parts come from D's own arrays (pcol,
+ * pval: still there); a value is dict[code] (DICT*), or the column's constant dict[col] (COLCONST,
+ * whose kernels fold the constant into x instead). */
+template <int VE, int IE>
+__global__ void __launch_bounds__(MX_PACK_THREADS) mx_pack_unpack(int n, mx_dec_pack<VE, IE> dec, const int *__restrict__ pcol,
+                                                                  const double *__restrict__ pval, int *col, double *val) {
+  const int g = blockIdx.x * MX_PACK_THREADS + threadIdx.x;
+  if (g >= n) return;
+  const int c = dec.col_at(pcol, g);
+  if (col) col[g] = c;
+  if (val) val[g] = VE == MX_VAL_COLCONST ? dec.dict[c] : dec.value(dec.raw_at(pval, g), c);
+}
+
+struct pack_unpack_launch {
+  const mx_device *D;
+  int *col;
+  double *val;
+  template <int VE, int IE>
+  int run() const {
+    mx_pack_unpack<VE, IE><<<pk_blocks(D->cold_nnz), MX_PACK_THREADS>>>(D->cold_nnz, mx_pack_decoder<VE, IE>(D->pack), D->cold_col,
+                                                                         D->cold_val, col, val);
+    MX_LAUNCH_CHECK("pack: decoding the plain cold arrays");
+    return 0;
+  }
+};
+
+/* Whether D's plain cold arrays are read by nothing but what a release keeps working: the pack in use
+ * by the cold kernel, nothing else over them (cuSPARSE descriptors, row patterns, a hub split, x-hot
+ * codes, feature passes in flight). */
+static bool plain_releasable(const mx_device *D) {
+  const bool in_use = D->cold == MX_COLD_SEGMENT || (D->cold == MX_COLD_MERGE && mx_cold_pack_merge_on());
+  return mx_cold_pack_dev_active(D) && in_use && !D->plain_released && !D->csp && !D->rowpat && !D->hub_split &&
+         !(D->xhot_cold && D->xhot_n > 0) && !D->features_job && D->cold_nnz > 0;
+}
+
+extern "C" int mx_device_pack_release_plain(mx_device *D) {
+  if (!D) return mx_fail("mx_device_pack_release_plain: NULL argument");
+  if (!plain_releasable(D)) return 0;
+  const int packed = (D->pack->idx_enc != MX_IDX_PLAIN ? MX_PLAIN_COLS : 0) | (D->pack->val_enc != MX_VAL_PLAIN ? MX_PLAIN_VALS : 0);
+  const int more = packed & ~D->pack_released;
+  if (!more) return 0; /* asked before every product: no synchronisation when there is nothing to free */
+  MX_CUDA_TRY(cudaDeviceSynchronize()); /* the products in flight finish first (the packed kernels never read them) */
+  if (more & MX_PLAIN_COLS) mx_cuda_free_on(D, &D->cold_col, (size_t)D->cold_nnz);
+  if (more & MX_PLAIN_VALS) mx_cuda_free_on(D, &D->cold_val, (size_t)D->cold_nnz);
+  D->pack_released |= more;
+  return 0;
+}
+
+extern "C" int mx_device_pack_restore_plain(mx_device *D) {
+  if (!D) return mx_fail("mx_device_pack_restore_plain: NULL argument");
+  if (!D->pack_released) return 0;
+  if (!D->pack) return mx_fail("mx_device_pack_restore_plain: the plain cold arrays are released without a pack");
+  const size_t n = (size_t)D->cold_nnz;
+  int *col = nullptr;
+  double *val = nullptr;
+  if (((D->pack_released & MX_PLAIN_COLS) && mx_cuda_alloc_on(D, &col, n, "restoring the plain cold columns")) ||
+      ((D->pack_released & MX_PLAIN_VALS) && mx_cuda_alloc_on(D, &val, n, "restoring the plain cold values"))) {
+    mx_cuda_free_on(D, &col, n);
+    return 1;
+  }
+  if (D->bytes > D->build_peak_bytes) D->build_peak_bytes = D->bytes;
+  const int rc = mx_pack_dispatch(D->pack, pack_unpack_launch{D, col, val});
+  if (rc || mx_cuda_check(cudaDeviceSynchronize(), "pack: decoding the plain cold arrays")) {
+    mx_cuda_free_on(D, &col, n);
+    mx_cuda_free_on(D, &val, n);
+    return 1;
+  }
+  if (col) D->cold_col = col;
+  if (val) D->cold_val = val;
+  D->pack_released = 0;
+  return 0;
+}
+
+extern "C" size_t mx_device_pack_plain_released(const mx_device *D) {
+  if (!D) return 0;
+  return (size_t)D->cold_nnz * (((D->pack_released & MX_PLAIN_COLS) ? sizeof(int) : 0) + ((D->pack_released & MX_PLAIN_VALS) ? sizeof(double) : 0));
+}
+
 extern "C" int mx_device_compress(mx_device *D, const mx_pack_request *req) {
   if (D && D->plain_released) return mx_fail("mx_device_compress: the plain cold CSR is released");
   if (!D || !req) return mx_fail("mx_device_compress: NULL argument");
+  if (mx_device_pack_restore_plain(D)) return 1; /* the pack is made again (or removed) from the plain arrays */
   mx_hot_pack_dev_free(D);
   if (req->val == MX_PACK_AUTO) { /* the SE hot region's values (mx_hot_pack.cu) */
     mx_trace_step(nullptr);
@@ -328,6 +410,7 @@ extern "C" int mx_device_compress(mx_device *D, const mx_pack_request *req) {
 }
 
 int mx_cold_compress_dev(mx_device *D, const mx_pack_request *req) {
+  if (D->pack_released) return mx_fail("mx_device_compress: the plain cold arrays are released (mx_device_pack_restore_plain first)");
   mx_cold_pack_dev_free(D);
   mx_cold_rowpat_dev_free(D);
   D->rowpat_lost = 0;

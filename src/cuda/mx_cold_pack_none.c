@@ -8,6 +8,21 @@ int mx_device_compress(mx_device *D, const mx_pack_request *req) {
   return 1;
 }
 
+int mx_device_pack_release_plain(mx_device *D) {
+  (void)D;
+  return 1;
+}
+
+int mx_device_pack_restore_plain(mx_device *D) {
+  (void)D;
+  return 1;
+}
+
+size_t mx_device_pack_plain_released(const mx_device *D) {
+  (void)D;
+  return 0;
+}
+
 int mx_device_compress_info(const mx_device *D, mx_device_pack_info *info) {
   (void)D;
   if (info) memset(info, 0, sizeof *info);

@@ -593,6 +593,7 @@ extern "C" int mx_device_build(const mx_csr *A, mx_crux c, mx_mode_request mode,
 
 extern "C" int mx_device_download(const mx_device *D, const mx_format *shell, mx_format *F) {
   if (!D || !shell || !F) return mx_fail("mx_device_download: NULL argument");
+  if (D->pack_released) return mx_fail("mx_device_download: the plain cold arrays are released (mx_device_pack_restore_plain first)");
   memset(F, 0, sizeof *F); /* counts from shell, arrays from D: the copy owns every array */
   F->nrows = shell->nrows;
   F->ncols = shell->ncols;
@@ -635,6 +636,7 @@ extern "C" mx_cold_kernel mx_device_cold_kernel(const mx_device *D) { return D ?
 extern "C" int mx_device_set_cold_kernel(mx_device *D, mx_cold_kernel k) {
   if (D && D->plain_released) return mx_fail("mx_device_set_cold_kernel: the plain cold CSR is released");
   if (!D) return mx_fail("mx_device_set_cold_kernel: device format is NULL");
+  if (mx_device_pack_restore_plain(D)) return 1; /* cuSPARSE, or a kernel that may not read the pack, reads them */
   if (k == MX_COLD_TIMED || !cold_request_valid(k)) return mx_fail("mx_device_set_cold_kernel: cold kernel %d cannot be switched to", (int)k);
   if (k == MX_COLD_CUSPARSE && !cusparse_can_take(D))
     return mx_fail("mx_device_set_cold_kernel: cuSPARSE cannot take this cold CSR (x-hot codes, no nonzero or duplicates)");
@@ -737,6 +739,7 @@ extern "C" int mx_device_refresh_values(mx_device *D, const double *val, void *s
   if (D->nnz == 0) return 0;
   if (!val) return mx_fail("mx_device_refresh_values: val is NULL");
   if (D->plain_released) return mx_fail("mx_device_refresh_values: the plain cold CSR is released (mx_device_hub_restore_plain first)");
+  if (mx_device_pack_restore_plain(D)) return 1; /* the new values go there, the pack is encoded from them */
   cudaStream_t s = (cudaStream_t)stream;
   mx_device_hub_drop(D); /* its split holds the old values */
   D->rowpat_lost = 0; /* set again below if this refresh loses the row patterns */

@@ -157,7 +157,7 @@ void mx_device_hub_info(const mx_device *D, int *K, int64_t *hub_nnz);
 /* mx_cold_hub_stats of D's cold CSR on the GPU (the hub nonzeros in its K most used columns and the
  * rows that have any: what mx_hub_pays decides on), without building the split. 0, or 1 with the
  * error recorded and both 0. */
-int mx_device_hub_stats(const mx_device *D, int K, int64_t *hub_nnz, int64_t *hub_rows);
+int mx_device_hub_stats(mx_device *D, int K, int64_t *hub_nnz, int64_t *hub_rows);
 
 /* Seconds of one y = A x on the GPU: the median of reps (>= 1) calls on D's staging vectors (x = 1),
  * each between two CUDA events on the default stream, after two warm-up calls; all queued before
@@ -169,8 +169,8 @@ int mx_device_time_spmv(mx_device *D, int reps, double *seconds);
  * mx_device_compress packs D's cold CSR ON THE GPU into the bytes mx_cold_pack_build gives on the
  * host (encodings chosen by exact byte count under MX_PACK_AUTO, or forced: a forced encoding that
  * cannot hold the matrix is an error and D stays unpacked). The segment and merge cold kernels then
- * read the packed form (y bitwise equal to the plain kernels'); cuSPARSE keeps reading the plain
- * arrays, which stay on the device. {PLAIN, PLAIN} (= mx_pack_request_of(MX_COMPRESS_OFF)) removes a
+ * read the packed form (y bitwise equal to the plain kernels'); cuSPARSE reads the plain arrays, which
+ * stay on the device until mx_device_pack_release_plain. {PLAIN, PLAIN} (= mx_pack_request_of(MX_COMPRESS_OFF)) removes a
  * pack. Off while x-hot codes the cold CSR (mx_device_compress returns 0, nothing packed). A value
  * refresh (mx_device_refresh_values) chooses the value encoding again (falls back to plain where a
  * dictionary no longer fits). Synchronous; call it when no product of D is in flight.
@@ -186,6 +186,20 @@ int mx_device_time_spmv(mx_device *D, int reps, double *seconds);
  * or one per column where that moves fewer bytes and x-hot does not code the cold CSR: the SE kernel
  * then reads only its slots' columns; y bitwise the same); a value refresh chooses again. */
 int mx_device_compress(mx_device *D, const mx_pack_request *req);
+
+/* While a pack runs D's cold products, the plain arrays it replaces are not needed on the device:
+ * mx_device_pack_release_plain frees cold_col under a packed column encoding and cold_val under a
+ * packed value encoding, where nothing else reads them (the pack in use by the segment or merge
+ * kernel; no cuSPARSE descriptors, row patterns, hub split, x-hot codes or feature passes in
+ * flight); else it frees nothing (0, not an error). Every entry point that reads the plain arrays
+ * (refresh, compress, cold-kernel switch, feature passes, hub split and statistics) first brings
+ * them back with mx_device_pack_restore_plain: decoded from the pack on the GPU, bit for bit the
+ * arrays it was encoded from. mx_device_download refuses while they are released. Both synchronous;
+ * call them when no product of D is in flight. 0, or 1 with the error recorded (a failed restore
+ * leaves them released and the pack in use). mx_device_pack_plain_released: the bytes freed now. */
+int mx_device_pack_release_plain(mx_device *D);
+int mx_device_pack_restore_plain(mx_device *D);
+size_t mx_device_pack_plain_released(const mx_device *D);
 
 typedef struct {
   int packed;         /* 1: D holds a pack with a packed part */

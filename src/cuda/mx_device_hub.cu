@@ -67,6 +67,7 @@ extern "C" int mx_device_hub(mx_device *D, const mx_csr *A, int K) {
     mx_device_hub_drop(D);
     return 0;
   }
+  if (mx_device_pack_restore_plain(D)) return 1; /* the split is made from the plain arrays */
   if (D->mode != MX_HOT_NONE) return mx_fail("mx_device_hub: the device format has a hot part (the split needs an all-cold one)");
   if (A->nrows != D->nrows || A->ncols != D->ncols || !A->rowptr || A->rowptr[A->nrows] != D->nnz)
     return mx_fail("mx_device_hub: the CSR (%d x %d) is not the one the device format holds (%d x %d, %d nonzeros)", A->nrows,
@@ -79,9 +80,10 @@ extern "C" int mx_device_hub(mx_device *D, const mx_csr *A, int K) {
   return 0;
 }
 
-extern "C" int mx_device_hub_stats(const mx_device *D, int K, int64_t *hub_nnz, int64_t *hub_rows) {
+extern "C" int mx_device_hub_stats(mx_device *D, int K, int64_t *hub_nnz, int64_t *hub_rows) {
   if (!D || !hub_nnz || !hub_rows) return mx_fail("mx_device_hub_stats: NULL argument");
   if (D->plain_released) return mx_fail("mx_device_hub_stats: D's plain cold CSR is released");
+  if (mx_device_pack_restore_plain(D)) return 1;
   mx_trace_step(nullptr);
   const int rc = mx_hub_dev_stats(D->cold_rowptr, D->cold_col, D->nrows, D->ncols, D->cold_nnz, K, hub_nnz, hub_rows);
   mx_trace_step("hub statistics");

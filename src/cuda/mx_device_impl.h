@@ -40,6 +40,10 @@ struct mx_device {
   int plain_released; /* mx_device_hub_release_plain: cold_col and cold_val freed while the split runs the
                        * products (cold_rowptr stays); mx_device_hub_restore_plain brings them back */
 
+  int pack_released; /* mx_device_pack_release_plain: MX_PLAIN_COLS | MX_PLAIN_VALS of cold_col / cold_val
+                      * freed while the pack replaces them (never beside plain_released: a split drops
+                      * the pack first); mx_device_pack_restore_plain decodes them back */
+
   /* cold CSR */
   int cold_nnz;
   int64_t cold_maxlen; /* its longest row when the cold rule measured it (AUTO), else -1 */
@@ -87,6 +91,9 @@ struct mx_device {
    * they read cold_rowptr and cold_col, which stay until mx_device_free drops the job first */
   struct mx_features_job *features_job;
 };
+
+/* bits of mx_device::pack_released */
+enum { MX_PLAIN_COLS = 1, MX_PLAIN_VALS = 2 };
 
 /* Record a message for mx_device_last_error; returns 1 so callers can `return mx_fail(...)`. */
 int mx_fail(const char *fmt, ...);

@@ -122,7 +122,7 @@ void mx_device_hub_info(const mx_device *D, int *K, int64_t *hub_nnz) {
   if (K) *K = 0;
   if (hub_nnz) *hub_nnz = 0;
 }
-int mx_device_hub_stats(const mx_device *D, int K, int64_t *hub_nnz, int64_t *hub_rows) {
+int mx_device_hub_stats(mx_device *D, int K, int64_t *hub_nnz, int64_t *hub_rows) {
   (void)D;
   (void)K;
   if (hub_nnz) *hub_nnz = 0;

@@ -721,6 +721,7 @@ void mx_features_job_drop(mx_device *D) {
 extern "C" int mx_device_features_start(mx_device *D) {
   if (D && D->plain_released) return mx_fail("mx_device_features_start: the plain cold CSR is released");
   if (!D) return mx_fail("mx_device_features_start: NULL device");
+  if (mx_device_pack_restore_plain(D)) return 1; /* the passes read the plain columns */
   if (!D->cold_identity || D->xhot_cold)
     return mx_fail("mx_device_features: the device format does not hold the whole matrix as plain CSR (a hot part or x-hot codes)");
   mx_features_job_drop(D);

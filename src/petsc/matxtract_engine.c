@@ -15,6 +15,9 @@
  *   - A lever that fails leaves the plan in use as it was, on the device it ran on (a rebuild is made
  *     beside the plan in use and replaces it only once built), never a silent move to the CPU.
  *   - A lever needing more device memory than is free is declined.
+ *   - Before each product, the plain device arrays that a pack in use replaces are freed (the shadow's
+ *     MatXtractShadowReleasePackPlain: nothing to do, no synchronisation, once they are); whatever
+ *     reads them later (a refresh, a lever, the feature passes) has them decoded back first.
  * The table's constants and the measurements behind them: docs/performance.md, "Plan engine costs". */
 #include "matxtract_impl.h"
 #include <math.h>
@@ -687,7 +690,10 @@ PetscErrorCode MatXtractEngineBeforeMult(Mat A)
   mx_lever_state   before[MATXTRACT_NLEVERS];
 
   PetscFunctionBegin;
-  if (!mx_engine_pending(x->levers, MATXTRACT_NLEVERS)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!mx_engine_pending(x->levers, MATXTRACT_NLEVERS)) {
+    PetscCall(MatXtractShadowReleasePackPlain(A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   MatXtractPlanTimes(x, &t_cur, &spent);
   clk = MatXtractEngineClock(x, t_cur, spent);
   for (int i = 0; i < MATXTRACT_NLEVERS; i++) before[i] = x->levers[i].state;
@@ -701,6 +707,7 @@ PetscErrorCode MatXtractEngineBeforeMult(Mat A)
     else if (i == MATXTRACT_LEVER_PACK) x->pack_note = x->levers[i].why;
   }
   if (r == MX_ENGINE_CHANGED) PetscCall(MatXtractEngineAfterLever(A, applied, clk.t_cur));
+  PetscCall(MatXtractShadowReleasePackPlain(A)); /* a pack kept, or the plain arrays decoded back for a lever */
   if (r == MX_ENGINE_CHANGED) MatXtractReadBytesFree(x);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -243,6 +243,7 @@ PETSC_INTERN PetscErrorCode MatXtractShadowCompress(Mat, const mx_pack_request *
 PETSC_INTERN PetscErrorCode MatXtractShadowUncompress(Mat);
 PETSC_INTERN PetscErrorCode MatXtractShadowHub(Mat, int, PetscBool *);
 PETSC_INTERN PetscErrorCode MatXtractShadowReleasePlain(Mat);
+PETSC_INTERN PetscErrorCode MatXtractShadowReleasePackPlain(Mat);
 PETSC_INTERN int            MatXtractShadowHubColumns(const Mat_MatXtract *);
 PETSC_INTERN PetscErrorCode MatXtractShadowTime(Mat, PetscLogDouble *);
 PETSC_INTERN PetscErrorCode MatXtractShadowSyncTranspose(Mat);

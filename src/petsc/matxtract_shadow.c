@@ -626,6 +626,23 @@ PetscBool MatXtractPackInUse(const Mat_MatXtract *x)
   return (PetscBool)(pi.packed && pi.in_use);
 }
 
+/* While a pack runs the cold products: the plain device arrays it replaces freed where nothing else
+ * reads them (mx_device_pack_release_plain: no synchronisation when there is nothing more to free;
+ * the device entry points that read them decode them back from the pack first). */
+PetscErrorCode MatXtractShadowReleasePackPlain(Mat A)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+  size_t         before, after;
+
+  PetscFunctionBegin;
+  if (!x->D) PetscFunctionReturn(PETSC_SUCCESS);
+  before = mx_device_pack_plain_released(x->D);
+  PetscCall(MatXtractCheckDevice(A, mx_device_pack_release_plain(x->D), "freeing the plain cold arrays under the pack"));
+  after = mx_device_pack_plain_released(x->D);
+  if (after > before) PetscCall(PetscInfo(A, "matxtract: the pack runs the cold products: %zu bytes of plain cold arrays freed on the device (%zu held now)\n", after - before, mx_device_bytes(x->D)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* While the hub split runs the products alone: the whole matrix's plain device columns and values
  * freed (mx_device_hub_release_plain; the refresh brings them back for the next split). Where they
  * are read by more than the split, nothing is freed and -info says why. */

@@ -15,7 +15,11 @@
  *   - after a value refresh (to unique values: a forced or AUTO dictionary falls back to plain; to
  *     few values) the pack equals the host pack refreshed through the gather map, fell_back agrees,
  *     and products stay bitwise equal to a plain device refreshed alike;
- *   - compress {plain, plain} removes the pack; x-hot coding the cold CSR keeps it off.
+ *   - compress {plain, plain} removes the pack; x-hot coding the cold CSR keeps it off;
+ *   - the plain arrays the pack replaces (mx_device_pack_release_plain): freed (bytes held fall by
+ *     exactly the packed parts' plain arrays), products still bitwise the plain kernel's, a download
+ *     refused; decoded back bit for bit by the restore and by every entry point that reads them (a
+ *     cold-kernel switch, the refresh paths above, compress off, the merge kernel's pack).
  * Usage: test_cuda_cold_pack [small|race] [MATRICES_DIR]. Exit: 0 pass, 1 fail, 77 no GPU. */
 #include "cuda_test_products.h"
 
@@ -114,6 +118,7 @@ static const mx_pack_request requests[] = {{A_, A_, A_},
 static void check_refresh(const Csr &A, const mx_format &F, mx_device *D, mx_device *Dp, mx_cold_pack &H,
                           const std::vector<double> &nv, const std::string &tag, std::mt19937_64 &rng) {
   if (mx_cold_pack_refresh(&H, nv.data(), F.cold_src) != MX_OK) expect(false, tag + " host refresh");
+  if (mx_device_pack_release_plain(D)) expect(false, tag + " release before the refresh: " + mx_device_last_error()); /* the refresh decodes them back */
   if (mx_device_refresh_values(D, nv.data(), nullptr) || mx_device_refresh_values(Dp, nv.data(), nullptr)) {
     expect(false, tag + " device refresh: " + mx_device_last_error());
     return;
@@ -124,6 +129,44 @@ static void check_refresh(const Csr &A, const mx_format &F, mx_device *D, mx_dev
   expect(info.fell_back == H.fell_back && info.prev_val_enc == H.prev_val_enc, tag + " fell_back / previous encoding");
   const std::vector<double> x = rand_vec(A.ncols, rng), z = rand_vec(A.nrows, rng);
   expect_same_products(products(D, x, z, A.nrows), products(Dp, x, z, A.nrows), tag);
+}
+
+/* The plain arrays of D's packed parts released: bytes, products (bitwise plain, every bitwise
+ * variant), download refused; restored: the host format's cold CSR bit for bit, bytes as before;
+ * released again, then a cold-kernel switch (merge and back) decodes them first. D is left released. */
+static void check_release(mx_device *D, const mx_format &F, const mx_cold_pack &P, const Products &plain,
+                          const std::vector<double> &x, const std::vector<double> &z, size_t m, const std::string &tag) {
+  const size_t n = (size_t)F.cold_nnz;
+  const size_t want = n * ((P.idx_enc != MX_IDX_PLAIN ? sizeof(int) : 0) + (P.val_enc != MX_VAL_PLAIN ? sizeof(double) : 0));
+  const size_t b0 = mx_device_bytes(D);
+  const int rc = mx_device_pack_release_plain(D);
+  expect(rc == 0, tag + " release: " + (rc ? mx_device_last_error() : ""));
+  expect(mx_device_pack_plain_released(D) == want && mx_device_bytes(D) == b0 - want, tag + " release frees the packed parts' plain arrays");
+  expect_same_products(products(D, x, z, m), plain, tag + " released");
+  for (int v : bitwise_variants) {
+    const int old = mx_cold_pack_set_variant(v);
+    expect_same_products(products(D, x, z, m), plain, tag + " released, variant " + std::to_string(v));
+    mx_cold_pack_set_variant(old);
+  }
+  mx_format G;
+  if (want) expect(mx_device_download(D, &F, &G) != 0, tag + " download refused while released");
+  expect(mx_device_pack_restore_plain(D) == 0 && mx_device_pack_plain_released(D) == 0 && mx_device_bytes(D) == b0, tag + " restore");
+  if (mx_device_download(D, &F, &G) == 0) {
+    expect(same_array(F.cold_col, G.cold_col, n) && same_array(F.cold_val, G.cold_val, n), tag + " restored plain arrays equal the host format's (bits)");
+    mx_format_free(&G);
+  } else {
+    expect(false, tag + " download after the restore: " + mx_device_last_error());
+  }
+  expect_same_products(products(D, x, z, m), plain, tag + " restored");
+  expect(mx_device_pack_release_plain(D) == 0 && mx_device_pack_plain_released(D) == want, tag + " released again");
+  if (mx_device_set_cold_kernel(D, MX_COLD_MERGE) == 0) {
+    expect(mx_device_pack_plain_released(D) == 0, tag + " a cold-kernel switch decodes the plain arrays first");
+    expect(mx_device_set_cold_kernel(D, MX_COLD_SEGMENT) == 0, tag + " back to the segment kernel");
+    expect_same_products(products(D, x, z, m), plain, tag + " after merge and back");
+  } else {
+    expect(false, tag + " switch to merge from released: " + mx_device_last_error());
+  }
+  expect(mx_device_pack_release_plain(D) == 0 && mx_device_pack_plain_released(D) == want, tag + " released once more");
 }
 
 /* A at crux c: every request on an uploaded device, refresh paths for AUTO, the GPU-built device. */
@@ -141,6 +184,9 @@ static void check_merge(const mx_format &F, const mx_pack_request &rq, const std
   if (mx_device_compress(D, &rq) == 0 && mx_device_compress_info(D, &info) == 0) {
     expect(info.in_use == info.packed, tag + " merge: the merge kernel reads the pack by default");
     expect_same_products(products(D, x, z, m), plain, tag + " packed merge");
+    expect(mx_device_pack_release_plain(D) == 0, tag + " merge: release");
+    expect_same_products(products(D, x, z, m), plain, tag + " packed merge, plain arrays released");
+    expect(mx_device_pack_restore_plain(D) == 0, tag + " merge: restore");
     const int old = mx_cold_pack_set_merge(0);
     mx_device_pack_info off;
     mx_device_compress_info(D, &off);
@@ -211,6 +257,7 @@ static void check_matrix(const Csr &A, mx_crux c, bool finite, std::mt19937_64 &
       mx_cold_pack_set_variant(old);
     }
     if (finite && all_finite(ref)) expect_close(packed.y, ref, tag + " vs CPU kernel");
+    check_release(D, F, P, plain, x, z, m, tag);
     check_merge(F, rq, x, z, m, tag);
     /* the GPU-built device packs to the same bytes */
     if (q == 0) {
@@ -244,9 +291,11 @@ static void check_matrix(const Csr &A, mx_crux c, bool finite, std::mt19937_64 &
         mx_device_free(Dp);
       }
     }
-    /* off removes the pack */
+    /* off removes the pack (from released plain arrays: decoded back first) */
     const mx_pack_request off = mx_pack_request_of(MX_COMPRESS_OFF);
+    expect(mx_device_pack_release_plain(D) == 0, tag + " release before off");
     expect(mx_device_compress(D, &off) == 0 && mx_device_compress_info(D, &info) == 0 && !info.packed, tag + " off");
+    expect(mx_device_pack_plain_released(D) == 0, tag + " off: the plain arrays back");
     mx_cold_pack_free(&P);
     mx_device_free(D);
   }
