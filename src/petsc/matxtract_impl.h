@@ -192,6 +192,7 @@ typedef struct {
 
 PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MatXtract(Mat);
+PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MatXtract_Dense(Mat);
 PETSC_INTERN PetscErrorCode MatXtractComposeConverters(Mat, const char *, PetscBool);
 PETSC_INTERN PetscErrorCode MatXtractViewInfo_SeqAIJ(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJMatXtract(Mat, MatType, MatReuse, Mat *);
@@ -244,6 +245,7 @@ PETSC_INTERN PetscErrorCode MatXtractShadowUncompress(Mat);
 PETSC_INTERN PetscErrorCode MatXtractShadowHub(Mat, int, PetscBool *);
 PETSC_INTERN PetscErrorCode MatXtractShadowReleasePlain(Mat);
 PETSC_INTERN PetscErrorCode MatXtractShadowReleasePackPlain(Mat);
+PETSC_INTERN PetscErrorCode MatXtractShadowApplyDenseCPU(Mat, PetscBool, Mat, Mat);
 PETSC_INTERN int            MatXtractShadowHubColumns(const Mat_MatXtract *);
 PETSC_INTERN PetscErrorCode MatXtractShadowTime(Mat, PetscLogDouble *);
 PETSC_INTERN PetscErrorCode MatXtractShadowSyncTranspose(Mat);
@@ -272,6 +274,6 @@ PETSC_INTERN PetscBool      MatXtractPlanSettled(const Mat_MatXtract *);
 /* viewing (matxtract_view.c) */
 PETSC_INTERN PetscErrorCode MatXtractGetInfo_SeqAIJ(Mat, MatXtractInfo *);
 
-PETSC_INTERN PetscLogEvent MATXTRACT_Build, MATXTRACT_Refresh, MATXTRACT_Mult, MATXTRACT_MultT, MATXTRACT_BuildT, MATXTRACT_Copy;
+PETSC_INTERN PetscLogEvent MATXTRACT_Build, MATXTRACT_Refresh, MATXTRACT_Mult, MATXTRACT_MultT, MATXTRACT_BuildT, MATXTRACT_Copy, MATXTRACT_MultDense;
 
 #endif

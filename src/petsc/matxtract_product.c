@@ -10,7 +10,14 @@
  * looks the product up again with every matxtract operand named by its AIJ base type and
  * delegates to what AIJ (or the other operand's type) composed there. Nothing found leaves the
  * product unset, and PETSc's own fallbacks (a dense B: one MatMult per column; triple products:
- * the basic composition) or its error apply, exactly as for AIJ. */
+ * the basic composition) or its error apply, exactly as for AIJ.
+ *
+ * A seqaijmatxtract times a dense B (seqdense, seqdensecuda), A B and A' B, is ours (issue 43): on
+ * the CPU path the host format's SpMM (every column bit for bit the MatMult of that column); on the
+ * GPU one MatMult (MatMultTranspose) of A per column, on the columns where they live (device
+ * columns of a seqdensecuda stay on the device), until the GPU SpMM kernels replace it. C takes B's
+ * dense type unless it has a dense type already; k = 0, lda > rows and a reused C are PETSc's
+ * dense semantics. The other products with dense (A B', PtAP, RARt) are AIJ's, as above. */
 #include "matxtract_impl.h"
 
 /* The type name under which PETSc composes products for M: its AIJ base for ours. */
@@ -49,5 +56,66 @@ PetscErrorCode MatProductSetFromOptions_MatXtract(Mat D)
   if (!f && C) PetscCall(PetscObjectQueryFunction((PetscObject)C, name, &f));
   PetscCall(PetscInfo(D, "matxtract: product %s delegated to %s: %s\n", MatProductTypes[product->type], name, f ? "found" : "none (PETSc's fallback applies)"));
   if (f) PetscCall((*f)(D));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C = A B or A' B, numeric (A synced first: new values or a new pattern since the symbolic). */
+static PetscErrorCode MatProductNumeric_MatXtract_Dense(Mat C)
+{
+  Mat_Product    *product   = C->product;
+  Mat             A         = product->A, B = product->B;
+  const PetscBool transpose = (PetscBool)(product->type == MATPRODUCT_AtB);
+  Mat_MatXtract  *x;
+  PetscInt        k;
+
+  PetscFunctionBegin;
+  PetscCheck(!A->structure_only, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "matxtract: a structure-only matrix (MAT_STRUCTURE_ONLY) has no values to multiply");
+  PetscCall(MatXtractSync_SeqAIJ(A));
+  x = (Mat_MatXtract *)A->spptr;
+  if (!x->D) {
+    PetscCall(MatXtractShadowApplyDenseCPU(A, transpose, B, C));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatGetSize(B, NULL, &k));
+  for (PetscInt c = 0; c < k; c++) { /* the GPU path: a product per column (each a step of the engine) */
+    Vec b, y;
+    PetscCall(MatDenseGetColumnVecRead(B, c, &b));
+    PetscCall(MatDenseGetColumnVecWrite(C, c, &y));
+    if (transpose) PetscCall(MatMultTranspose(A, b, y));
+    else PetscCall(MatMult(A, b, y));
+    PetscCall(MatDenseRestoreColumnVecWrite(C, c, &y));
+    PetscCall(MatDenseRestoreColumnVecRead(B, c, &b));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C's sizes, and its type when it has no dense one: B's (device columns stay on the device). */
+static PetscErrorCode MatProductSymbolic_MatXtract_Dense(Mat C)
+{
+  Mat_Product *product = C->product;
+  Mat          A       = product->A, B = product->B;
+  PetscInt     m       = product->type == MATPRODUCT_AtB ? A->cmap->n : A->rmap->n;
+  PetscBool    dense;
+
+  PetscFunctionBegin;
+  MatCheckProduct(C, 1);
+  PetscCall(MatSetSizes(C, m, B->cmap->n, m, B->cmap->n));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)C, &dense, MATSEQDENSE, MATSEQDENSECUDA, ""));
+  if (!dense) PetscCall(MatSetType(C, ((PetscObject)B)->type_name));
+  PetscCall(MatSetUp(C));
+  C->ops->productnumeric = MatProductNumeric_MatXtract_Dense;
+  PetscCall(PetscInfo(C, "matxtract: %s with %" PetscInt_FMT " dense columns: %s\n", MatProductTypes[product->type], B->cmap->n, ((Mat_MatXtract *)A->spptr)->D ? "one MatMult per column on the GPU (no SpMM kernel yet)" : "the host SpMM"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A seqaijmatxtract times a dense B: A B and A' B ours, the rest AIJ's. */
+PetscErrorCode MatProductSetFromOptions_MatXtract_Dense(Mat C)
+{
+  Mat_Product *product = C->product;
+
+  PetscFunctionBegin;
+  MatCheckProduct(C, 1);
+  if (product->type == MATPRODUCT_AB || product->type == MATPRODUCT_AtB) C->ops->productsymbolic = MatProductSymbolic_MatXtract_Dense;
+  else PetscCall(MatProductSetFromOptions_MatXtract(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

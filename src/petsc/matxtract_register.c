@@ -4,7 +4,7 @@
 #include "io/mx_io.h"
 
 
-PetscLogEvent MATXTRACT_Build, MATXTRACT_Refresh, MATXTRACT_Mult, MATXTRACT_MultT, MATXTRACT_BuildT, MATXTRACT_Copy;
+PetscLogEvent MATXTRACT_Build, MATXTRACT_Refresh, MATXTRACT_Mult, MATXTRACT_MultT, MATXTRACT_BuildT, MATXTRACT_Copy, MATXTRACT_MultDense;
 
 PetscErrorCode MatXtractRegisterEvents(void)
 {
@@ -13,6 +13,7 @@ PetscErrorCode MatXtractRegisterEvents(void)
   PetscCall(PetscLogEventRegister("MatXtractRefresh", MAT_CLASSID, &MATXTRACT_Refresh));
   PetscCall(PetscLogEventRegister("MatXtractMult", MAT_CLASSID, &MATXTRACT_Mult));
   PetscCall(PetscLogEventRegister("MatXtractMultT", MAT_CLASSID, &MATXTRACT_MultT));
+  PetscCall(PetscLogEventRegister("MatXtractMultDense", MAT_CLASSID, &MATXTRACT_MultDense));
   PetscCall(PetscLogEventRegister("MatXtractBuildT", MAT_CLASSID, &MATXTRACT_BuildT));
   PetscCall(PetscLogEventRegister("MatXtractCopy", MAT_CLASSID, &MATXTRACT_Copy));
   PetscFunctionReturn(PETSC_SUCCESS);

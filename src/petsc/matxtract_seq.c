@@ -181,6 +181,8 @@ static PetscErrorCode MatXtractComposeAll(Mat A, PetscBool on)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatXtractSetCrux_C", on ? MatXtractSetCrux_SeqAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatXtractGetInfo_C", on ? MatXtractGetInfo_SeqAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_anytype_C", on ? MatProductSetFromOptions_MatXtract : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqaijmatxtract_seqdense_C", on ? MatProductSetFromOptions_MatXtract_Dense : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqaijmatxtract_seqdensecuda_C", on ? MatProductSetFromOptions_MatXtract_Dense : NULL));
   PetscCall(MatXtractComposeConverters(A, "seq", on));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -529,6 +529,34 @@ PetscErrorCode MatXtractShadowApply(Mat A, PetscBool transpose, Vec xx, Vec zz, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* C = A B, or A' B (transpose), for the dense B and C (k columns, their leading dimensions) on the CPU
+ * path: the host format's SpMM (mx_spmm: each column bit for bit this path's MatMult of that
+ * column, each nonzero read once per 8 columns). */
+PetscErrorCode MatXtractShadowApplyDenseCPU(Mat A, PetscBool transpose, Mat B, Mat C)
+{
+  Mat_MatXtract     *x = (Mat_MatXtract *)A->spptr;
+  const PetscScalar *b;
+  PetscScalar       *c;
+  PetscInt           k, ldb, ldc;
+
+  PetscFunctionBegin;
+  PetscCheck(!x->D, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matxtract: the host SpMM runs on the CPU path only");
+  PetscCall(MatGetSize(B, NULL, &k));
+  PetscCheck(k <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "matxtract: too many columns");
+  PetscCall(MatDenseGetLDA(B, &ldb));
+  PetscCall(MatDenseGetLDA(C, &ldc));
+  PetscCall(MatDenseGetArrayRead(B, &b));
+  PetscCall(MatDenseGetArrayWrite(C, &c));
+  PetscCall(PetscLogEventBegin(MATXTRACT_MultDense, A, B, C, 0));
+  if (transpose) mx_spmm_t(&x->F, (int32_t)k, (const double *)b, (int64_t)ldb, (double *)c, (int64_t)ldc);
+  else mx_spmm(&x->F, (int32_t)k, (const double *)b, (int64_t)ldb, (double *)c, (int64_t)ldc);
+  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)x->F.nnz * (PetscLogDouble)k));
+  PetscCall(PetscLogEventEnd(MATXTRACT_MultDense, A, B, C, 0));
+  PetscCall(MatDenseRestoreArrayWrite(C, &c));
+  PetscCall(MatDenseRestoreArrayRead(B, &b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Seconds of one product on the format in use, the median of MATXTRACT_GPU_TIME_REPS with CUDA
  * events on the GPU, of MATXTRACT_TIME_REPS with PetscTime around the CPU kernel (x = 1) on the CPU. */
 PetscErrorCode MatXtractShadowTime(Mat A, PetscLogDouble *seconds)

@@ -1,0 +1,206 @@
+/* test_petsc_dense_product - MatProduct of a matxtract matrix with a dense B (issue 43) against AIJ's:
+ *   - A B (MatMatMult) and A' B (MatTransposeMatMult) for k = 1, 2, 3, 8, 9, 17 columns, on a
+ *     stencil, a power-law graph and a random matrix, at crux (0,0) and at cruxes with a hot part;
+ *   - B and C with a leading dimension above their rows (MatDenseSetLDA), C created by the product
+ *     or given (MatProductCreateWithMat), C reused after A's values changed (MAT_REUSE_MATRIX);
+ *   - every product within 1e-12 of AIJ's; on one rank on the CPU path each column of C bit for bit
+ *     MatMult (MatMultTranspose) of A on that column of B, and the type's own SpMM ran (the
+ *     MatXtractMultDense event); on the GPU path one MatMult per column (checked against AIJ).
+ * -gpu: on the GPU with seqdensecuda B and C (77 without PETSc+CUDA or a usable GPU). Runs on any
+ * number of ranks (on several, the MPI products are AIJ's: checked against AIJ). */
+#include <string.h>
+#include <matxtract.h>
+#include "../common/petsc_check.h"
+#include "../common/petsc_gpu_probe.h"
+
+static const char help[] = "matxtract x dense products vs AIJ.\n";
+
+static MatType   g_dense  = MATDENSE; /* MATDENSECUDA under -gpu */
+static PetscBool g_on_gpu = PETSC_FALSE;
+
+/* A dense rows x k matrix of type MATDENSE with leading dimension rows + pad (on one rank), random entries. */
+static PetscErrorCode RandomDense(MPI_Comm comm, PetscInt rows, PetscInt k, PetscInt pad, PetscRandom rnd, Mat *B)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(MatCreate(comm, B));
+  PetscCall(MatSetSizes(*B, PETSC_DECIDE, PETSC_DECIDE, rows, k));
+  PetscCall(MatSetType(*B, g_dense));
+  if (size == 1) PetscCall(MatDenseSetLDA(*B, rows + pad));
+  PetscCall(MatSetUp(*B));
+  PetscCall(MatSetRandom(*B, rnd));
+  PetscFunctionReturn(0);
+}
+
+/* ||R - C||_F <= TOL ||R||_F */
+static PetscErrorCode CheckDenseClose(Mat R, Mat C, const char *what, const char *name)
+{
+  Mat       D;
+  PetscReal nr, nd;
+
+  PetscFunctionBegin;
+  PetscCall(MatDuplicate(R, MAT_COPY_VALUES, &D));
+  PetscCall(MatAXPY(D, -1.0, C, SAME_NONZERO_PATTERN));
+  PetscCall(MatNorm(R, NORM_FROBENIUS, &nr));
+  PetscCall(MatNorm(D, NORM_FROBENIUS, &nd));
+  PetscCall(Record((PetscBool)(nd <= TOL * nr || (nr == 0 && nd == 0)), what, name, nd, nr));
+  PetscCall(MatDestroy(&D));
+  PetscFunctionReturn(0);
+}
+
+/* Each column of C bit for bit op(A) times that column of B (one rank). */
+static PetscErrorCode CheckColumnsBitwise(Mat A, PetscBool transpose, Mat B, Mat C, const char *what, const char *name)
+{
+  PetscInt  k;
+  PetscBool same = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(B, NULL, &k));
+  for (PetscInt c = 0; c < k; c++) {
+    Vec                b, cc, y;
+    const PetscScalar *ya, *ca;
+    PetscInt           n;
+    PetscCall(MatDenseGetColumnVecRead(B, c, &b));
+    PetscCall(MatDenseGetColumnVecRead(C, c, &cc));
+    PetscCall(VecDuplicate(cc, &y));
+    if (transpose) PetscCall(MatMultTranspose(A, b, y));
+    else PetscCall(MatMult(A, b, y));
+    PetscCall(VecGetLocalSize(y, &n));
+    PetscCall(VecGetArrayRead(y, &ya));
+    PetscCall(VecGetArrayRead(cc, &ca));
+    if (n && memcmp(ya, ca, sizeof(PetscScalar) * (size_t)n) != 0) same = PETSC_FALSE;
+    PetscCall(VecRestoreArrayRead(cc, &ca));
+    PetscCall(VecRestoreArrayRead(y, &ya));
+    PetscCall(VecDestroy(&y));
+    PetscCall(MatDenseRestoreColumnVecRead(C, c, &cc));
+    PetscCall(MatDenseRestoreColumnVecRead(B, c, &b));
+  }
+  PetscCall(Expect(same, what, name));
+  PetscFunctionReturn(0);
+}
+
+/* How many times the type's own SpMM ran so far. */
+static PetscErrorCode SpMMCount(PetscInt *count)
+{
+  PetscLogEvent      ev;
+  PetscEventPerfInfo info;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventGetId("MatXtractMultDense", &ev));
+  PetscCall(PetscLogEventGetPerfInfo(0, ev, &info));
+  *count = info.count;
+  PetscFunctionReturn(0);
+}
+
+/* A B and A' B for every k, C created, given with a leading dimension, and reused after new values. */
+static PetscErrorCode CheckMatrix(Mat Aaij, Mat Amx, const char *name, PetscRandom rnd)
+{
+  static const PetscInt ks[] = {1, 2, 3, 8, 9, 17};
+  PetscInt              m, n;
+  PetscMPIInt           size;
+  MatXtractInfo         info;
+  MPI_Comm              comm = PetscObjectComm((PetscObject)Amx);
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(MatGetSize(Amx, &m, &n));
+  PetscCall(MatXtractGetInfo(Amx, &info));
+  PetscCall(Expect((PetscBool)(info.on_device == g_on_gpu), "MatMult runs where asked", name));
+  for (size_t q = 0; q < sizeof ks / sizeof ks[0]; q++) {
+    const PetscInt k = ks[q];
+    Mat            B, Bt, Cr, Cm, Ctr, Ctm, Cg;
+    PetscInt       before, after;
+    char           what[128];
+
+    PetscCall(RandomDense(comm, n, k, 3, rnd, &B));
+    PetscCall(RandomDense(comm, m, k, 5, rnd, &Bt));
+    PetscCall(SpMMCount(&before));
+    PetscCall(MatMatMult(Aaij, B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Cr));
+    PetscCall(MatMatMult(Amx, B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Cm));
+    PetscCall(MatTransposeMatMult(Aaij, Bt, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Ctr));
+    PetscCall(MatTransposeMatMult(Amx, Bt, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Ctm));
+    PetscCall(SpMMCount(&after));
+    PetscCall(PetscSNPrintf(what, sizeof what, "A B, k = %" PetscInt_FMT, k));
+    PetscCall(CheckDenseClose(Cr, Cm, what, name));
+    PetscCall(PetscSNPrintf(what, sizeof what, "A' B, k = %" PetscInt_FMT, k));
+    PetscCall(CheckDenseClose(Ctr, Ctm, what, name));
+    if (size == 1 && !info.on_device) {
+      PetscCall(PetscSNPrintf(what, sizeof what, "A B, k = %" PetscInt_FMT ": each column bit for bit MatMult's", k));
+      PetscCall(CheckColumnsBitwise(Amx, PETSC_FALSE, B, Cm, what, name));
+      PetscCall(PetscSNPrintf(what, sizeof what, "A' B, k = %" PetscInt_FMT ": each column bit for bit MatMultTranspose's", k));
+      PetscCall(CheckColumnsBitwise(Amx, PETSC_TRUE, Bt, Ctm, what, name));
+      PetscCall(Expect((PetscBool)(after - before == 2), "both products by the type's own SpMM (MatXtractMultDense)", name));
+    }
+    /* C given, with a leading dimension above its rows */
+    PetscCall(RandomDense(comm, m, k, 7, rnd, &Cg));
+    PetscCall(MatProductCreateWithMat(Amx, B, NULL, Cg));
+    PetscCall(MatProductSetType(Cg, MATPRODUCT_AB));
+    PetscCall(MatProductSetFromOptions(Cg));
+    PetscCall(MatProductSymbolic(Cg));
+    PetscCall(MatProductNumeric(Cg));
+    PetscCall(PetscSNPrintf(what, sizeof what, "A B into a given C (lda > rows), k = %" PetscInt_FMT, k));
+    PetscCall(CheckDenseClose(Cr, Cg, what, name));
+    /* new values in both, the products reused */
+    PetscCall(MatScale(Aaij, -0.5));
+    PetscCall(MatScale(Amx, -0.5));
+    PetscCall(MatMatMult(Aaij, B, MAT_REUSE_MATRIX, PETSC_DEFAULT, &Cr));
+    PetscCall(MatMatMult(Amx, B, MAT_REUSE_MATRIX, PETSC_DEFAULT, &Cm));
+    PetscCall(MatTransposeMatMult(Aaij, Bt, MAT_REUSE_MATRIX, PETSC_DEFAULT, &Ctr));
+    PetscCall(MatTransposeMatMult(Amx, Bt, MAT_REUSE_MATRIX, PETSC_DEFAULT, &Ctm));
+    PetscCall(PetscSNPrintf(what, sizeof what, "A B reused after new values, k = %" PetscInt_FMT, k));
+    PetscCall(CheckDenseClose(Cr, Cm, what, name));
+    PetscCall(PetscSNPrintf(what, sizeof what, "A' B reused after new values, k = %" PetscInt_FMT, k));
+    PetscCall(CheckDenseClose(Ctr, Ctm, what, name));
+    PetscCall(MatProductNumeric(Cg)); /* the given C again, on the new values */
+    PetscCall(PetscSNPrintf(what, sizeof what, "A B into the given C after new values, k = %" PetscInt_FMT, k));
+    PetscCall(CheckDenseClose(Cr, Cg, what, name));
+    for (Mat *M = (Mat[]){B, Bt, Cr, Cm, Ctr, Ctm, Cg}, *e = M + 7; M < e; M++) PetscCall(MatDestroy(M));
+  }
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  static const char *specs[] = {"lap2d:12", "kron:8:8@unique", "bipartite:150:90:7"};
+  static const PetscReal cruxes[][2] = {{0, 0}, {0.7, 0.5}, {1, 1}};
+  PetscRandom rnd;
+
+  PetscBool   on_gpu = PETSC_FALSE;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(MatXtractRegister());
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &on_gpu, NULL));
+  if (on_gpu) {
+    PetscBool usable;
+    PetscCall(MatXtractTestGpuUsable(&usable));
+    if (!usable) {
+      PetscCall(PetscFinalize());
+      return 77;
+    }
+    g_dense  = MATDENSECUDA;
+    g_on_gpu = PETSC_TRUE;
+  }
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_device", on_gpu ? "gpu" : "cpu"));
+  PetscCall(PetscLogDefaultBegin()); /* the SpMM event's count */
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
+  PetscCall(PetscRandomSetFromOptions(rnd));
+  for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++)
+    for (size_t c = 0; c < sizeof cruxes / sizeof cruxes[0]; c++) {
+      Mat  Aaij, Amx;
+      char name[96];
+      PetscCall(MatXtractGenerate(PETSC_COMM_WORLD, specs[s], NULL, &Aaij));
+      PetscCall(MatConvert(Aaij, MATMATXTRACT, MAT_INITIAL_MATRIX, &Amx));
+      PetscCall(MatXtractSetCrux(Amx, cruxes[c][0], cruxes[c][1]));
+      PetscCall(PetscSNPrintf(name, sizeof name, "%s crux (%g,%g)", specs[s], (double)cruxes[c][0], (double)cruxes[c][1]));
+      PetscCall(CheckMatrix(Aaij, Amx, name, rnd));
+      PetscCall(MatDestroy(&Amx));
+      PetscCall(MatDestroy(&Aaij));
+    }
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " checks, %" PetscInt_FMT " failed\n", nchecks, nfail));
+  PetscCall(PetscFinalize());
+  return nfail ? 1 : 0;
+}
