@@ -36,7 +36,10 @@ def check_rows(out, cases, its, base):
     for r in rows:
         what = "%s %s %s" % (r["matrix"], r["mat_type"], r["iterations"])
         expect(r["iterations_done"] == r["iterations"], what + ": exactly N iterations done")
-        expect(abs(float(r["setup_s"]) + float(r["solve_s"]) - float(r["total_s"])) <= 2e-6 and float(r["setup_s"]) > 0,
+        # e2e.csv prints each median to 6 significant digits (%.6g): each of the three carries a rounding of
+        # up to 5e-6 of itself (a fixed 2e-6 s failed once a run took over a second, under ASan)
+        s, v, t = float(r["setup_s"]), float(r["solve_s"]), float(r["total_s"])
+        expect(abs(s + v - t) <= 5e-6 * (abs(s) + abs(v) + abs(t)) + 1e-12 and s > 0,
                what + ": setup + solve = total, setup > 0")
         if r["mat_type"] == "matxtract":
             expect(r["final_plan"].startswith("("), what + ": the plan matxtract ended on (%s)" % r["final_plan"])
