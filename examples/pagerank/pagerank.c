@@ -19,6 +19,10 @@ Method:\n\
                                     iterations exactly); ksp: relative tolerance (-ksp_rtol wins)\n\
   -pagerank_max_it <1000>           iteration limit\n\
   -pagerank_personalization <uniform|node:K|FILE>  teleport vector v (FILE: PETSc binary Vec, nonnegative)\n\
+  -pagerank_seeds <0>               K > 0: K personalized PageRank vectors at once (power method on a dense block\n\
+                                    X of K columns: one MatMatMult P X per step), seed c = node floor(c N / K)\n\
+  -pagerank_seeds_compare           also run the K single-vector power iterations and compare (error if a\n\
+                                    vector differs by more than -pagerank_compare_tol in l1); prints the speedup\n\
 Output:\n\
   -pagerank_top <10>                print the k best nodes as 'rank node score' (nodes are 0-based row indices)\n\
   -pagerank_save <file>             write x as a PETSc binary Vec\n\
@@ -281,6 +285,191 @@ static PetscErrorCode GoogleStep(Mat P, Vec dang, Vec v, PetscReal alpha, Vec x,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The power method from the start x (y: work): x <- G x until ||x_k+1 - x_k||_1 < tol (or max_it steps;
+ * tol 0: exactly max_it). *its: the steps made. */
+static PetscErrorCode PowerIterate(Mat P, Vec dang, Vec v, PetscReal alpha, PetscReal tol, PetscInt max_it, Vec x, Vec y, PetscInt *its, PetscBool *converged)
+{
+  PetscReal diff;
+
+  PetscFunctionBeginUser;
+  *converged = PETSC_FALSE;
+  for (*its = 1; *its <= max_it; (*its)++) {
+    PetscCall(GoogleStep(P, dang, v, alpha, x, y));
+    PetscCall(VecAXPY(x, -1.0, y));
+    PetscCall(VecNorm(x, NORM_1, &diff));
+    PetscCall(VecSwap(x, y));
+    if (diff < tol) {
+      *converged = PETSC_TRUE;
+      break;
+    }
+  }
+  if (!*converged) *its = max_it;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PrintTop(Vec, PetscInt);
+
+/* Seed c of K on N nodes: node floor(c N / K). */
+static PetscInt SeedNode(PetscInt c, PetscInt K, PetscInt N) { return (PetscInt)(((PetscInt64)c * N) / K); }
+
+/* A dense N x K matrix in P's row layout, on the device when the vectors are (vtype *cuda). */
+static PetscErrorCode CreateBlock(Mat P, PetscInt K, VecType vtype, Mat *X)
+{
+  PetscInt  n;
+  PetscBool cuda;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetLocalSize(P, &n, NULL));
+  PetscCall(PetscStrendswith(vtype, "cuda", &cuda));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)P), X));
+  PetscCall(MatSetSizes(*X, n, PETSC_DECIDE, PETSC_DETERMINE, K));
+  PetscCall(MatSetType(*X, cuda ? MATDENSECUDA : MATDENSE));
+  PetscCall(MatSetUp(*X));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Column c of Y <- (alpha d'X_c + 1 - alpha) V_c + alpha Y_c, for every column: GoogleStep's update. */
+static PetscErrorCode BlockUpdate(Mat X, Vec dang, Mat V, PetscReal alpha, Mat Y)
+{
+  PetscInt K;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetSize(X, NULL, &K));
+  for (PetscInt c = 0; c < K; c++) {
+    Vec         xc, yc, vc;
+    PetscScalar dx;
+    PetscCall(MatDenseGetColumnVecRead(X, c, &xc));
+    PetscCall(VecDot(xc, dang, &dx));
+    PetscCall(MatDenseRestoreColumnVecRead(X, c, &xc));
+    PetscCall(MatDenseGetColumnVec(Y, c, &yc));
+    PetscCall(MatDenseGetColumnVecRead(V, c, &vc));
+    PetscCall(VecAXPBY(yc, alpha * dx + (1.0 - alpha), alpha, vc));
+    PetscCall(MatDenseRestoreColumnVecRead(V, c, &vc));
+    PetscCall(MatDenseRestoreColumnVec(Y, c, &yc));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The block power method: X <- G X column by column (one MatMatMult P X per step) from the start X,
+ * until every column's l1 change is below tol (or max_it steps; tol 0: exactly max_it). */
+static PetscErrorCode BlockPowerIterate(Mat P, Vec dang, Mat V, PetscReal alpha, PetscReal tol, PetscInt max_it, Mat X, PetscInt *its, PetscBool *converged)
+{
+  Mat        Y = NULL;
+  PetscInt   K;
+  PetscReal *norms, diff;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetSize(X, NULL, &K));
+  PetscCall(PetscMalloc1(K, &norms));
+  *converged = PETSC_FALSE;
+  for (*its = 1; *its <= max_it; (*its)++) {
+    PetscCall(MatMatMult(P, X, Y ? MAT_REUSE_MATRIX : MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Y));
+    PetscCall(BlockUpdate(X, dang, V, alpha, Y));
+    PetscCall(MatAXPY(X, -1.0, Y, SAME_NONZERO_PATTERN));
+    PetscCall(MatGetColumnNorms(X, NORM_1, norms));
+    PetscCall(MatCopy(Y, X, SAME_NONZERO_PATTERN));
+    diff = 0.0;
+    for (PetscInt c = 0; c < K; c++) diff = PetscMax(diff, norms[c]);
+    if (diff < tol) {
+      *converged = PETSC_TRUE;
+      break;
+    }
+  }
+  if (!*converged) *its = max_it;
+  PetscCall(PetscFree(norms));
+  PetscCall(MatDestroy(&Y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The K single-vector power iterations of the seeds, each compared with its column of X: the largest
+ * l1 difference, and their time. */
+static PetscErrorCode CompareSingleRuns(Mat P, Vec dang, PetscReal alpha, PetscReal tol, PetscInt max_it, Mat X, PetscReal *maxdiff, PetscLogDouble *seconds)
+{
+  PetscInt       K, N, its;
+  PetscBool      conv;
+  Vec            v, x, y;
+  PetscLogDouble t0 = 0.0, t1 = 0.0;
+  MPI_Comm       comm = PetscObjectComm((PetscObject)P);
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetSize(X, &N, &K));
+  PetscCall(MatCreateVecs(P, &x, &y));
+  PetscCall(VecDuplicate(x, &v));
+  *maxdiff = 0.0;
+  *seconds = 0.0;
+  for (PetscInt c = 0; c < K; c++) {
+    Vec       xc;
+    PetscReal d;
+    PetscCall(VecSet(v, 0.0));
+    PetscCall(VecSetValue(v, SeedNode(c, K, N), 1.0, INSERT_VALUES));
+    PetscCall(VecAssemblyBegin(v));
+    PetscCall(VecAssemblyEnd(v));
+    PetscCall(VecCopy(v, x));
+    PetscCall(Now(comm, &t0));
+    PetscCall(PowerIterate(P, dang, v, alpha, tol, max_it, x, y, &its, &conv));
+    PetscCall(Now(comm, &t1));
+    *seconds += t1 - t0;
+    PetscCall(MatDenseGetColumnVecRead(X, c, &xc));
+    PetscCall(VecAXPY(x, -1.0, xc));
+    PetscCall(MatDenseRestoreColumnVecRead(X, c, &xc));
+    PetscCall(VecNorm(x, NORM_1, &d));
+    *maxdiff = PetscMax(*maxdiff, d);
+  }
+  PetscCall(VecDestroy(&v));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -pagerank_seeds K: the K personalized vectors by the block power method; with compare, the K single runs
+ * too (error beyond cmptol). Prints iterations, times and each seed's best node (the first 10 seeds). */
+static PetscErrorCode RunSeeds(Mat P, Vec dang, PetscInt K, PetscReal alpha, PetscReal tol, PetscInt max_it, VecType vtype, PetscBool compare, PetscReal cmptol)
+{
+  Mat            V, X;
+  PetscInt       N, its = 0, lo, hi;
+  PetscBool      conv = PETSC_FALSE;
+  PetscLogDouble t0 = 0.0, t1 = 0.0, tsingle = 0.0;
+  PetscReal      maxdiff = 0.0;
+  MPI_Comm       comm = PetscObjectComm((PetscObject)P);
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetSize(P, &N, NULL));
+  PetscCall(CreateBlock(P, K, vtype, &V));
+  PetscCall(MatGetOwnershipRange(V, &lo, &hi));
+  PetscCall(MatZeroEntries(V));
+  for (PetscInt c = 0; c < K; c++)
+    if (SeedNode(c, K, N) >= lo && SeedNode(c, K, N) < hi) PetscCall(MatSetValue(V, SeedNode(c, K, N), c, 1.0, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(V, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(V, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatDuplicate(V, MAT_COPY_VALUES, &X));
+  PetscCall(Now(comm, &t0));
+  PetscCall(BlockPowerIterate(P, dang, V, alpha, tol, max_it, X, &its, &conv));
+  PetscCall(Now(comm, &t1));
+  if (compare) PetscCall(CompareSingleRuns(P, dang, alpha, tol, max_it, X, &maxdiff, &tsingle));
+  PetscCall(PetscPrintf(comm, "seeds: %" PetscInt_FMT " personalized vectors at once (block power method), seed c = node floor(c N / K)\n", K));
+  PetscCall(PetscPrintf(comm, "iterations: %" PetscInt_FMT "\n", its));
+  PetscCall(PetscPrintf(comm, "converged: %s\n", conv ? "yes" : "no"));
+  PetscCall(PetscPrintf(comm, "time: iterations: %.6f s\n", t1 - t0));
+  PetscCall(PetscPrintf(comm, "time: per iteration: %.3e s\n", (t1 - t0) / its));
+  PetscCall(PetscPrintf(comm, "time: per iteration and seed: %.3e s\n", (t1 - t0) / its / K));
+  PetscCall(PrintMatXtractPlan(P, "iterations"));
+  for (PetscInt c = 0; c < PetscMin(K, 10); c++) {
+    Vec xc;
+    PetscCall(MatDenseGetColumnVecRead(X, c, &xc));
+    PetscCall(PetscPrintf(comm, "seed %" PetscInt_FMT " (node %" PetscInt_FMT "): ", c, SeedNode(c, K, N)));
+    PetscCall(PrintTop(xc, 1));
+    PetscCall(MatDenseRestoreColumnVecRead(X, c, &xc));
+  }
+  if (compare) {
+    PetscCall(PetscPrintf(comm, "time: %" PetscInt_FMT " single-vector runs: %.6f s (their time over the block's: %.2fx)\n", K, tsingle, t1 > t0 ? tsingle / (t1 - t0) : 0.0));
+    PetscCall(PetscPrintf(comm, "compare: max over seeds of ||x_single - x_block||_1 = %.3e (tol %.1e)\n", (double)maxdiff, (double)cmptol));
+    PetscCheck(maxdiff <= cmptol, comm, PETSC_ERR_PLIB, "-pagerank_seeds_compare: a block vector differs from its single run by %g > %g in l1", (double)maxdiff, (double)cmptol);
+  }
+  PetscCall(MatDestroy(&X));
+  PetscCall(MatDestroy(&V));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 typedef struct {
   PetscInt  node;
   PetscReal score;
@@ -338,7 +527,8 @@ int main(int argc, char **argv)
   PRMethod         method = PR_POWER;
   PetscReal        alpha = 0.85, tol = 1e-10, cmptol = 1e-10, res = 0.0, diff;
   PetscScalar      sum;
-  PetscInt         max_it = 1000, top = 10, its = 0, genseed = 0, M, N, ndangling, i, lo, hi;
+  PetscInt         max_it = 1000, top = 10, its = 0, genseed = 0, M, N, ndangling, i, lo, hi, seeds = 0;
+  PetscBool        seeds_compare = PETSC_FALSE;
   Mat              A, At, P;
   Vec              r, dang, v, x, y, ref;
   MatInfo          info;
@@ -374,6 +564,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsString("-save", "Write the PageRank vector (PETSc binary)", NULL, savefile, savefile, sizeof(savefile), &save));
   PetscCall(PetscOptionsString("-compare", "Compare with a saved PageRank vector (PETSc binary)", NULL, cmpfile, cmpfile, sizeof(cmpfile), &cmp));
   PetscCall(PetscOptionsReal("-compare_tol", "Largest l1 difference accepted by -pagerank_compare", NULL, cmptol, &cmptol, NULL));
+  PetscCall(PetscOptionsInt("-seeds", "K personalized vectors at once (block power method)", NULL, seeds, &seeds, NULL));
+  PetscCall(PetscOptionsBool("-seeds_compare", "Compare the block vectors with K single runs", NULL, seeds_compare, &seeds_compare, NULL));
   PetscOptionsEnd();
 
   PetscCall(CheckMatrixSource(comm, hasfile, hasgen, spec, &genhelp));
@@ -385,6 +577,14 @@ int main(int argc, char **argv)
   PetscCheck(tol >= 0.0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_tol %g: need tol >= 0", (double)tol);
   PetscCheck(max_it >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_max_it %" PetscInt_FMT ": need at least 1", max_it);
   PetscCheck(top >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_top %" PetscInt_FMT ": need k >= 0", top);
+  PetscCheck(seeds >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-pagerank_seeds %" PetscInt_FMT ": need K >= 0", seeds);
+  if (seeds > 0) {
+    PetscBool uniform;
+    PetscCall(PetscStrcmp(pers, "uniform", &uniform));
+    PetscCheck(uniform, comm, PETSC_ERR_ARG_INCOMP, "-pagerank_seeds gives each vector its own personalization (its seed node): drop -pagerank_personalization");
+    PetscCheck(method == PR_POWER, comm, PETSC_ERR_ARG_INCOMP, "-pagerank_seeds runs the power method: drop -pagerank_method ksp");
+    PetscCheck(!save && !cmp, comm, PETSC_ERR_ARG_INCOMP, "-pagerank_save and -pagerank_compare hold one vector: with -pagerank_seeds use -pagerank_seeds_compare");
+  } else PetscCheck(!seeds_compare, comm, PETSC_ERR_ARG_INCOMP, "-pagerank_seeds_compare needs -pagerank_seeds K > 0");
 
   /* ---- setup 1: the adjacency matrix, in AIJ (its own options prefix keeps -mat_type off it) ---- */
   PetscCall(Now(comm, &t0));
@@ -474,22 +674,23 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscPrintf(comm, "vector type: %s\n", vtype));
   PetscCall(PetscPrintf(comm, "processes: %d\n", (int)size));
+  if (seeds > 0) { /* the K personalized vectors instead of the one */
+    PetscCall(PetscPrintf(comm, "time: setup total: %.6f s\n", (t3c - t0) + (t6 - t3)));
+    PetscCall(RunSeeds(P, dang, seeds, alpha, tol, max_it, vtype, seeds_compare, cmptol));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(VecDestroy(&dang));
+    PetscCall(VecDestroy(&v));
+    PetscCall(MatDestroy(&P));
+    PetscCall(PetscFinalize());
+    return 0;
+  }
 
   /* ---- iterate ---- */
   PetscCall(Now(comm, &t4));
   if (method == PR_POWER) {
     PetscCall(VecCopy(v, x)); /* x0 = v */
-    for (its = 1; its <= max_it; its++) {
-      PetscCall(GoogleStep(P, dang, v, alpha, x, y));
-      PetscCall(VecAXPY(x, -1.0, y));
-      PetscCall(VecNorm(x, NORM_1, &diff));
-      PetscCall(VecSwap(x, y));
-      if (diff < tol) {
-        converged = PETSC_TRUE;
-        break;
-      }
-    }
-    if (!converged) its = max_it;
+    PetscCall(PowerIterate(P, dang, v, alpha, tol, max_it, x, y, &its, &converged));
   } else {
     Mat       G;
     PC        pc;
