@@ -14,8 +14,10 @@
 /* columns per block: the accumulators of one row stay in registers */
 #define MX_SPMM_COLS 8
 
-/* C[i + c ldc] = sum over the cold row i of v B[j + c ldb], c < kb, in row order from 0. */
-static void cold_block(const mx_format *F, int kb, const double *B, int64_t ldb, double *C, int64_t ldc) {
+/* C[i + c ldc] = sum over the cold row i of v B[j + c ldb], c < kb, in row order from 0. Inlined into
+ * cold_block once per kb = 1..8, so that the accumulators are registers and the column loop unrolled. */
+static inline __attribute__((always_inline)) void cold_rows(const mx_format *F, const int kb, const double *B, int64_t ldb, double *C,
+                                                            int64_t ldc) {
   const int32_t *Cp = F->cold_rowptr, *Cj = F->cold_col;
   const double *Cx = F->cold_val;
   for (int32_t i = 0; i < F->nrows; i++) {
@@ -25,6 +27,19 @@ static void cold_block(const mx_format *F, int kb, const double *B, int64_t ldb,
       for (int c = 0; c < kb; c++) s[c] += v * b[c * ldb];
     }
     for (int c = 0; c < kb; c++) C[i + c * ldc] = s[c];
+  }
+}
+
+static void cold_block(const mx_format *F, int kb, const double *B, int64_t ldb, double *C, int64_t ldc) {
+  switch (kb) {
+  case 1: cold_rows(F, 1, B, ldb, C, ldc); break;
+  case 2: cold_rows(F, 2, B, ldb, C, ldc); break;
+  case 3: cold_rows(F, 3, B, ldb, C, ldc); break;
+  case 4: cold_rows(F, 4, B, ldb, C, ldc); break;
+  case 5: cold_rows(F, 5, B, ldb, C, ldc); break;
+  case 6: cold_rows(F, 6, B, ldb, C, ldc); break;
+  case 7: cold_rows(F, 7, B, ldb, C, ldc); break;
+  default: cold_rows(F, MX_SPMM_COLS, B, ldb, C, ldc); break;
   }
 }
 
@@ -77,8 +92,10 @@ void mx_spmm(const mx_format *F, int32_t k, const double *B, int64_t ldb, double
   }
 }
 
-/* C[j + c ldc] += v B[i + c ldb] over the cold entries of every row i, rows in order. */
-static void cold_t_block(const mx_format *F, int kb, const double *B, int64_t ldb, double *C, int64_t ldc) {
+/* C[j + c ldc] += v B[i + c ldb] over the cold entries of every row i, rows in order (inlined per kb as
+ * cold_rows). */
+static inline __attribute__((always_inline)) void cold_t_rows(const mx_format *F, const int kb, const double *B, int64_t ldb, double *C,
+                                                              int64_t ldc) {
   const int32_t *Cp = F->cold_rowptr, *Cj = F->cold_col;
   const double *Cx = F->cold_val;
   for (int32_t i = 0; i < F->nrows; i++) {
@@ -89,6 +106,19 @@ static void cold_t_block(const mx_format *F, int kb, const double *B, int64_t ld
       double *t = C + Cj[p];
       for (int c = 0; c < kb; c++) t[c * ldc] += v * bi[c];
     }
+  }
+}
+
+static void cold_t_block(const mx_format *F, int kb, const double *B, int64_t ldb, double *C, int64_t ldc) {
+  switch (kb) {
+  case 1: cold_t_rows(F, 1, B, ldb, C, ldc); break;
+  case 2: cold_t_rows(F, 2, B, ldb, C, ldc); break;
+  case 3: cold_t_rows(F, 3, B, ldb, C, ldc); break;
+  case 4: cold_t_rows(F, 4, B, ldb, C, ldc); break;
+  case 5: cold_t_rows(F, 5, B, ldb, C, ldc); break;
+  case 6: cold_t_rows(F, 6, B, ldb, C, ldc); break;
+  case 7: cold_t_rows(F, 7, B, ldb, C, ldc); break;
+  default: cold_t_rows(F, MX_SPMM_COLS, B, ldb, C, ldc); break;
   }
 }
 
