@@ -19,6 +19,11 @@ Method:\n\
                                     iterations exactly); ksp: relative tolerance (-ksp_rtol wins)\n\
   -pagerank_max_it <1000>           iteration limit\n\
   -pagerank_personalization <uniform|node:K|FILE>  teleport vector v (FILE: PETSc binary Vec, nonnegative)\n\
+  -pagerank_partition <none|petsc|rcm>  renumber the nodes before the iterations: petsc = MatPartitioning of the\n\
+                                    symmetrized graph (-mat_partitioning_type; PETSc's default: ParMETIS or PT-Scotch\n\
+                                    when PETSc has them), rcm = reverse Cuthill-McKee on a copy of the graph per rank,\n\
+                                    then contiguous blocks; the ghost count per rank is printed either way, and the\n\
+                                    outputs (top, save, compare) use the input's numbering\n\
   -pagerank_seeds <0>               K > 0: K personalized PageRank vectors at once (power method on a dense block\n\
                                     X of K columns: one MatMatMult P X per step), seed c = node floor(c N / K)\n\
   -pagerank_seeds_compare           also run the K single-vector power iterations and compare (error if a\n\
@@ -49,6 +54,13 @@ typedef enum {
   PR_KSP
 } PRMethod;
 static const char *const PRMethods[] = {"power", "ksp", "PRMethod", "PR_", NULL};
+
+typedef enum {
+  PR_PART_NONE,
+  PR_PART_PETSC,
+  PR_PART_RCM
+} PRPartition;
+static const char *const PRPartitions[] = {"none", "petsc", "rcm", "PRPartition", "PR_PART_", NULL};
 
 /* The embedded default graph: R-MAT (Graph500 parameters a,b,c = 0.57,0.19,0.19), scale 12 (4096
  * nodes), edge factor 16, fixed seed, node labels randomly permuted, self-loops and duplicates dropped. */
@@ -282,6 +294,118 @@ static PetscErrorCode GoogleStep(Mat P, Vec dang, Vec v, PetscReal alpha, Vec x,
   PetscCall(MatMult(P, x, y));
   PetscCall(VecDot(x, dang, &dx));
   PetscCall(VecAXPBY(y, alpha * dx + (1.0 - alpha), alpha, v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* P + P' (the graph without directions), in AIJ. */
+static PetscErrorCode Symmetrized(Mat P, Mat *S)
+{
+  Mat Pt;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatTranspose(P, MAT_INITIAL_MATRIX, &Pt));
+  PetscCall(MatDuplicate(P, MAT_COPY_VALUES, S));
+  PetscCall(MatAXPY(*S, 1.0, Pt, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatDestroy(&Pt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* *isrows: on each rank, the old numbers of the nodes it owns after renumbering, in their new order. petsc:
+ * MatPartitioning of the symmetrized graph (its type from -mat_partitioning_type); rcm: reverse
+ * Cuthill-McKee of a copy of the symmetrized graph on every rank, cut into the ranks' current row counts. */
+static PetscErrorCode PartitionRows(Mat P, PRPartition how, IS *isrows)
+{
+  MPI_Comm comm = PetscObjectComm((PetscObject)P);
+  Mat      S;
+
+  PetscFunctionBeginUser;
+  PetscCall(Symmetrized(P, &S));
+  if (how == PR_PART_PETSC) {
+    Mat             adj;
+    MatPartitioning part;
+    MatPartitioningType ptype;
+    IS              target;
+    PetscCall(MatConvert(S, MATMPIADJ, MAT_INITIAL_MATRIX, &adj));
+    PetscCall(MatPartitioningCreate(comm, &part));
+    PetscCall(MatPartitioningSetAdjacency(part, adj));
+    PetscCall(MatPartitioningSetFromOptions(part));
+    PetscCall(MatPartitioningApply(part, &target));
+    PetscCall(MatPartitioningGetType(part, &ptype));
+    PetscCall(PetscPrintf(comm, "partition: MatPartitioning %s\n", ptype));
+    PetscCall(ISBuildTwoSided(target, NULL, isrows));
+    PetscCall(ISSort(*isrows));
+    PetscCall(ISDestroy(&target));
+    PetscCall(MatPartitioningDestroy(&part));
+    PetscCall(MatDestroy(&adj));
+  } else {
+    PetscMPIInt     size;
+    Mat             Sseq;
+    IS              rperm, cperm;
+    const PetscInt *order;
+    PetscInt        lo, hi;
+    PetscCallMPI(MPI_Comm_size(comm, &size));
+    PetscCall(MatCreateRedundantMatrix(S, size, MPI_COMM_NULL, MAT_INITIAL_MATRIX, &Sseq));
+    PetscCall(MatGetOrdering(Sseq, MATORDERINGRCM, &rperm, &cperm));
+    PetscCall(MatGetOwnershipRange(P, &lo, &hi));
+    PetscCall(ISGetIndices(rperm, &order)); /* order[new] = old */
+    PetscCall(ISCreateGeneral(comm, hi - lo, order + lo, PETSC_COPY_VALUES, isrows));
+    PetscCall(ISRestoreIndices(rperm, &order));
+    PetscCall(PetscPrintf(comm, "partition: reverse Cuthill-McKee, contiguous blocks\n"));
+    PetscCall(ISDestroy(&rperm));
+    PetscCall(ISDestroy(&cperm));
+    PetscCall(MatDestroy(&Sseq));
+  }
+  PetscCall(MatDestroy(&S));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The nodes renumbered (PartitionRows): *P and *r (a vector of P's column layout) permuted alike; *sc maps
+ * a vector of the new numbering to the input's (forward; reverse: back), *old is a vector of the input's
+ * layout (the old *r). */
+static PetscErrorCode RenumberNodes(PRPartition how, Mat *P, Vec *r, VecScatter *sc, Vec *old)
+{
+  IS       isrows, isnew;
+  Mat      Pn;
+  Vec      rn;
+  PetscInt lo, hi;
+
+  PetscFunctionBeginUser;
+  PetscCall(PartitionRows(*P, how, &isrows));
+  PetscCall(MatCreateSubMatrix(*P, isrows, isrows, MAT_INITIAL_MATRIX, &Pn));
+  PetscCall(MatCreateVecs(Pn, &rn, NULL));
+  PetscCall(VecGetOwnershipRange(rn, &lo, &hi));
+  PetscCall(ISCreateStride(PetscObjectComm((PetscObject)rn), hi - lo, lo, 1, &isnew));
+  PetscCall(VecScatterCreate(rn, isnew, *r, isrows, sc));
+  PetscCall(VecScatterBegin(*sc, *r, rn, INSERT_VALUES, SCATTER_REVERSE));
+  PetscCall(VecScatterEnd(*sc, *r, rn, INSERT_VALUES, SCATTER_REVERSE));
+  *old = *r;
+  *r   = rn;
+  PetscCall(MatDestroy(P));
+  *P = Pn;
+  PetscCall(ISDestroy(&isnew));
+  PetscCall(ISDestroy(&isrows));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The ghost values each rank's MatMult receives (the off-diagonal block's columns): min, max, total. */
+static PetscErrorCode PrintGhosts(Mat P)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)P);
+  PetscMPIInt size;
+  PetscInt    ng = 0, N, mn, mx, tot;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(MatGetSize(P, &N, NULL));
+  if (size > 1) {
+    Mat Ad, Ao;
+    PetscCall(MatMPIAIJGetSeqAIJ(P, &Ad, &Ao, NULL));
+    PetscCall(MatGetSize(Ao, NULL, &ng));
+  }
+  PetscCallMPI(MPI_Allreduce(&ng, &mn, 1, MPIU_INT, MPI_MIN, comm));
+  PetscCallMPI(MPI_Allreduce(&ng, &mx, 1, MPIU_INT, MPI_MAX, comm));
+  PetscCallMPI(MPI_Allreduce(&ng, &tot, 1, MPIU_INT, MPI_SUM, comm));
+  PetscCall(PetscPrintf(comm, "ghosts per rank: min %" PetscInt_FMT ", max %" PetscInt_FMT ", total %" PetscInt_FMT " (%.1f%% of the nodes)\n", mn, mx, tot, N ? 100.0 * (double)tot / (double)N : 0.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -525,6 +649,9 @@ int main(int argc, char **argv)
   char             savefile[PETSC_MAX_PATH_LEN] = "", cmpfile[PETSC_MAX_PATH_LEN] = "", ptype[256] = "";
   PetscBool        hasfile = PETSC_FALSE, hasgen = PETSC_FALSE, transpose = PETSC_FALSE, weighted = PETSC_FALSE, save = PETSC_FALSE, cmp = PETSC_FALSE, genhelp = PETSC_FALSE;
   PRMethod         method = PR_POWER;
+  PRPartition      partition = PR_PART_NONE;
+  VecScatter       tonew = NULL; /* -pagerank_partition: the new numbering -> the input's (forward) */
+  Vec              vold = NULL, xout;
   PetscReal        alpha = 0.85, tol = 1e-10, cmptol = 1e-10, res = 0.0, diff;
   PetscScalar      sum;
   PetscInt         max_it = 1000, top = 10, its = 0, genseed = 0, M, N, ndangling, i, lo, hi, seeds = 0;
@@ -534,7 +661,7 @@ int main(int argc, char **argv)
   MatInfo          info;
   MatType          mtype;
   VecType          vtype;
-  PetscLogDouble   t0, t1, t2, t3, t3c, t4, t5, t6;
+  PetscLogDouble   t0, t1, t2, t2r, t3, t3c, t4, t5, t6;
   PetscBool        converged = PETSC_FALSE;
   KSP              ksp = NULL;
   KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
@@ -564,6 +691,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsString("-save", "Write the PageRank vector (PETSc binary)", NULL, savefile, savefile, sizeof(savefile), &save));
   PetscCall(PetscOptionsString("-compare", "Compare with a saved PageRank vector (PETSc binary)", NULL, cmpfile, cmpfile, sizeof(cmpfile), &cmp));
   PetscCall(PetscOptionsReal("-compare_tol", "Largest l1 difference accepted by -pagerank_compare", NULL, cmptol, &cmptol, NULL));
+  PetscCall(PetscOptionsEnum("-partition", "Renumber the nodes: none, petsc (MatPartitioning) or rcm", NULL, PRPartitions, (PetscEnum)partition, (PetscEnum *)&partition, NULL));
   PetscCall(PetscOptionsInt("-seeds", "K personalized vectors at once (block power method)", NULL, seeds, &seeds, NULL));
   PetscCall(PetscOptionsBool("-seeds_compare", "Compare the block vectors with K single runs", NULL, seeds_compare, &seeds_compare, NULL));
   PetscOptionsEnd();
@@ -584,6 +712,7 @@ int main(int argc, char **argv)
     PetscCheck(uniform, comm, PETSC_ERR_ARG_INCOMP, "-pagerank_seeds gives each vector its own personalization (its seed node): drop -pagerank_personalization");
     PetscCheck(method == PR_POWER, comm, PETSC_ERR_ARG_INCOMP, "-pagerank_seeds runs the power method: drop -pagerank_method ksp");
     PetscCheck(!save && !cmp, comm, PETSC_ERR_ARG_INCOMP, "-pagerank_save and -pagerank_compare hold one vector: with -pagerank_seeds use -pagerank_seeds_compare");
+    PetscCheck(partition == PR_PART_NONE, comm, PETSC_ERR_SUP, "-pagerank_seeds with -pagerank_partition: not supported (the seeds are nodes of the input's numbering)");
   } else PetscCheck(!seeds_compare, comm, PETSC_ERR_ARG_INCOMP, "-pagerank_seeds_compare needs -pagerank_seeds K > 0");
 
   /* ---- setup 1: the adjacency matrix, in AIJ (its own options prefix keeps -mat_type off it) ---- */
@@ -628,6 +757,13 @@ int main(int argc, char **argv)
   PetscCall(MatDestroy(&A));
   PetscCall(Now(comm, &t2));
 
+  /* ---- setup 2b: the nodes renumbered (-pagerank_partition), P and r alike ---- */
+  if (partition != PR_PART_NONE) {
+    PetscCall(RenumberNodes(partition, &P, &r, &tonew, &vold));
+    PetscCall(VecGetOwnershipRange(r, &lo, &hi));
+  }
+  PetscCall(Now(comm, &t2r));
+
   /* ---- setup 3: P in the requested type ---- */
   PetscCall(ConvertToRequestedType(&P, ptype, sizeof(ptype)));
   PetscCall(Now(comm, &t3c));
@@ -645,7 +781,11 @@ int main(int argc, char **argv)
   PetscCall(VecRestoreArrayWrite(dang, &da));
   PetscCall(VecRestoreArrayRead(r, &ra));
   PetscCall(VecDestroy(&r));
-  PetscCall(SetPersonalization(v, pers));
+  if (tonew) { /* v given in the input's numbering, then renumbered */
+    PetscCall(SetPersonalization(vold, pers));
+    PetscCall(VecScatterBegin(tonew, vold, v, INSERT_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterEnd(tonew, vold, v, INSERT_VALUES, SCATTER_REVERSE));
+  } else PetscCall(SetPersonalization(v, pers));
 
   /* ---- setup 4: the first MatMult pays for what a type builds or uploads lazily (aijcusparse: the copy to
    * the GPU); timing it apart keeps the per-iteration time a steady-state number ---- */
@@ -674,6 +814,7 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscPrintf(comm, "vector type: %s\n", vtype));
   PetscCall(PetscPrintf(comm, "processes: %d\n", (int)size));
+  PetscCall(PrintGhosts(P));
   if (seeds > 0) { /* the K personalized vectors instead of the one */
     PetscCall(PetscPrintf(comm, "time: setup total: %.6f s\n", (t3c - t0) + (t6 - t3)));
     PetscCall(RunSeeds(P, dang, seeds, alpha, tol, max_it, vtype, seeds_compare, cmptol));
@@ -748,7 +889,8 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(comm, "sum of x: %.10f\n", (double)PetscRealPart(sum)));
   PetscCall(PetscPrintf(comm, "time: setup, read/generate the graph: %.6f s\n", t1 - t0));
   PetscCall(PetscPrintf(comm, "time: setup, build P in AIJ: %.6f s\n", t2 - t1));
-  PetscCall(PetscPrintf(comm, "time: setup, convert P to %s: %.6f s\n", mtype, t3c - t2));
+  if (partition != PR_PART_NONE) PetscCall(PetscPrintf(comm, "time: setup, renumber the nodes: %.6f s\n", t2r - t2));
+  PetscCall(PetscPrintf(comm, "time: setup, convert P to %s: %.6f s\n", mtype, t3c - t2r));
   PetscCall(PetscPrintf(comm, "time: setup, first MatMult: %.6f s\n", t6 - t3));
   PetscCall(PetscPrintf(comm, "time: setup total: %.6f s\n", (t3c - t0) + (t6 - t3)));
   PetscCall(PetscPrintf(comm, "time: iterations: %.6f s\n", t5 - t4));
@@ -756,21 +898,27 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(comm, "time: total: %.6f s\n", (t3c - t0) + (t6 - t3) + (t5 - t4)));
   PetscCall(PrintMatXtractPlan(P, "iterations"));
   PetscCall(MatViewFromOptions(P, NULL, "-pagerank_view_mat"));
-  PetscCall(PrintTop(x, top));
+  xout = x;
+  if (tonew) { /* x back to the input's numbering for the outputs */
+    PetscCall(VecScatterBegin(tonew, x, vold, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(tonew, x, vold, INSERT_VALUES, SCATTER_FORWARD));
+    xout = vold;
+  }
+  PetscCall(PrintTop(xout, top));
 
   if (save) {
     PetscViewer viewer;
     PetscCall(PetscViewerBinaryOpen(comm, savefile, FILE_MODE_WRITE, &viewer));
-    PetscCall(VecView(x, viewer));
+    PetscCall(VecView(xout, viewer));
     PetscCall(PetscViewerDestroy(&viewer));
   }
   if (cmp) {
     PetscViewer viewer;
-    PetscCall(VecDuplicate(x, &ref));
+    PetscCall(VecDuplicate(xout, &ref));
     PetscCall(PetscViewerBinaryOpen(comm, cmpfile, FILE_MODE_READ, &viewer));
     PetscCall(VecLoad(ref, viewer));
     PetscCall(PetscViewerDestroy(&viewer));
-    PetscCall(VecAXPY(ref, -1.0, x));
+    PetscCall(VecAXPY(ref, -1.0, xout));
     PetscCall(VecNorm(ref, NORM_1, &diff));
     PetscCall(PetscPrintf(comm, "compare: ||x - x(%s)||_1 = %.3e (tol %.1e)\n", cmpfile, (double)diff, (double)cmptol));
     PetscCheck(diff <= cmptol, comm, PETSC_ERR_PLIB, "-pagerank_compare: ||x - x(%s)||_1 = %g exceeds %g", cmpfile, (double)diff, (double)cmptol);
@@ -778,6 +926,8 @@ int main(int argc, char **argv)
   }
 
   PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecScatterDestroy(&tonew));
+  PetscCall(VecDestroy(&vold));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(VecDestroy(&dang));

@@ -5,7 +5,7 @@
 #
 #   --expected FILE   compare the output with FILE, leaving out the lines that describe the environment
 #                     or the clock: lines starting with "time:", "compare:", "matrix type:", "matxtract:", "vector type:",
-#                     "processes:". Tokens are compared as text, except that two tokens that are both
+#                     "processes:", "ghosts per rank:", "partition:". Tokens are compared as text, except that two tokens that are both
 #                     non-integer numbers (1.5e-03, 0.25, ...) may differ by --rtol/--atol; integers
 #                     (iteration counts, node ids) must match exactly.
 #   --rtol R          relative tolerance for non-integer numbers (default 0)
@@ -78,7 +78,7 @@ for re in ${greps[@]+"${greps[@]}"}; do
 done
 
 if [ -n "$expected" ]; then
-  grep -Ev '^(time:|compare:|matrix type:|matxtract:|vector type:|processes:)' "$tmp/out" >"$tmp/filtered"
+  grep -Ev '^(time:|compare:|matrix type:|matxtract:|vector type:|processes:|ghosts per rank:|partition:)' "$tmp/out" >"$tmp/filtered"
   if [ "${MX_UPDATE_EXPECTED:-0}" = 1 ]; then
     cp "$tmp/filtered" "$expected" && echo "UPDATED: $expected"
     exit $status
