@@ -213,6 +213,7 @@ PetscErrorCode MatXtractViewInfo_SeqAIJ(Mat A, PetscViewer viewer)
                                      x->F.nnz ? 100.0 * (double)info.hub_nnz / (double)x->F.nnz : 0.0));
   } else if (info.hub_requested > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: hub split requested (-mat_matxtract_hub %" PetscInt_FMT ") but not in use: it needs the GPU and an all-cold plan (-info says why)\n", info.hub_requested));
   if (info.on_device) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the GPU, %zu device bytes (peak while building %zu), cold kernel %s\n", info.device_bytes, info.build_peak_bytes, MatXtractColdNames[mx_device_cold_kernel(x->D)]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: products with a dense B (A B, A' B): %s\n", info.on_device ? "one MatMult per column on the GPU (no SpMM kernel yet)" : "the host SpMM, each nonzero read once per 8 columns"));
   if (info.on_device && mx_device_pack_plain_released(x->D)) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: the plain cold arrays the pack replaces are not held on the GPU (%zu bytes freed; decoded from the pack when a refresh or a lever needs them)\n", mx_device_pack_plain_released(x->D)));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the CPU (%s)\n", x->set.device_choice == MATXTRACT_DEVICE_CPU ? "-mat_matxtract_device cpu" : "no usable GPU"));
   PetscFunctionReturn(PETSC_SUCCESS);
