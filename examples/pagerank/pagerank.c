@@ -409,6 +409,18 @@ static PetscErrorCode PrintGhosts(Mat P)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The run's vectors and P. */
+static PetscErrorCode DestroyRun(Vec *x, Vec *y, Vec *dang, Vec *v, Mat *P)
+{
+  PetscFunctionBeginUser;
+  PetscCall(VecDestroy(x));
+  PetscCall(VecDestroy(y));
+  PetscCall(VecDestroy(dang));
+  PetscCall(VecDestroy(v));
+  PetscCall(MatDestroy(P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The power method from the start x (y: work): x <- G x until ||x_k+1 - x_k||_1 < tol (or max_it steps;
  * tol 0: exactly max_it). *its: the steps made. */
 static PetscErrorCode PowerIterate(Mat P, Vec dang, Vec v, PetscReal alpha, PetscReal tol, PetscInt max_it, Vec x, Vec y, PetscInt *its, PetscBool *converged)
@@ -818,11 +830,7 @@ int main(int argc, char **argv)
   if (seeds > 0) { /* the K personalized vectors instead of the one */
     PetscCall(PetscPrintf(comm, "time: setup total: %.6f s\n", (t3c - t0) + (t6 - t3)));
     PetscCall(RunSeeds(P, dang, seeds, alpha, tol, max_it, vtype, seeds_compare, cmptol));
-    PetscCall(VecDestroy(&x));
-    PetscCall(VecDestroy(&y));
-    PetscCall(VecDestroy(&dang));
-    PetscCall(VecDestroy(&v));
-    PetscCall(MatDestroy(&P));
+    PetscCall(DestroyRun(&x, &y, &dang, &v, &P));
     PetscCall(PetscFinalize());
     return 0;
   }
@@ -928,11 +936,7 @@ int main(int argc, char **argv)
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecScatterDestroy(&tonew));
   PetscCall(VecDestroy(&vold));
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y));
-  PetscCall(VecDestroy(&dang));
-  PetscCall(VecDestroy(&v));
-  PetscCall(MatDestroy(&P));
+  PetscCall(DestroyRun(&x, &y, &dang, &v, &P));
   PetscCall(PetscFinalize());
   return 0;
 }

@@ -30,17 +30,23 @@ static inline __attribute__((always_inline)) void cold_rows(const mx_format *F, 
   }
 }
 
+/* fn(F, KB, B, ldb, C, ldc) with the block width kb as a constant 1..MX_SPMM_COLS (one inlined copy each) */
+#define MX_SPMM_BY_WIDTH(fn, kb, F, B, ldb, C, ldc) \
+  do { \
+    switch (kb) { \
+    case 1: fn(F, 1, B, ldb, C, ldc); break; \
+    case 2: fn(F, 2, B, ldb, C, ldc); break; \
+    case 3: fn(F, 3, B, ldb, C, ldc); break; \
+    case 4: fn(F, 4, B, ldb, C, ldc); break; \
+    case 5: fn(F, 5, B, ldb, C, ldc); break; \
+    case 6: fn(F, 6, B, ldb, C, ldc); break; \
+    case 7: fn(F, 7, B, ldb, C, ldc); break; \
+    default: fn(F, MX_SPMM_COLS, B, ldb, C, ldc); break; \
+    } \
+  } while (0)
+
 static void cold_block(const mx_format *F, int kb, const double *B, int64_t ldb, double *C, int64_t ldc) {
-  switch (kb) {
-  case 1: cold_rows(F, 1, B, ldb, C, ldc); break;
-  case 2: cold_rows(F, 2, B, ldb, C, ldc); break;
-  case 3: cold_rows(F, 3, B, ldb, C, ldc); break;
-  case 4: cold_rows(F, 4, B, ldb, C, ldc); break;
-  case 5: cold_rows(F, 5, B, ldb, C, ldc); break;
-  case 6: cold_rows(F, 6, B, ldb, C, ldc); break;
-  case 7: cold_rows(F, 7, B, ldb, C, ldc); break;
-  default: cold_rows(F, MX_SPMM_COLS, B, ldb, C, ldc); break;
-  }
+  MX_SPMM_BY_WIDTH(cold_rows, kb, F, B, ldb, C, ldc);
 }
 
 /* acc[r][c] added into C at the chunk's real rows (hr[r] >= 0), as mx_chunk_store_add does per column. */
@@ -110,16 +116,7 @@ static inline __attribute__((always_inline)) void cold_t_rows(const mx_format *F
 }
 
 static void cold_t_block(const mx_format *F, int kb, const double *B, int64_t ldb, double *C, int64_t ldc) {
-  switch (kb) {
-  case 1: cold_t_rows(F, 1, B, ldb, C, ldc); break;
-  case 2: cold_t_rows(F, 2, B, ldb, C, ldc); break;
-  case 3: cold_t_rows(F, 3, B, ldb, C, ldc); break;
-  case 4: cold_t_rows(F, 4, B, ldb, C, ldc); break;
-  case 5: cold_t_rows(F, 5, B, ldb, C, ldc); break;
-  case 6: cold_t_rows(F, 6, B, ldb, C, ldc); break;
-  case 7: cold_t_rows(F, 7, B, ldb, C, ldc); break;
-  default: cold_t_rows(F, MX_SPMM_COLS, B, ldb, C, ldc); break;
-  }
+  MX_SPMM_BY_WIDTH(cold_t_rows, kb, F, B, ldb, C, ldc);
 }
 
 /* B's entries at the chunk's rows (0 at padding rows), as the transposed hot kernels read x. */
