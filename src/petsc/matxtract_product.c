@@ -59,14 +59,11 @@ PetscErrorCode MatProductSetFromOptions_MatXtract(Mat D)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* C = A B or A' B, numeric (A synced first: new values or a new pattern since the symbolic). */
-static PetscErrorCode MatProductNumeric_MatXtract_Dense(Mat C)
+/* C = A B, or A' B (transpose), numeric (A synced first: new values or a new pattern since the symbolic). */
+static PetscErrorCode MatXtractDenseProduct(Mat A, Mat B, Mat C, PetscBool transpose)
 {
-  Mat_Product    *product   = C->product;
-  Mat             A         = product->A, B = product->B;
-  const PetscBool transpose = (PetscBool)(product->type == MATPRODUCT_AtB);
-  Mat_MatXtract  *x;
-  PetscInt        k;
+  Mat_MatXtract *x;
+  PetscInt       k;
 
   PetscFunctionBegin;
   PetscCheck(!A->structure_only, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "matxtract: a structure-only matrix (MAT_STRUCTURE_ONLY) has no values to multiply");
@@ -89,6 +86,31 @@ static PetscErrorCode MatProductNumeric_MatXtract_Dense(Mat C)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The numeric ops under both of PETSc's conventions: the product's, and the (A, B, C) ones that its
+ * composite products (PtAP and RARt without an implementation of their own) call on the parts. */
+static PetscErrorCode MatProductNumeric_MatXtract_Dense(Mat C)
+{
+  Mat_Product *product = C->product;
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractDenseProduct(product->A, product->B, C, (PetscBool)(product->type == MATPRODUCT_AtB)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMatMultNumeric_MatXtract_Dense(Mat A, Mat B, Mat C)
+{
+  PetscFunctionBegin;
+  PetscCall(MatXtractDenseProduct(A, B, C, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatTransposeMatMultNumeric_MatXtract_Dense(Mat A, Mat B, Mat C)
+{
+  PetscFunctionBegin;
+  PetscCall(MatXtractDenseProduct(A, B, C, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* C's sizes, and its type when it has no dense one: B's (device columns stay on the device). */
 static PetscErrorCode MatProductSymbolic_MatXtract_Dense(Mat C)
 {
@@ -104,6 +126,8 @@ static PetscErrorCode MatProductSymbolic_MatXtract_Dense(Mat C)
   if (!dense) PetscCall(MatSetType(C, ((PetscObject)B)->type_name));
   PetscCall(MatSetUp(C));
   C->ops->productnumeric = MatProductNumeric_MatXtract_Dense;
+  if (product->type == MATPRODUCT_AtB) C->ops->transposematmultnumeric = MatTransposeMatMultNumeric_MatXtract_Dense;
+  else C->ops->matmultnumeric = MatMatMultNumeric_MatXtract_Dense;
   PetscCall(PetscInfo(C, "matxtract: %s with %" PetscInt_FMT " dense columns: %s\n", MatProductTypes[product->type], B->cmap->n, ((Mat_MatXtract *)A->spptr)->D ? "one MatMult per column on the GPU (no SpMM kernel yet)" : "the host SpMM"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -3,6 +3,10 @@
  *     stencil, a power-law graph and a random matrix, at crux (0,0) and at cruxes with a hot part;
  *   - B and C with a leading dimension above their rows (MatDenseSetLDA), C created by the product
  *     or given (MatProductCreateWithMat), C reused after A's values changed (MAT_REUSE_MATRIX);
+ *   - MatPtAP with a dense A and P ours (PETSc composes it of A P and P' (A P), calling the parts'
+ *     numeric ops directly);
+ *   - MatPtAP with a dense A and P ours (PETSc composes it of A P and P' (A P) and calls the parts'
+ *     numeric ops directly);
  *   - every product within 1e-12 of AIJ's; on one rank on the CPU path each column of C bit for bit
  *     MatMult (MatMultTranspose) of A on that column of B, and the type's own SpMM ran (the
  *     MatXtractMultDense event); on the GPU path one MatMult per column (checked against AIJ).
@@ -157,6 +161,18 @@ static PetscErrorCode CheckMatrix(Mat Aaij, Mat Amx, const char *name, PetscRand
     PetscCall(PetscSNPrintf(what, sizeof what, "A B into the given C after new values, k = %" PetscInt_FMT, k));
     PetscCall(CheckDenseClose(Cr, Cg, what, name));
     for (Mat *M = (Mat[]){B, Bt, Cr, Cm, Ctr, Ctm, Cg}, *e = M + 7; M < e; M++) PetscCall(MatDestroy(M));
+  }
+  if (m == n) { /* PtAP with a dense A and P ours: PETSc composes it of A P and P' (A P), our A' B in there */
+    Mat Ad, Pr, Pm;
+    PetscCall(MatConvert(Aaij, MATDENSE, MAT_INITIAL_MATRIX, &Ad));
+    PetscCall(MatPtAP(Ad, Aaij, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Pr));
+    PetscCall(MatPtAP(Ad, Amx, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Pm));
+    PetscCall(CheckDenseClose(Pr, Pm, "PtAP, dense A, P ours", name));
+    PetscCall(MatPtAP(Ad, Amx, MAT_REUSE_MATRIX, PETSC_DEFAULT, &Pm));
+    PetscCall(CheckDenseClose(Pr, Pm, "PtAP reused, dense A, P ours", name));
+    PetscCall(MatDestroy(&Pm));
+    PetscCall(MatDestroy(&Pr));
+    PetscCall(MatDestroy(&Ad));
   }
   PetscFunctionReturn(0);
 }
