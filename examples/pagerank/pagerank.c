@@ -502,7 +502,12 @@ static PetscErrorCode BlockPowerIterate(Mat P, Vec dang, Mat V, PetscReal alpha,
     PetscCall(MatMatMult(P, X, Y ? MAT_REUSE_MATRIX : MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Y));
     PetscCall(BlockUpdate(X, dang, V, alpha, Y));
     PetscCall(MatAXPY(X, -1.0, Y, SAME_NONZERO_PATTERN));
-    PetscCall(MatGetColumnNorms(X, NORM_1, norms));
+    for (PetscInt c = 0; c < K; c++) { /* column by column: every dense type has VecNorm */
+      Vec xc;
+      PetscCall(MatDenseGetColumnVecRead(X, c, &xc));
+      PetscCall(VecNorm(xc, NORM_1, &norms[c]));
+      PetscCall(MatDenseRestoreColumnVecRead(X, c, &xc));
+    }
     PetscCall(MatCopy(Y, X, SAME_NONZERO_PATTERN));
     diff = 0.0;
     for (PetscInt c = 0; c < K; c++) diff = PetscMax(diff, norms[c]);
