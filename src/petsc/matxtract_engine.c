@@ -679,8 +679,8 @@ static PetscErrorCode MatXtractEngineAfterLever(Mat A, int i, PetscLogDouble t_c
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Before a product: one step of the decision loop over the levers. */
-PetscErrorCode MatXtractEngineBeforeMult(Mat A)
+/* One step of the decision loop over the pending levers; *changed: a lever was applied (kept or undone). */
+static PetscErrorCode MatXtractEngineStep(Mat A, PetscBool *changed)
 {
   Mat_MatXtract   *x = (Mat_MatXtract *)A->spptr;
   mx_engine_clock  clk;
@@ -690,10 +690,6 @@ PetscErrorCode MatXtractEngineBeforeMult(Mat A)
   mx_lever_state   before[MATXTRACT_NLEVERS];
 
   PetscFunctionBegin;
-  if (!mx_engine_pending(x->levers, MATXTRACT_NLEVERS)) {
-    PetscCall(MatXtractShadowReleasePackPlain(A));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
   MatXtractPlanTimes(x, &t_cur, &spent);
   clk = MatXtractEngineClock(x, t_cur, spent);
   for (int i = 0; i < MATXTRACT_NLEVERS; i++) before[i] = x->levers[i].state;
@@ -707,8 +703,22 @@ PetscErrorCode MatXtractEngineBeforeMult(Mat A)
     else if (i == MATXTRACT_LEVER_PACK) x->pack_note = x->levers[i].why;
   }
   if (r == MX_ENGINE_CHANGED) PetscCall(MatXtractEngineAfterLever(A, applied, clk.t_cur));
-  PetscCall(MatXtractShadowReleasePackPlain(A)); /* a pack kept, or the plain arrays decoded back for a lever */
-  if (r == MX_ENGINE_CHANGED) MatXtractReadBytesFree(x);
+  *changed = (PetscBool)(r == MX_ENGINE_CHANGED);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Before a product: a step of the loop while a lever is pending, then the plain arrays a pack in use
+ * replaces freed (a pack just kept, or arrays a lever or a refresh decoded back); the free device
+ * bytes read again only after a lever was applied (cudaMemGetInfo costs microseconds). */
+PetscErrorCode MatXtractEngineBeforeMult(Mat A)
+{
+  Mat_MatXtract *x       = (Mat_MatXtract *)A->spptr;
+  PetscBool      changed = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (mx_engine_pending(x->levers, MATXTRACT_NLEVERS)) PetscCall(MatXtractEngineStep(A, &changed));
+  PetscCall(MatXtractShadowReleasePackPlain(A));
+  if (changed) MatXtractReadBytesFree(x);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

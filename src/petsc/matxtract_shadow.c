@@ -542,7 +542,7 @@ PetscErrorCode MatXtractShadowApplyDenseCPU(Mat A, PetscBool transpose, Mat B, M
   PetscFunctionBegin;
   PetscCheck(!x->D, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matxtract: the host SpMM runs on the CPU path only");
   PetscCall(MatGetSize(B, NULL, &k));
-  PetscCheck(k <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "matxtract: too many columns");
+  PetscCheck(k <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "matxtract: %" PetscInt_FMT " dense columns: the SpMM takes at most 2^31 - 1", k);
   PetscCall(MatDenseGetLDA(B, &ldb));
   PetscCall(MatDenseGetLDA(C, &ldc));
   PetscCall(MatDenseGetArrayRead(B, &b));
