@@ -365,8 +365,7 @@ extern "C" int mx_device_pack_release_plain(mx_device *D) {
   return 0;
 }
 
-extern "C" int mx_device_pack_restore_plain(mx_device *D) {
-  if (!D) return mx_fail("mx_device_pack_restore_plain: NULL argument");
+int mx_pack_restore_plain(mx_device *D, bool decode_values) {
   if (!D->pack_released) return 0;
   if (!D->pack) return mx_fail("mx_device_pack_restore_plain: the plain cold arrays are released without a pack");
   const size_t n = (size_t)D->cold_nnz;
@@ -378,7 +377,8 @@ extern "C" int mx_device_pack_restore_plain(mx_device *D) {
     return 1;
   }
   if (D->bytes > D->build_peak_bytes) D->build_peak_bytes = D->bytes;
-  const int rc = mx_pack_dispatch(D->pack, pack_unpack_launch{D, col, val});
+  double *dval = decode_values ? val : nullptr; /* else allocated only: the caller writes every value */
+  const int rc = (col || dval) && mx_pack_dispatch(D->pack, pack_unpack_launch{D, col, dval});
   if (rc || mx_cuda_check(cudaDeviceSynchronize(), "pack: decoding the plain cold arrays")) {
     mx_cuda_free_on(D, &col, n);
     mx_cuda_free_on(D, &val, n);
@@ -388,6 +388,11 @@ extern "C" int mx_device_pack_restore_plain(mx_device *D) {
   if (val) D->cold_val = val;
   D->pack_released = 0;
   return 0;
+}
+
+extern "C" int mx_device_pack_restore_plain(mx_device *D) {
+  if (!D) return mx_fail("mx_device_pack_restore_plain: NULL argument");
+  return mx_pack_restore_plain(D, true);
 }
 
 extern "C" size_t mx_device_pack_plain_released(const mx_device *D) {

@@ -739,7 +739,7 @@ extern "C" int mx_device_refresh_values(mx_device *D, const double *val, void *s
   if (D->nnz == 0) return 0;
   if (!val) return mx_fail("mx_device_refresh_values: val is NULL");
   if (D->plain_released) return mx_fail("mx_device_refresh_values: the plain cold CSR is released (mx_device_hub_restore_plain first)");
-  if (mx_device_pack_restore_plain(D)) return 1; /* the new values go there, the pack is encoded from them */
+  if (mx_pack_restore_plain(D, false)) return 1; /* the new values go there (every one), the pack is encoded from them */
   cudaStream_t s = (cudaStream_t)stream;
   mx_device_hub_drop(D); /* its split holds the old values */
   D->rowpat_lost = 0; /* set again below if this refresh loses the row patterns */

@@ -222,6 +222,9 @@ int mx_hot_split_launch(const mx_device *D, double *y, cudaStream_t s);
  * encode the values again (synchronises s; nothing without a pack); free the pack (its bytes leave
  * D->bytes; nothing without one) */
 int mx_cold_pack_dev_refresh(mx_device *D, cudaStream_t s);
+/* mx_device_pack_restore_plain; decode_values false: the released values are allocated, not decoded
+ * (a value refresh, which writes every one of them) */
+int mx_pack_restore_plain(mx_device *D, bool decode_values);
 void mx_cold_pack_dev_free(mx_device *D);
 /* row-pattern form (mx_cold_rowpat.cu). build: D's cold CSR into D->rowpat when it holds it and,
  * unless req->form is MX_FORM_ROWPAT, takes fewer bytes than any pack could (*kept = 1; else 0 and
