@@ -87,6 +87,11 @@ typedef struct {
   PetscInt            hub_requested;    /* the option's hub columns (0: off; MATXTRACT_HUB_AUTO: auto, the default) */
   PetscInt            hub_columns;      /* hub columns of the split in use (0: none) */
   PetscInt64          hub_nnz;          /* nonzeros in them */
+  /* products with k dense columns (MatMatMult, MatTransposeMatMult with a dense B), A B's plan */
+  PetscInt            spmm_min_k;       /* GPU: the smallest k for which the SpMM kernels run (0: none up to 2^20
+                                           columns: one MatMult-like SpMV per column); CPU: 1 (the host SpMM) */
+  PetscInt            spmm_lanes_per_row; /* GPU SpMM cold kernel: lanes per row (0 on the CPU) */
+  PetscBool           spmm_hot_tensor_cores; /* GPU SpMM: the hot region (DU) runs on the FP64 tensor cores */
 } MatXtractInfo;
 
 /* Register the Mat types (idempotent). Called by PetscDLLibraryRegister_matxtract too. */

@@ -345,11 +345,11 @@ struct pack_unpack_launch {
 
 /* Whether D's plain cold arrays are read by nothing but what a release keeps working: the pack in use
  * by the cold kernel, nothing else over them (cuSPARSE descriptors, row patterns, a hub split, x-hot
- * codes, feature passes in flight). */
+ * codes, feature passes in flight, no SpMM kernel that reads them). */
 static bool plain_releasable(const mx_device *D) {
   const bool in_use = D->cold == MX_COLD_SEGMENT || (D->cold == MX_COLD_MERGE && mx_cold_pack_merge_on());
   return mx_cold_pack_dev_active(D) && in_use && !D->plain_released && !D->csp && !D->rowpat && !D->hub_split &&
-         !(D->xhot_cold && D->xhot_n > 0) && !D->features_job && D->cold_nnz > 0;
+         !(D->xhot_cold && D->xhot_n > 0) && !D->features_job && !D->spmm_reads_plain && D->cold_nnz > 0;
 }
 
 extern "C" int mx_device_pack_release_plain(mx_device *D) {

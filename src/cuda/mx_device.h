@@ -131,6 +131,36 @@ int mx_device_features_finish(mx_device *D, mx_features *f);
 /* y = A x (+ z if z != NULL); x, y, z are DEVICE pointers; y may equal z. */
 int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, void *stream);
 
+/* ---- many vectors (issue 43): C = A B for k dense columns ---------------------------------------------
+ * B (ncols x k) and C (nrows x k) are column-major with leading dimensions ldb >= ncols, ldc >= nrows
+ * (the padding rows of B are not read nor those of C written); C = A B overwrites C. k = 0 does
+ * nothing. mx_device_spmm_plan chooses per k: the SpMM kernels (the cold CSR on the CUDA cores,
+ * cols_per_pass columns of B per pass in registers, lanes_per_row lanes per row; a DU hot region on
+ * the FP64 tensor cores and an SE one on the CUDA cores, 8-column slabs) where k >= min_k and they
+ * move fewer bytes than k SpMVs of the form in use (a pack or row patterns read fewer matrix bytes
+ * than the plain arrays the kernels read), else one SpMV per column. Under a hub split the rest
+ * device decides alike and the hub part runs one column at a time. Column j of C is within rounding
+ * of the SpMV of column j (not bitwise: other summation orders); bitwise reproducible run to run.
+ * The kernels read D's plain cold arrays: where a pack released them they are decoded back on the
+ * first SpMM and kept from then on (mx_device_pack_release_plain frees nothing afterwards).
+ * Device pointers, queued on stream; 0 or 1 with the error recorded. */
+typedef struct {
+  int k;                   /* the columns the plan is for */
+  int kernel;              /* 1: the SpMM kernels; 0: one SpMV per column */
+  int lanes_per_row;       /* cold kernel: lanes per row (2..32, by the mean cold row length) */
+  int cols_per_pass;       /* cold kernel: B columns per pass (4 or 8) */
+  mx_hot_mode hot_mode;    /* DU: tensor cores; SE: CUDA cores; none */
+  int hub_per_column;      /* 1: a hub split's hub part runs one column at a time */
+  int min_k;               /* the kernels are never taken below this k */
+  int min_k_kernel;        /* the smallest k at which the byte rule takes the kernels (0: none up to 2^20) */
+  double bytes_per_column; /* the rule's estimate of bytes moved by k SpMVs */
+  double bytes_kernel;     /* ... and by the kernels */
+} mx_spmm_plan;
+int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan);
+int mx_device_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream);
+/* The same on host B and C, through device copies made for the call; synchronous. */
+int mx_device_spmm_host(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream);
+
 /* Host vectors staged through device buffers owned by D (allocated at upload); synchronous. */
 int mx_device_spmv_host(mx_device *D, const double *x, const double *z, double *y, void *stream);
 

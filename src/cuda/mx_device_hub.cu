@@ -96,6 +96,16 @@ extern "C" void mx_device_hub_info(const mx_device *D, int *K, int64_t *hub_nnz)
   if (hub_nnz) *hub_nnz = h ? h->hub_nnz : 0;
 }
 
+mx_device *mx_device_hub_rest(const mx_device *D) { return D && D->hub_split ? D->hub_split->rest : nullptr; }
+
+int mx_device_hub_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  mx_hub_split_dev *h = D->hub_split;
+  if (mx_device_spmm(h->rest, k, B, ldb, C, ldc, s)) return 1;
+  for (int j = 0; j < k; ++j)
+    if (mx_hub_dev_spmv_add(h->hub, B + (long long)j * ldb, C + (long long)j * ldc, s)) return 1;
+  return 0;
+}
+
 int mx_device_hub_launch(mx_device *D, const double *x, const double *z, double *y, void *stream) {
   mx_hub_split_dev *h = D->hub_split;
   return mx_device_spmv(h->rest, x, z, y, stream) || mx_hub_dev_spmv_add(h->hub, x, y, stream);

@@ -40,6 +40,9 @@ struct mx_device {
   int plain_released; /* mx_device_hub_release_plain: cold_col and cold_val freed while the split runs the
                        * products (cold_rowptr stays); mx_device_hub_restore_plain brings them back */
 
+  int spmm_reads_plain; /* D ran the SpMM kernels (mx_spmm.cu), which read the plain cold arrays: a
+                         * pack release frees nothing from then on */
+
   int pack_released; /* mx_device_pack_release_plain: MX_PLAIN_COLS | MX_PLAIN_VALS of cold_col / cold_val
                       * freed while the pack replaces them (never beside plain_released: a split drops
                       * the pack first); mx_device_pack_restore_plain decodes them back */
@@ -240,6 +243,11 @@ int mx_cold_rowpat_launch(const mx_device *D, const double *x, const double *z, 
 int mx_cold_rowpat_dev_refresh(mx_device *D, cudaStream_t s);
 int mx_cold_rowpat_dev_info(const mx_device *D, mx_device_pack_info *info);
 void mx_cold_rowpat_dev_free(mx_device *D);
+/* The SpMM of a device whose products the hub split runs (mx_device_hub.cu): the rest device's SpMM
+ * (mx_device_spmm), then the hub part added one column at a time. */
+int mx_device_hub_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s);
+/* The rest device of D's hub split (NULL without one). */
+mx_device *mx_device_hub_rest(const mx_device *D);
 /* hub split built on the GPU (mx_cold_hub.cu): the m x n CSR (device arrays, nnz nonzeros) split by
  * its K most used columns: the hub part into *hub (the arrays mx_hub_dev_upload gives for
  * mx_cold_hub_build's split of the same CSR) and the rest into rest's cold CSR (allocated on rest,

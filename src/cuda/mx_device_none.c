@@ -1,5 +1,6 @@
 /* mx_device_none.c - mx_device.h for builds without CUDA: no device, every call fails clearly. */
 #include "mx_device.h"
+#include <string.h>
 
 static const char mx_no_cuda[] = "matxtract was built without CUDA";
 
@@ -75,6 +76,25 @@ int mx_device_spmv_host(mx_device *D, const double *x, const double *z, double *
   (void)y;
   (void)stream;
   return 1;
+}
+int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan) {
+  (void)D;
+  if (plan) memset(plan, 0, sizeof *plan);
+  if (plan) plan->k = k;
+  return 1;
+}
+int mx_device_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream) {
+  (void)D;
+  (void)k;
+  (void)B;
+  (void)ldb;
+  (void)C;
+  (void)ldc;
+  (void)stream;
+  return 1;
+}
+int mx_device_spmm_host(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream) {
+  return mx_device_spmm(D, k, B, ldb, C, ldc, stream);
 }
 int mx_device_time_spmv(mx_device *D, int reps, double *seconds) {
   (void)D;

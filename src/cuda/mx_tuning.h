@@ -115,6 +115,20 @@
 #define MX_SE_COLS_PER_WARP 256
 #endif
 
+/* SpMM (mx_spmm.cu): threads per block of its kernels; B columns a cold row accumulates in registers
+ * per pass (k below it: passes of 4); the smallest k for which the kernels are considered at all (below
+ * it, and wherever the byte rule of mx_device_spmm_plan says so, one SpMV per column). Measured:
+ * docs/performance.md, "Many vectors". */
+#ifndef MX_SPMM_THREADS
+#define MX_SPMM_THREADS 256
+#endif
+#ifndef MX_SPMM_COLS_PER_PASS
+#define MX_SPMM_COLS_PER_PASS 8
+#endif
+#ifndef MX_SPMM_MIN_K
+#define MX_SPMM_MIN_K 2
+#endif
+
 /* 1: matrix arrays read with ld.global.cs (evict-first) so x keeps L2; 0: plain read-only loads */
 #ifndef MX_LOAD_STREAMING
 #define MX_LOAD_STREAMING 1

@@ -7,6 +7,13 @@
 #if PETSC_VERSION_LT(3, 19, 0)
   #define PETSC_SUCCESS 0
 #endif
+#if PETSC_VERSION_LT(3, 19, 0)
+  /* 3.18 has no memory-type access to dense arrays (and Debian's PETSc no device arrays): host */
+  #define MatDenseGetArrayReadAndMemType(A, a, m)  (*(m) = PETSC_MEMTYPE_HOST, MatDenseGetArrayRead((A), (a)))
+  #define MatDenseRestoreArrayReadAndMemType(A, a) MatDenseRestoreArrayRead((A), (a))
+  #define MatDenseGetArrayWriteAndMemType(A, a, m) (*(m) = PETSC_MEMTYPE_HOST, MatDenseGetArrayWrite((A), (a)))
+  #define MatDenseRestoreArrayWriteAndMemType(A, a) MatDenseRestoreArrayWrite((A), (a))
+#endif
 #if PETSC_VERSION_LT(3, 20, 0)
   #define PetscAssertPointer(p, a) PetscValidPointer(p, a)
 #endif

@@ -161,6 +161,7 @@ typedef struct {
   size_t         bytes_free; /* free device memory, read after each build and each lever applied (cudaMemGetInfo
                                 costs microseconds: not read before every product) */
   PetscBool  staged_info_done; /* PetscInfo about host-vector staging printed once */
+  PetscInt   spmm_k_seen;      /* the dense column count of the last GPU SpMM (its plan is told by -info on a change) */
 
   MatXtractBaseOps base;
 } Mat_MatXtract;
@@ -229,6 +230,8 @@ PETSC_INTERN PetscErrorCode MatXtractSetVerifyColumns_SeqAIJ(Mat);
 #define MATXTRACT_GPU_TIME_REPS 5
 /* SpMVs timed on the CPU by the guard (median) */
 #define MATXTRACT_TIME_REPS 10
+/* the k MatXtractGetInfo plans an SpMM for (its fields do not depend on k) */
+#define MATXTRACT_SPMM_VIEW_K 8
 
 /* the shadow (matxtract_shadow.c): build, refresh, free, compress, split, time, apply; no decisions */
 PETSC_INTERN PetscErrorCode MatXtractCheckStatus(Mat, mx_status, const char *);
@@ -246,6 +249,7 @@ PETSC_INTERN PetscErrorCode MatXtractShadowHub(Mat, int, PetscBool *);
 PETSC_INTERN PetscErrorCode MatXtractShadowReleasePlain(Mat);
 PETSC_INTERN PetscErrorCode MatXtractShadowReleasePackPlain(Mat);
 PETSC_INTERN PetscErrorCode MatXtractShadowApplyDenseCPU(Mat, PetscBool, Mat, Mat);
+PETSC_INTERN PetscErrorCode MatXtractShadowApplyDenseGPU(Mat, PetscBool, Mat, Mat);
 PETSC_INTERN int            MatXtractShadowHubColumns(const Mat_MatXtract *);
 PETSC_INTERN PetscErrorCode MatXtractShadowTime(Mat, PetscLogDouble *);
 PETSC_INTERN PetscErrorCode MatXtractShadowSyncTranspose(Mat);

@@ -73,13 +73,17 @@ static PetscErrorCode MatXtractDenseProduct(Mat A, Mat B, Mat C, PetscBool trans
     PetscCall(MatXtractShadowApplyDenseCPU(A, transpose, B, C));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(MatGetSize(B, NULL, &k));
-  for (PetscInt c = 0; c < k; c++) { /* the GPU path: a product per column (each a step of the engine) */
+  if (transpose) PetscCall(MatXtractShadowSyncTranspose(A));
+  if (!transpose || x->Dt) {
+    PetscCall(MatXtractShadowApplyDenseGPU(A, transpose, B, C));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatGetSize(B, NULL, &k)); /* A' failed to build on the GPU under auto: AIJ's A' per column */
+  for (PetscInt c = 0; c < k; c++) {
     Vec b, y;
     PetscCall(MatDenseGetColumnVecRead(B, c, &b));
     PetscCall(MatDenseGetColumnVecWrite(C, c, &y));
-    if (transpose) PetscCall(MatMultTranspose(A, b, y));
-    else PetscCall(MatMult(A, b, y));
+    PetscCall(MatMultTranspose(A, b, y));
     PetscCall(MatDenseRestoreColumnVecWrite(C, c, &y));
     PetscCall(MatDenseRestoreColumnVecRead(B, c, &b));
   }
@@ -128,7 +132,7 @@ static PetscErrorCode MatProductSymbolic_MatXtract_Dense(Mat C)
   C->ops->productnumeric = MatProductNumeric_MatXtract_Dense;
   if (product->type == MATPRODUCT_AtB) C->ops->transposematmultnumeric = MatTransposeMatMultNumeric_MatXtract_Dense;
   else C->ops->matmultnumeric = MatMatMultNumeric_MatXtract_Dense;
-  PetscCall(PetscInfo(C, "matxtract: %s with %" PetscInt_FMT " dense columns: %s\n", MatProductTypes[product->type], B->cmap->n, ((Mat_MatXtract *)A->spptr)->D ? "one MatMult per column on the GPU (no SpMM kernel yet)" : "the host SpMM"));
+  PetscCall(PetscInfo(C, "matxtract: %s with %" PetscInt_FMT " dense columns: %s\n", MatProductTypes[product->type], B->cmap->n, ((Mat_MatXtract *)A->spptr)->D ? "the GPU SpMM" : "the host SpMM"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

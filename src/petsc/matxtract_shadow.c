@@ -557,6 +557,53 @@ PetscErrorCode MatXtractShadowApplyDenseCPU(Mat A, PetscBool transpose, Mat B, M
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* C = A B, or A' B (transpose), for the dense B and C on the GPU (D, or Dt for the transpose, built):
+ * mx_device_spmm on the dense matrices' device arrays where both live there, else on their host
+ * arrays through device copies. The plan per k (the SpMM kernels or one SpMV per column) is the
+ * device layer's (mx_device_spmm_plan); -info names it once per matrix and k. */
+PetscErrorCode MatXtractShadowApplyDenseGPU(Mat A, PetscBool transpose, Mat B, Mat C)
+{
+  Mat_MatXtract     *x = (Mat_MatXtract *)A->spptr;
+  mx_device         *D = transpose ? x->Dt : x->D;
+  const PetscScalar *b;
+  PetscScalar       *c;
+  PetscMemType       bm, cm;
+  PetscInt           k, ldb, ldc;
+
+  PetscFunctionBegin;
+  PetscCheck(D, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matxtract: the GPU SpMM needs the device format");
+  PetscCall(MatGetSize(B, NULL, &k));
+  PetscCheck(k <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "matxtract: %" PetscInt_FMT " dense columns: the SpMM takes at most 2^31 - 1", k);
+  PetscCall(MatDenseGetLDA(B, &ldb));
+  PetscCall(MatDenseGetLDA(C, &ldc));
+  if (k != x->spmm_k_seen) {
+    mx_spmm_plan plan;
+    PetscCall(MatXtractCheckDevice(A, mx_device_spmm_plan(D, (int)k, &plan), "planning the SpMM"));
+    PetscCall(PetscInfo(A, "matxtract: %s with %" PetscInt_FMT " dense columns on the GPU: %s\n", transpose ? "A' B" : "A B", k, plan.kernel ? "the SpMM kernels" : "one SpMV per column (the byte rule or k below its minimum)"));
+    x->spmm_k_seen = k;
+  }
+  PetscCall(PetscLogEventBegin(MATXTRACT_MultDense, A, B, C, 0));
+  PetscCall(MatDenseGetArrayReadAndMemType(B, &b, &bm));
+  PetscCall(MatDenseGetArrayWriteAndMemType(C, &c, &cm));
+  if (PetscMemTypeDevice(bm) && PetscMemTypeDevice(cm)) {
+    PetscCall(MatXtractCheckDevice(A, mx_device_spmm(D, (int)k, (const double *)b, (long long)ldb, (double *)c, (long long)ldc, MatXtractStream()), "MatMatMult (SpMM)"));
+    PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)x->F.nnz * (PetscLogDouble)k));
+    PetscCall(MatDenseRestoreArrayWriteAndMemType(C, &c));
+    PetscCall(MatDenseRestoreArrayReadAndMemType(B, &b));
+  } else { /* a host operand: both through their host arrays */
+    PetscCall(MatDenseRestoreArrayWriteAndMemType(C, &c));
+    PetscCall(MatDenseRestoreArrayReadAndMemType(B, &b));
+    PetscCall(MatDenseGetArrayRead(B, &b));
+    PetscCall(MatDenseGetArrayWrite(C, &c));
+    PetscCall(MatXtractCheckDevice(A, mx_device_spmm_host(D, (int)k, (const double *)b, (long long)ldb, (double *)c, (long long)ldc, MatXtractStream()), "MatMatMult (SpMM, host columns)"));
+    PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)x->F.nnz * (PetscLogDouble)k));
+    PetscCall(MatDenseRestoreArrayWrite(C, &c));
+    PetscCall(MatDenseRestoreArrayRead(B, &b));
+  }
+  PetscCall(PetscLogEventEnd(MATXTRACT_MultDense, A, B, C, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Seconds of one product on the format in use, the median of MATXTRACT_GPU_TIME_REPS with CUDA
  * events on the GPU, of MATXTRACT_TIME_REPS with PetscTime around the CPU kernel (x = 1) on the CPU. */
 PetscErrorCode MatXtractShadowTime(Mat A, PetscLogDouble *seconds)

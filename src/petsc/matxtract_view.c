@@ -177,6 +177,16 @@ PetscErrorCode MatXtractGetInfo_SeqAIJ(Mat A, MatXtractInfo *info)
     info->hub_columns   = (PetscInt)K;
     info->hub_nnz       = (PetscInt64)hnnz;
   }
+  info->spmm_min_k            = x->D ? 0 : 1;
+  info->spmm_lanes_per_row    = 0;
+  info->spmm_hot_tensor_cores = PETSC_FALSE;
+  if (x->D) {
+    mx_spmm_plan plan;
+    PetscCall(MatXtractCheckDevice(A, mx_device_spmm_plan(x->D, MATXTRACT_SPMM_VIEW_K, &plan), "planning the SpMM"));
+    info->spmm_min_k            = plan.min_k_kernel;
+    info->spmm_lanes_per_row    = plan.lanes_per_row;
+    info->spmm_hot_tensor_cores = (PetscBool)(plan.hot_mode == MX_HOT_DU);
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -213,8 +223,11 @@ PetscErrorCode MatXtractViewInfo_SeqAIJ(Mat A, PetscViewer viewer)
                                      x->F.nnz ? 100.0 * (double)info.hub_nnz / (double)x->F.nnz : 0.0));
   } else if (info.hub_requested > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: hub split requested (-mat_matxtract_hub %" PetscInt_FMT ") but not in use: it needs the GPU and an all-cold plan (-info says why)\n", info.hub_requested));
   if (info.on_device) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the GPU, %zu device bytes (peak while building %zu), cold kernel %s\n", info.device_bytes, info.build_peak_bytes, MatXtractColdNames[mx_device_cold_kernel(x->D)]));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: products with a dense B (A B, A' B): %s\n", info.on_device ? "one MatMult per column on the GPU (no SpMM kernel yet)" : "the host SpMM, each nonzero read once per 8 columns"));
+  if (info.on_device && info.spmm_min_k > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: products with k dense columns (A B, A' B) on the GPU: one SpMV per column for k < %" PetscInt_FMT ", else the SpMM kernels (cold: %" PetscInt_FMT " lanes per row, 8 columns of B per pass; hot: %s, 8-column slabs)%s\n", info.spmm_min_k, info.spmm_lanes_per_row,
+                                                                     info.spmm_hot_tensor_cores ? "FP64 tensor cores" : x->F.mode == MX_HOT_SE ? "CUDA cores" : "none", info.hub_columns > 0 ? "; the hub part one column at a time" : ""));
+  else if (info.on_device) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: products with k dense columns (A B, A' B) on the GPU: one SpMV per column (the packed form moves fewer bytes at every k)\n"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: products with k dense columns (A B, A' B): the host SpMM, each nonzero read once per 8 columns\n"));
   if (info.on_device && mx_device_pack_plain_released(x->D)) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: the plain cold arrays the pack replaces are not held on the GPU (%zu bytes freed; decoded from the pack when a refresh or a lever needs them)\n", mx_device_pack_plain_released(x->D)));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the CPU (%s)\n", x->set.device_choice == MATXTRACT_DEVICE_CPU ? "-mat_matxtract_device cpu" : "no usable GPU"));
+  if (!info.on_device) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: MatMult on the CPU (%s)\n", x->set.device_choice == MATXTRACT_DEVICE_CPU ? "-mat_matxtract_device cpu" : "no usable GPU"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,0 +1,229 @@
+/* test_cuda_spmm - C = A B for k dense columns on the GPU (mx_device_spmm, src/cuda/mx_spmm.cu)
+ * against the CPU oracle mx_spmm of the same host format.
+ *
+ * For the zoo (shapes, real matrices, generated ones) x cruxes ((0,0) all cold; (1,1) DU and SE;
+ * (0.6,0.4) auto) x x-hot (off, the 64 most used columns) x k (1 .. 256, odd, multiples of 8 and
+ * not) with leading dimensions above the rows:
+ *   - every column of C within 1e-12 (relative) of the CPU SpMM's column;
+ *   - the padding rows of C are not written (poisoned before, poisoned after);
+ *   - a second product is bitwise equal to the first (reproducible run to run);
+ *   - host B and C (mx_device_spmm_host) give the device product's bits;
+ *   - the plan: one SpMV per column at k = 1, the kernels at k >= 2 on plain arrays.
+ * Then, on few-valued copies: packed (mx_device_compress AUTO) with the plain arrays released, the
+ * product still right and, once the kernels ran, the plain arrays back and kept (a release frees
+ * nothing); after a value refresh, right for the new values; under a hub split (plain arrays released
+ * too), right.
+ * Usage: test_cuda_spmm [small|race] [MATRICES_DIR]. Exit: 0 pass, 1 fail, 77 no GPU. */
+#include "cuda_test_products.h"
+
+/* column-major n x k with leading dimension ld, padding rows NaN (never read) */
+static std::vector<double> rand_block(int32_t n, int k, int64_t ld, std::mt19937_64 &rng) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> b((size_t)(ld * k), NAN);
+  for (int j = 0; j < k; ++j)
+    for (int32_t i = 0; i < n; ++i) b[(size_t)(j * ld + i)] = u(rng);
+  return b;
+}
+
+static const uint64_t POISON = 0xffffffffffffffffull;
+
+/* C = D B on device arrays, C's every entry poisoned first; the whole ldc x k block back. */
+static std::vector<double> device_spmm(mx_device *D, int k, const std::vector<double> &B, int64_t ldb, int64_t ldc,
+                                       const std::string &tag) {
+  DevVec dB(B.size()), dC((size_t)(ldc * k));
+  dB.put(B);
+  dC.poison();
+  if (mx_device_spmm(D, k, dB.p, ldb, dC.p, ldc, nullptr)) expect(false, tag + " mx_device_spmm: " + mx_device_last_error());
+  CK(cudaDeviceSynchronize());
+  return dC.get();
+}
+
+/* Every column of C within TOL of Cref's; the padding rows of C still poisoned. */
+static void expect_spmm_close(const std::vector<double> &C, const std::vector<double> &Cref, int32_t m, int k, int64_t ldc,
+                              const std::string &tag) {
+  double worst = 0.0;
+  bool pad_ok = true;
+  for (int j = 0; j < k; ++j) {
+    std::vector<double> c(C.begin() + j * ldc, C.begin() + j * ldc + m), r(Cref.begin() + j * ldc, Cref.begin() + j * ldc + m);
+    worst = std::max(worst, mx_rel_err(c, r));
+    for (int64_t i = m; i < ldc; ++i) {
+      uint64_t u;
+      memcpy(&u, &C[(size_t)(j * ldc + i)], 8);
+      pad_ok = pad_ok && u == POISON;
+    }
+  }
+  char buf[96];
+  snprintf(buf, sizeof buf, " (k %d: worst column rel err %.3g)", k, worst);
+  expect(worst <= TOL, tag + " columns vs the CPU SpMM" + buf);
+  expect(pad_ok, tag + " padding rows of C left alone" + buf);
+}
+
+/* The CPU oracle: mx_spmm of F on B, C's padding poisoned like the device's. */
+static std::vector<double> cpu_spmm(const mx_format &F, int k, const std::vector<double> &B, int64_t ldb, int64_t ldc) {
+  std::vector<double> C((size_t)(ldc * k));
+  memset(C.data(), 0xff, C.size() * sizeof(double));
+  mx_spmm(&F, k, B.data(), ldb, C.data(), ldc);
+  return C;
+}
+
+/* One (D, F) at every k: device vs CPU, reproducible, host path, plan. */
+static void check_ks(mx_device *D, const mx_format &F, const std::vector<int> &ks, std::mt19937_64 &rng, const std::string &tag) {
+  const int32_t m = F.nrows, n = F.ncols;
+  for (int k : ks) {
+    if ((double)(m + n) * k > 6e7) continue;
+    const int64_t ldb = n + 3, ldc = m + 5;
+    const std::vector<double> B = rand_block(n, k, ldb, rng);
+    const std::vector<double> ref = cpu_spmm(F, k, B, ldb, ldc);
+    const std::string kt = tag + " k=" + std::to_string(k);
+    const std::vector<double> C = device_spmm(D, k, B, ldb, ldc, kt);
+    expect_spmm_close(C, ref, m, k, ldc, kt);
+    if (!g_race) expect(bitwise_equal(device_spmm(D, k, B, ldb, ldc, kt), C), kt + " second product bitwise equal");
+    if (!g_race && (k == 3 || k == 9)) {
+      std::vector<double> Ch((size_t)(ldc * k));
+      memset(Ch.data(), 0xff, Ch.size() * sizeof(double));
+      if (mx_device_spmm_host(D, k, B.data(), ldb, Ch.data(), ldc, nullptr)) expect(false, kt + " host: " + mx_device_last_error());
+      expect(bitwise_equal(Ch, C), kt + " host B and C: the device product's bits");
+    }
+  }
+}
+
+static void check_plan_basics(mx_device *D, const std::string &tag) {
+  mx_spmm_plan p1, p2;
+  expect(mx_device_spmm_plan(D, 1, &p1) == 0 && !p1.kernel, tag + " plan: k = 1 runs one SpMV");
+  expect(mx_device_spmm_plan(D, 2, &p2) == 0 && p2.kernel && p2.min_k_kernel == 2, tag + " plan: plain arrays, k = 2 runs the kernels");
+  expect(p2.lanes_per_row >= 2 && p2.lanes_per_row <= 32, tag + " plan: lanes per row in [2, 32]");
+}
+
+static Csr few_values(const Csr &A0) {
+  Csr A = A0;
+  A.name = A0.name + " few";
+  for (size_t p = 0; p < A.val.size(); ++p) A.val[p] = (double)(A.col[p] % 3) - 1.0 + 0.5 * (double)(p % 2);
+  return A;
+}
+
+/* Packed with the plain arrays released, then refreshed: right throughout; the kernels bring the
+ * plain arrays back and keep them. */
+static void check_packed(const Csr &A, mx_crux c, std::mt19937_64 &rng) {
+  const mx_csr v = A.view();
+  mx_format F;
+  memset(&F, 0, sizeof F);
+  const std::string tag = A.name + " packed crux (" + std::to_string(c.tau_c) + "," + std::to_string(c.tau_r) + ")";
+  if (mx_format_build(&v, c, MX_MODE_AUTO, &F) != MX_OK) {
+    expect(false, tag + " build");
+    return;
+  }
+  mx_device *D = nullptr;
+  if (mx_device_upload_xhot(&F, MX_COLD_SEGMENT, 0, &D)) {
+    expect(false, tag + " upload: " + mx_device_last_error());
+    mx_format_free(&F);
+    return;
+  }
+  const mx_pack_request req = mx_pack_request_of(MX_COMPRESS_AUTO);
+  expect(mx_device_compress(D, &req) == 0, tag + " compress: " + mx_device_last_error());
+  expect(mx_device_pack_release_plain(D) == 0, tag + " release: " + mx_device_last_error());
+  const size_t released = mx_device_pack_plain_released(D);
+  mx_spmm_plan plan;
+  mx_device_spmm_plan(D, 16, &plan);
+  check_ks(D, F, {1, 2, 16}, rng, tag + (released ? " (plain released)" : ""));
+  if (plan.kernel && released) {
+    expect(mx_device_pack_plain_released(D) == 0, tag + " the kernels brought the plain arrays back");
+    expect(mx_device_pack_release_plain(D) == 0 && mx_device_pack_plain_released(D) == 0, tag + " a release frees nothing after the kernels ran");
+  }
+  if (A.nnz() > 0) { /* new values, same pattern */
+    std::vector<double> nv(A.val);
+    for (size_t p = 0; p < nv.size(); ++p) nv[p] = 0.25 * nv[p] - 1.0 / (1.0 + (double)(p % 7));
+    expect(mx_device_refresh_values(D, nv.data(), nullptr) == 0, tag + " refresh: " + mx_device_last_error());
+    mx_format_refresh_values(&F, nv.data());
+    check_ks(D, F, {3, 8}, rng, tag + " refreshed");
+  }
+  mx_device_free(D);
+  mx_format_free(&F);
+}
+
+/* Under a hub split of the all-cold device, its plain arrays released: right. */
+static void check_hub(const Csr &A, std::mt19937_64 &rng) {
+  const mx_csr v = A.view();
+  mx_format F;
+  memset(&F, 0, sizeof F);
+  const std::string tag = A.name + " hub split";
+  if (A.nnz() == 0 || mx_format_build(&v, mx_crux{0, 0}, MX_MODE_AUTO, &F) != MX_OK) return;
+  mx_device *D = nullptr;
+  if (mx_device_upload_xhot(&F, MX_COLD_SEGMENT, 0, &D)) {
+    expect(false, tag + " upload: " + mx_device_last_error());
+    mx_format_free(&F);
+    return;
+  }
+  if (mx_device_hub(D, &v, 16) == 0) {
+    int K = 0;
+    mx_device_hub_info(D, &K, nullptr);
+    if (K > 0) {
+      expect(mx_device_hub_release_plain(D) == 0, tag + " release: " + mx_device_last_error());
+      mx_spmm_plan plan;
+      expect(mx_device_spmm_plan(D, 8, &plan) == 0 && plan.hub_per_column, tag + " plan names the hub part per column");
+      check_ks(D, F, {1, 5, 8}, rng, tag);
+    }
+  } else {
+    expect(false, tag + ": " + mx_device_last_error());
+  }
+  mx_device_free(D);
+  mx_format_free(&F);
+}
+
+static void check_case(const Csr &A, mx_crux c, mx_mode_request mode, int xhot, const std::vector<int> &ks, std::mt19937_64 &rng) {
+  const mx_csr v = A.view();
+  mx_format F;
+  memset(&F, 0, sizeof F);
+  char ctag[96];
+  snprintf(ctag, sizeof ctag, " crux (%g,%g) mode %d xhot %d", c.tau_c, c.tau_r, (int)mode, xhot);
+  const std::string tag = A.name + ctag;
+  if (mx_format_build(&v, c, mode, &F) != MX_OK) {
+    expect(false, tag + " build");
+    return;
+  }
+  mx_device *D = nullptr;
+  if (mx_device_upload_xhot(&F, MX_COLD_AUTO, xhot, &D)) {
+    expect(false, tag + " upload: " + mx_device_last_error());
+    mx_format_free(&F);
+    return;
+  }
+  if (F.nrows > 0) check_plan_basics(D, tag);
+  check_ks(D, F, ks, rng, tag);
+  mx_device_free(D);
+  mx_format_free(&F);
+}
+
+int main(int argc, char **argv) {
+  std::string dir;
+  bool small = false;
+  if (!test_args(argc, argv, &small, &dir)) return 77;
+  std::mt19937_64 rng(20261128);
+  std::vector<Csr> mats;
+  for (const char *spec : {"kron:11:8", "lap2d:40", "chunglu:5000:8:2.1"}) mats.push_back(generated(spec));
+  if (!small)
+    for (const char *spec : {"kron:15:16", "lap3d:30"}) mats.push_back(generated(spec));
+  if (g_race) mats.resize(2);
+  for (const Csr &z : test_zoo(true, dir)) mats.push_back(z);
+  const std::vector<int> ks = g_race ? std::vector<int>{1, 3, 8, 9} : small ? std::vector<int>{1, 2, 3, 8, 9, 17}
+                                                                            : std::vector<int>{1, 2, 3, 5, 8, 9, 16, 17, 33, 64, 256};
+  struct {
+    mx_crux c;
+    mx_mode_request mode;
+  } cases[] = {{{0, 0}, MX_MODE_AUTO}, {{1, 1}, MX_MODE_DU}, {{1, 1}, MX_MODE_SE}, {{0.6, 0.4}, MX_MODE_AUTO}};
+  for (const Csr &A : mats) {
+    const int fail0 = g_fail;
+    for (const auto &cs : cases)
+      for (int xhot : {0, 64}) {
+        if (g_race && xhot) continue;
+        check_case(A, cs.c, cs.mode, xhot, ks, rng);
+      }
+    if (!g_race) {
+      const Csr Af = few_values(A);
+      for (mx_crux c : {mx_crux{0, 0}, mx_crux{0.6, 0.4}}) check_packed(Af, c, rng);
+      check_hub(A, rng);
+    }
+    printf("%-32s %9d x %-9d nnz %-10d %s\n", A.name.c_str(), A.nrows, A.ncols, A.nnz(), g_fail == fail0 ? "ok" : "FAILED");
+    fflush(stdout);
+  }
+  printf("%d checks, %d failed\n", g_checks, g_fail);
+  return g_fail ? 1 : 0;
+}
