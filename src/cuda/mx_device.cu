@@ -148,6 +148,7 @@ extern "C" void mx_device_free(mx_device *D) {
   mx_cold_pack_dev_free(D); /* packed cold CSR (mx_cold_pack.cu) */
   mx_cold_rowpat_dev_free(D); /* row-pattern form (mx_cold_rowpat.cu) */
   mx_hot_pack_dev_free(D);    /* SE values packed (mx_hot_pack.cu) */
+  mx_spmm_dev_free(D);        /* the SpMM's long-row pieces (mx_spmm.cu) */
   void *ptrs[] = {D->xhot_col, D->xhot, D->cold_rowptr, D->cold_col,    D->cold_src,    D->cold_val,  D->seg_plan, D->merge_coord,
                   D->carry_row,   D->carry_val,   D->hot_row,     D->du_chunkptr, D->du_col,      D->du_valptr,
                   D->se_ptr,      D->se_col,      D->hot_src,     D->du_bitmap, D->du_val,        D->se_val,

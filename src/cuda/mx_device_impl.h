@@ -40,6 +40,7 @@ struct mx_device {
   int plain_released; /* mx_device_hub_release_plain: cold_col and cold_val freed while the split runs the
                        * products (cold_rowptr stays); mx_device_hub_restore_plain brings them back */
 
+  struct mx_spmm_long *spmm_long; /* the SpMM's long cold rows in pieces (mx_spmm.cu); NULL until the first SpMM */
   int spmm_reads_plain; /* D ran the SpMM kernels (mx_spmm.cu), which read the plain cold arrays: a
                          * pack release frees nothing from then on */
 
@@ -243,6 +244,8 @@ int mx_cold_rowpat_launch(const mx_device *D, const double *x, const double *z, 
 int mx_cold_rowpat_dev_refresh(mx_device *D, cudaStream_t s);
 int mx_cold_rowpat_dev_info(const mx_device *D, mx_device_pack_info *info);
 void mx_cold_rowpat_dev_free(mx_device *D);
+/* Free what the SpMM kernels keep on D (mx_spmm.cu; nothing without it). */
+void mx_spmm_dev_free(mx_device *D);
 /* The SpMM of a device whose products the hub split runs (mx_device_hub.cu): the rest device's SpMM
  * (mx_device_spmm), then the hub part added one column at a time. */
 int mx_device_hub_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s);

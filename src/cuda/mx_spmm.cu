@@ -18,21 +18,47 @@ __device__ __forceinline__ int spmm_col(int c, const int *__restrict__ xhot_col)
 
 /* ---- cold: W lanes per row, KB columns of B per pass ------------------------------------------- */
 
-/* Row r = (global thread) / W; its W lanes stride over the row's nonzeros, each accumulating KB
- * columns in registers in nonzero order, then a fixed butterfly sums the lanes; lane u % W writes
+/* Row r = (global thread) / W; its W lanes stride over the row's nonzeros, MX_SPMM_UNROLL at a time
+ * (their columns and values loaded before any B gather: loads in flight), each lane accumulating KB
+ * columns in registers in nonzero order; a fixed butterfly then sums the lanes and lane u % W writes
  * column u. A row's nonzeros are read once per pass of KB columns (the later passes from L1/L2).
- * Every lane of every warp reaches the butterfly (rows past nrows have no nonzeros). */
+ * Rows longer than long_t are left to the piece kernels (not written here). Every lane of every warp
+ * reaches the butterfly (rows past nrows or long have no nonzeros here). */
+template <int KB>
+__device__ __forceinline__ void spmm_row_chunk(int p, int p1, int W, const int *__restrict__ col, const double *__restrict__ val,
+                                               const int *__restrict__ xhot_col, const double *__restrict__ Bj, long long ldb,
+                                               int kb, double (&acc)[KB]) {
+  int c[MX_SPMM_UNROLL];
+  double v[MX_SPMM_UNROLL];
+#pragma unroll
+  for (int i = 0; i < MX_SPMM_UNROLL; ++i) {
+    const int q = p + i * W;
+    c[i] = q < p1 ? spmm_col(__ldg(col + q), xhot_col) : -1;
+    v[i] = q < p1 ? __ldg(val + q) : 0.0;
+  }
+#pragma unroll
+  for (int i = 0; i < MX_SPMM_UNROLL; ++i)
+    if (c[i] != -1) {
+#pragma unroll
+      for (int u = 0; u < KB; ++u)
+        if (u < kb) acc[u] += v[i] * __ldg(Bj + (long long)u * ldb + c[i]);
+    }
+}
+
 template <int W, int KB>
 __global__ void __launch_bounds__(MX_SPMM_THREADS)
-mx_spmm_cold_kernel(int nrows, int k, const int *__restrict__ rowptr, const int *__restrict__ col,
+mx_spmm_cold_kernel(int nrows, int k, int long_t, const int *__restrict__ rowptr, const int *__restrict__ col,
                     const double *__restrict__ val, const int *__restrict__ xhot_col, const double *__restrict__ B,
                     long long ldb, double *__restrict__ C, long long ldc) {
   const long long row = ((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x) / W;
   const int lane = threadIdx.x & (W - 1);
   int p0 = 0, p1 = 0;
+  bool writes = false;
   if (row < nrows) {
     p0 = __ldg(rowptr + row);
     p1 = __ldg(rowptr + row + 1);
+    writes = p1 - p0 <= long_t;
+    if (!writes) p1 = p0;
   }
   for (int j0 = 0; j0 < k; j0 += KB) {
     const int kb = min(KB, k - j0);
@@ -40,16 +66,10 @@ mx_spmm_cold_kernel(int nrows, int k, const int *__restrict__ rowptr, const int 
     double acc[KB];
 #pragma unroll
     for (int u = 0; u < KB; ++u) acc[u] = 0.0;
-    for (int p = p0 + lane; p < p1; p += W) {
-      const int c = spmm_col(__ldg(col + p), xhot_col);
-      const double v = __ldg(val + p);
-#pragma unroll
-      for (int u = 0; u < KB; ++u)
-        if (u < kb) acc[u] += v * __ldg(Bj + (long long)u * ldb + c);
-    }
+    for (int p = p0 + lane; p < p1; p += W * MX_SPMM_UNROLL) spmm_row_chunk<KB>(p, p1, W, col, val, xhot_col, Bj, ldb, kb, acc);
 #pragma unroll
     for (int u = 0; u < KB; ++u) acc[u] = mx_group_sum(acc[u], W);
-    if (row < nrows) {
+    if (writes) {
 #pragma unroll
       for (int u = 0; u < KB; ++u)
         if (u < kb && (u & (W - 1)) == lane) C[(long long)(j0 + u) * ldc + row] = acc[u];
@@ -57,116 +77,271 @@ mx_spmm_cold_kernel(int nrows, int k, const int *__restrict__ rowptr, const int 
   }
 }
 
-/* ---- hot DU: a warp per (chunk, 8-column slab), mma.m8n8k4 ------------------------------------- */
-
-/* Fragments as the SpMV's DU kernel (mx_hot.cu), with B's 8 columns in place of 8 copies of x: lane
- * holds A[lane>>2][lane&3] (bitmap bit lane) and B[lane&3][lane>>2] = B(du_col[4 blk + (lane&3)],
- * j0 + (lane>>2)); the 8x8 result row lane>>2, columns j0 + 2 (lane&3) + {0, 1}, adds into C. */
+/* Long cold rows in pieces of at most MX_SPMM_PIECE nonzeros: warp (piece, pass) sums its piece for
+ * the pass's 8 columns like the row kernel with W = 32 and writes them to part[piece * k + j]; the
+ * fixup then adds each long row's pieces in piece order into C (one thread per row and column). */
 __global__ void __launch_bounds__(MX_SPMM_THREADS)
-mx_spmm_du_kernel(long long nwarps, int nslabs, int k, const int *__restrict__ hot_row, const int *__restrict__ chunkptr,
-                  const uint32_t *__restrict__ bitmap, const int *__restrict__ du_col, const int *__restrict__ valptr,
-                  const double *__restrict__ du_val, const int *__restrict__ xhot_col, const double *__restrict__ B,
-                  long long ldb, double *__restrict__ C, long long ldc) {
+mx_spmm_piece_kernel(long long nwarps, int npass, int k, const int2 *__restrict__ piece, const int *__restrict__ col,
+                     const double *__restrict__ val, const int *__restrict__ xhot_col, const double *__restrict__ B, long long ldb,
+                     double *__restrict__ part) {
   const int lane = threadIdx.x & 31;
   const long long wid = ((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x) >> 5;
   if (wid >= nwarps) return; /* warp-uniform */
-  const int q = (int)(wid / nslabs), j0 = (int)(wid % nslabs) * 8;
-  const int jb = j0 + (lane >> 2);
+  const int pc = (int)(wid / npass), j0 = (int)(wid % npass) * MX_SPMM_COLS_PER_PASS;
+  const int kb = min(MX_SPMM_COLS_PER_PASS, k - j0);
+  const int2 range = piece[pc];
+  double acc[MX_SPMM_COLS_PER_PASS];
+#pragma unroll
+  for (int u = 0; u < MX_SPMM_COLS_PER_PASS; ++u) acc[u] = 0.0;
+  for (int p = range.x + lane; p < range.y; p += 32 * MX_SPMM_UNROLL)
+    spmm_row_chunk<MX_SPMM_COLS_PER_PASS>(p, range.y, 32, col, val, xhot_col, B + (long long)j0 * ldb, ldb, kb, acc);
+#pragma unroll
+  for (int u = 0; u < MX_SPMM_COLS_PER_PASS; ++u) acc[u] = mx_group_sum(acc[u], 32);
+  if (lane < kb) {
+    double mine = 0.0;
+#pragma unroll
+    for (int u = 0; u < MX_SPMM_COLS_PER_PASS; ++u)
+      if (u == lane) mine = acc[u];
+    part[(long long)pc * k + j0 + lane] = mine;
+  }
+}
+
+__global__ void __launch_bounds__(MX_SPMM_THREADS)
+mx_spmm_piece_fixup(int nlong, int k, const int *__restrict__ long_row, const int *__restrict__ long_first,
+                    const double *__restrict__ part, double *__restrict__ C, long long ldc) {
+  const long long i = (long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x;
+  if (i >= (long long)nlong * k) return;
+  const int l = (int)(i / k), j = (int)(i % k);
+  double sum = 0.0;
+  for (int pc = long_first[l]; pc < long_first[l + 1]; ++pc) sum += part[(long long)pc * k + j];
+  C[(long long)j * ldc + long_row[l]] = sum;
+}
+
+/* ---- hot: a warp per (work item of the SpMV's hot plan, 8-column slab) ----------------------------
+ * The work items are the SpMV's (mx_hot_work: a whole chunk, or a piece of a long one); a whole
+ * chunk's warp adds into C at hot_row, a piece's warp writes its 8 x 8 partial to
+ * part[(slot * nslabs + slab) * 64 + r * 8 + jj] and mx_spmm_hot_fixup adds a split chunk's pieces
+ * in piece order. */
+__device__ __forceinline__ void hot_spmm_store(const mx_hot_work &w, int nslabs, int slab, int r, int jj, int k, double v,
+                                               const int *__restrict__ hot_row, double *__restrict__ C, long long ldc,
+                                               double *__restrict__ part) {
+  const int j = slab * 8 + jj;
+  if (w.slot >= 0) {
+    part[((long long)w.slot * nslabs + slab) * 64 + r * 8 + jj] = v;
+    return;
+  }
+  const int row = __ldg(hot_row + w.chunk * MX_CHUNK_ROWS + r);
+  if (row >= 0 && j < k) C[(long long)j * ldc + row] += v;
+}
+
+/* DU on mma.m8n8k4: fragments as the SpMV's DU kernel (mx_hot.cu), with B's 8 columns in place of 8
+ * copies of x: lane holds A[lane>>2][lane&3] (bitmap bit lane) and B[lane&3][lane>>2] =
+ * B(du_col[4 blk + (lane&3)], j0 + (lane>>2)); the 8x8 result's row lane>>2, columns 2 (lane&3) + {0, 1}. */
+__global__ void __launch_bounds__(MX_SPMM_THREADS)
+mx_spmm_du_kernel(long long nwarps, int nslabs, int k, const mx_hot_work *__restrict__ work, const int *__restrict__ hot_row,
+                  const uint32_t *__restrict__ bitmap, const int *__restrict__ du_col, const int *__restrict__ valptr,
+                  const double *__restrict__ du_val, const int *__restrict__ xhot_col, const double *__restrict__ B,
+                  long long ldb, double *__restrict__ C, long long ldc, double *__restrict__ part) {
+  const int lane = threadIdx.x & 31;
+  const long long wid = ((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x) >> 5;
+  if (wid >= nwarps) return; /* warp-uniform */
+  const mx_hot_work w = work[wid / nslabs];
+  const int slab = (int)(wid % nslabs);
+  const int jb = slab * 8 + (lane >> 2);
   const double *Bc = B + (long long)(jb < k ? jb : 0) * ldb;
   double d0 = 0.0, d1 = 0.0;
-  const int b1 = __ldg(chunkptr + q + 1);
 #pragma unroll 4
-  for (int blk = __ldg(chunkptr + q); blk < b1; ++blk) {
+  for (int blk = w.begin; blk < w.end; ++blk) {
     const uint32_t bm = __ldg(bitmap + blk);
     const double a = (bm >> lane) & 1u ? __ldg(du_val + __ldg(valptr + blk) + __popc(bm & ((1u << lane) - 1u))) : 0.0;
     const int c = spmm_col(__ldg(du_col + 4 * blk + (lane & 3)), xhot_col);
     const double b = c != -1 && jb < k ? __ldg(Bc + c) : 0.0;
     mx_mma_m8n8k4(d0, d1, a, b);
   }
-  const int row = __ldg(hot_row + q * MX_CHUNK_ROWS + (lane >> 2));
-  const int j = j0 + 2 * (lane & 3);
-  if (row >= 0) {
-    if (j < k) C[(long long)j * ldc + row] += d0;
-    if (j + 1 < k) C[(long long)(j + 1) * ldc + row] += d1;
-  }
+  hot_spmm_store(w, nslabs, slab, lane >> 2, 2 * (lane & 3), k, d0, hot_row, C, ldc, part);
+  hot_spmm_store(w, nslabs, slab, lane >> 2, 2 * (lane & 3) + 1, k, d1, hot_row, C, ldc, part);
 }
 
-/* ---- hot SE: a warp per (chunk, 8-column slab), lane = row r (lane & 7) x column group g ----------- */
-
-/* Lane (r, g) sums row r of the chunk for columns j0 + g and j0 + g + 4 in slot order. */
+/* SE on CUDA cores: lane (r = lane & 7, g = lane >> 3) sums row r of the item's slot columns for the
+ * slab's columns g and g + 4, in slot order. */
 __global__ void __launch_bounds__(MX_SPMM_THREADS)
-mx_spmm_se_kernel(long long nwarps, int nslabs, int k, const int *__restrict__ hot_row, const int *__restrict__ se_ptr,
-                  const int *__restrict__ se_col, const double *__restrict__ se_val, const int *__restrict__ xhot_col,
-                  const double *__restrict__ B, long long ldb, double *__restrict__ C, long long ldc) {
+mx_spmm_se_kernel(long long nwarps, int nslabs, int k, const mx_hot_work *__restrict__ work, const int *__restrict__ hot_row,
+                  const int *__restrict__ se_ptr, const int *__restrict__ se_col, const double *__restrict__ se_val,
+                  const int *__restrict__ xhot_col, const double *__restrict__ B, long long ldb, double *__restrict__ C,
+                  long long ldc, double *__restrict__ part) {
   const int lane = threadIdx.x & 31;
   const long long wid = ((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x) >> 5;
   if (wid >= nwarps) return; /* warp-uniform */
-  const int q = (int)(wid / nslabs), j0 = (int)(wid % nslabs) * 8;
-  const int r = lane & 7, ja = j0 + (lane >> 3), jc = ja + 4;
+  const mx_hot_work w = work[wid / nslabs];
+  const int slab = (int)(wid % nslabs);
+  const int r = lane & 7, g = lane >> 3, ja = slab * 8 + g, jc = ja + 4;
   const double *Ba = B + (long long)(ja < k ? ja : 0) * ldb, *Bb = B + (long long)(jc < k ? jc : 0) * ldb;
-  const int s0 = __ldg(se_ptr + q), s1 = __ldg(se_ptr + q + 1);
+  const int base = __ldg(se_ptr + w.chunk);
   double acc0 = 0.0, acc1 = 0.0;
-  for (int s = s0 + r; s < s1; s += MX_CHUNK_ROWS) {
+  for (int s = base + w.begin * MX_CHUNK_ROWS + r; s < base + w.end * MX_CHUNK_ROWS; s += MX_CHUNK_ROWS) {
     const int c = spmm_col(__ldg(se_col + s), xhot_col);
     if (c == -1) continue;
     const double v = __ldg(se_val + s);
     if (ja < k) acc0 += v * __ldg(Ba + c);
     if (jc < k) acc1 += v * __ldg(Bb + c);
   }
-  const int row = __ldg(hot_row + q * MX_CHUNK_ROWS + r);
-  if (row >= 0) {
-    if (ja < k) C[(long long)ja * ldc + row] += acc0;
-    if (jc < k) C[(long long)jc * ldc + row] += acc1;
-  }
+  hot_spmm_store(w, nslabs, slab, r, g, k, acc0, hot_row, C, ldc, part);
+  hot_spmm_store(w, nslabs, slab, r, g + 4, k, acc1, hot_row, C, ldc, part);
+}
+
+/* Thread (split chunk, slab, cell r * 8 + jj) adds the chunk's pieces in piece order into C. */
+__global__ void __launch_bounds__(MX_SPMM_THREADS)
+mx_spmm_hot_fixup(int nsplit, int nslabs, int k, const mx_hot_split *__restrict__ split, const int *__restrict__ hot_row,
+                  const double *__restrict__ part, double *__restrict__ C, long long ldc) {
+  const long long i = (long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x;
+  if (i >= (long long)nsplit * nslabs * 64) return;
+  const int cell = (int)(i % 64), slab = (int)(i / 64 % nslabs);
+  const mx_hot_split sp = split[i / 64 / nslabs];
+  const int r = cell / 8, j = slab * 8 + cell % 8;
+  const int row = __ldg(hot_row + sp.chunk * MX_CHUNK_ROWS + r);
+  if (row < 0 || j >= k) return;
+  double sum = 0.0;
+  for (int p = 0; p < sp.npieces; ++p) sum += part[((long long)(sp.first_slot + p) * nslabs + slab) * 64 + cell];
+  C[(long long)j * ldc + row] += sum;
 }
 
 /* ---- launchers ------------------------------------------------------------------------------------ */
 
-/* Lanes per cold row: the smallest power of two >= half the mean cold row length, in [2, 32]. */
+/* Lanes per cold row: the smallest power of two whose lanes cover the mean cold row length in one
+ * unrolled step, in [2, 32]. */
 static int spmm_lanes(const mx_device *D) {
   const double mean = D->nrows > 0 ? (double)D->cold_nnz / D->nrows : 0.0;
   int w = 2;
-  while (w < 32 && 2.0 * w < mean) w *= 2;
+  while (w < 32 && (double)w * MX_SPMM_UNROLL < mean) w *= 2;
   return w;
 }
 
+/* Rows longer than this go to the piece kernels: more than MX_SPMM_ROW_STEPS unrolled steps of W lanes. */
+static int spmm_long_threshold(int W) { return W * MX_SPMM_UNROLL * MX_SPMM_ROW_STEPS; }
+
+/* The long cold rows of D and their pieces, made on the first SpMM from the cold row pointers (one
+ * device-to-host copy of nrows + 1 ints); D's pattern never changes, so they stay until D is freed. */
+struct mx_spmm_long {
+  int long_t, nlong, npieces;
+  int *long_row, *long_first; /* nlong, nlong + 1 (piece prefix) */
+  int2 *piece;                /* npieces: [start, end) nonzero ranges */
+};
+
+void mx_spmm_dev_free(mx_device *D) {
+  mx_spmm_long *L = D->spmm_long;
+  if (!L) return;
+  mx_cuda_free_on(D, &L->long_row, (size_t)L->nlong);
+  mx_cuda_free_on(D, &L->long_first, (size_t)L->nlong + 1);
+  mx_cuda_free_on(D, &L->piece, (size_t)L->npieces);
+  free(L);
+  D->spmm_long = nullptr;
+}
+
+static int spmm_long_make(mx_device *D, int long_t) {
+  std::vector<int> rp((size_t)D->nrows + 1), rows, first(1, 0);
+  std::vector<int2> pieces;
+  MX_CUDA_TRY(cudaMemcpy(rp.data(), D->cold_rowptr, sizeof(int) * rp.size(), cudaMemcpyDeviceToHost));
+  for (int r = 0; r < D->nrows; ++r) {
+    if (rp[r + 1] - rp[r] <= long_t) continue;
+    rows.push_back(r);
+    for (int p = rp[r]; p < rp[r + 1]; p += MX_SPMM_PIECE) pieces.push_back(make_int2(p, std::min(p + MX_SPMM_PIECE, rp[r + 1])));
+    first.push_back((int)pieces.size());
+  }
+  mx_spmm_long *L = (mx_spmm_long *)calloc(1, sizeof *L);
+  if (!L) return mx_fail("SpMM: out of host memory");
+  D->spmm_long = L;
+  L->long_t = long_t;
+  if (rows.empty()) return 0;
+  if (mx_cuda_alloc_on(D, &L->long_row, rows.size(), "SpMM: long rows") ||
+      mx_cuda_alloc_on(D, &L->long_first, first.size(), "SpMM: long rows' pieces") ||
+      mx_cuda_alloc_on(D, &L->piece, pieces.size(), "SpMM: pieces")) {
+    L->nlong = (int)rows.size(), L->npieces = (int)pieces.size();
+    mx_spmm_dev_free(D);
+    return 1;
+  }
+  L->nlong = (int)rows.size();
+  L->npieces = (int)pieces.size();
+  MX_CUDA_TRY(cudaMemcpy(L->long_row, rows.data(), sizeof(int) * rows.size(), cudaMemcpyHostToDevice));
+  MX_CUDA_TRY(cudaMemcpy(L->long_first, first.data(), sizeof(int) * first.size(), cudaMemcpyHostToDevice));
+  MX_CUDA_TRY(cudaMemcpy(L->piece, pieces.data(), sizeof(int2) * pieces.size(), cudaMemcpyHostToDevice));
+  return 0;
+}
+
+static unsigned spmm_blocks(long long threads) { return (unsigned)((threads + MX_SPMM_THREADS - 1) / MX_SPMM_THREADS); }
+
 template <int W>
 static int cold_launch_w(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
-  const long long blocks = ((long long)D->nrows * W + MX_SPMM_THREADS - 1) / MX_SPMM_THREADS;
+  const unsigned blocks = spmm_blocks((long long)D->nrows * W);
+  const int long_t = D->spmm_long->long_t;
   if (k < MX_SPMM_COLS_PER_PASS)
-    mx_spmm_cold_kernel<W, 4><<<(unsigned)blocks, MX_SPMM_THREADS, 0, s>>>(D->nrows, k, D->cold_rowptr, D->cold_col, D->cold_val,
-                                                                          D->xhot_col, B, ldb, C, ldc);
+    mx_spmm_cold_kernel<W, 4><<<blocks, MX_SPMM_THREADS, 0, s>>>(D->nrows, k, long_t, D->cold_rowptr, D->cold_col, D->cold_val,
+                                                               D->xhot_col, B, ldb, C, ldc);
   else
-    mx_spmm_cold_kernel<W, MX_SPMM_COLS_PER_PASS><<<(unsigned)blocks, MX_SPMM_THREADS, 0, s>>>(
-        D->nrows, k, D->cold_rowptr, D->cold_col, D->cold_val, D->xhot_col, B, ldb, C, ldc);
+    mx_spmm_cold_kernel<W, MX_SPMM_COLS_PER_PASS><<<blocks, MX_SPMM_THREADS, 0, s>>>(D->nrows, k, long_t, D->cold_rowptr, D->cold_col,
+                                                                                   D->cold_val, D->xhot_col, B, ldb, C, ldc);
   MX_LAUNCH_CHECK("SpMM cold kernel");
   return 0;
 }
 
-static int spmm_cold_launch(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
-  switch (spmm_lanes(D)) {
-    case 2: return cold_launch_w<2>(D, k, B, ldb, C, ldc, s);
-    case 4: return cold_launch_w<4>(D, k, B, ldb, C, ldc, s);
-    case 8: return cold_launch_w<8>(D, k, B, ldb, C, ldc, s);
-    case 16: return cold_launch_w<16>(D, k, B, ldb, C, ldc, s);
-    default: return cold_launch_w<32>(D, k, B, ldb, C, ldc, s);
+/* The long rows' pieces and fixup, after the row kernel (same stream); scratch from the pool. */
+static int spmm_long_launch(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  const mx_spmm_long *L = D->spmm_long;
+  if (!L->nlong) return 0;
+  const int npass = (k + MX_SPMM_COLS_PER_PASS - 1) / MX_SPMM_COLS_PER_PASS;
+  double *part = nullptr;
+  bool pooled = false;
+  if (mx_scratch_malloc((void **)&part, sizeof(double) * (size_t)L->npieces * k, s, true, &pooled, "SpMM: long rows' partial sums"))
+    return 1;
+  const long long nwarps = (long long)L->npieces * npass;
+  mx_spmm_piece_kernel<<<spmm_blocks(nwarps * 32), MX_SPMM_THREADS, 0, s>>>(nwarps, npass, k, L->piece, D->cold_col, D->cold_val,
+                                                                          D->xhot_col, B, ldb, part);
+  int rc = mx_cuda_check(cudaGetLastError(), "SpMM piece kernel");
+  if (!rc) {
+    mx_spmm_piece_fixup<<<spmm_blocks((long long)L->nlong * k), MX_SPMM_THREADS, 0, s>>>(L->nlong, k, L->long_row, L->long_first, part, C, ldc);
+    rc = mx_cuda_check(cudaGetLastError(), "SpMM piece fixup");
   }
+  mx_scratch_free(part, s, pooled);
+  return rc;
+}
+
+static int spmm_cold_launch(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  const int W = spmm_lanes(D);
+  if (!D->spmm_long && spmm_long_make(D, spmm_long_threshold(W))) return 1;
+  int rc;
+  switch (W) {
+    case 2: rc = cold_launch_w<2>(D, k, B, ldb, C, ldc, s); break;
+    case 4: rc = cold_launch_w<4>(D, k, B, ldb, C, ldc, s); break;
+    case 8: rc = cold_launch_w<8>(D, k, B, ldb, C, ldc, s); break;
+    case 16: rc = cold_launch_w<16>(D, k, B, ldb, C, ldc, s); break;
+    default: rc = cold_launch_w<32>(D, k, B, ldb, C, ldc, s); break;
+  }
+  return rc || spmm_long_launch(D, k, B, ldb, C, ldc, s);
 }
 
 static int spmm_hot_launch(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
-  if (D->mode == MX_HOT_NONE || D->nchunks == 0) return 0;
+  if (D->mode == MX_HOT_NONE || D->hot_nwork == 0) return 0;
   const int nslabs = (k + 7) / 8;
-  const long long nwarps = (long long)D->nchunks * nslabs;
-  const long long blocks = (nwarps * 32 + MX_SPMM_THREADS - 1) / MX_SPMM_THREADS;
-  if (blocks > INT32_MAX) return mx_fail("SpMM: %lld hot warps for %d columns exceed one launch", nwarps, k);
+  const long long nwarps = (long long)D->hot_nwork * nslabs;
+  if (nwarps * 32 / MX_SPMM_THREADS >= INT32_MAX) return mx_fail("SpMM: %lld hot warps for %d columns exceed one launch", nwarps, k);
+  double *part = nullptr;
+  bool pooled = false;
+  if (D->hot_nslots > 0 &&
+      mx_scratch_malloc((void **)&part, sizeof(double) * 64 * (size_t)D->hot_nslots * nslabs, s, true, &pooled, "SpMM: hot partial sums"))
+    return 1;
   if (D->mode == MX_HOT_DU)
-    mx_spmm_du_kernel<<<(unsigned)blocks, MX_SPMM_THREADS, 0, s>>>(nwarps, nslabs, k, D->hot_row, D->du_chunkptr, D->du_bitmap, D->du_col,
-                                                                  D->du_valptr, D->du_val, D->xhot_col, B, ldb, C, ldc);
+    mx_spmm_du_kernel<<<spmm_blocks(nwarps * 32), MX_SPMM_THREADS, 0, s>>>(nwarps, nslabs, k, D->hot_work, D->hot_row, D->du_bitmap, D->du_col,
+                                                                         D->du_valptr, D->du_val, D->xhot_col, B, ldb, C, ldc, part);
   else
-    mx_spmm_se_kernel<<<(unsigned)blocks, MX_SPMM_THREADS, 0, s>>>(nwarps, nslabs, k, D->hot_row, D->se_ptr, D->se_col, D->se_val,
-                                                                  D->xhot_col, B, ldb, C, ldc);
-  MX_LAUNCH_CHECK("SpMM hot kernel");
-  return 0;
+    mx_spmm_se_kernel<<<spmm_blocks(nwarps * 32), MX_SPMM_THREADS, 0, s>>>(nwarps, nslabs, k, D->hot_work, D->hot_row, D->se_ptr, D->se_col,
+                                                                         D->se_val, D->xhot_col, B, ldb, C, ldc, part);
+  int rc = mx_cuda_check(cudaGetLastError(), "SpMM hot kernel");
+  if (!rc && D->hot_nsplit > 0) {
+    mx_spmm_hot_fixup<<<spmm_blocks((long long)D->hot_nsplit * nslabs * 64), MX_SPMM_THREADS, 0, s>>>(D->hot_nsplit, nslabs, k, D->hot_split,
+                                                                                                   D->hot_row, part, C, ldc);
+    rc = mx_cuda_check(cudaGetLastError(), "SpMM hot fixup");
+  }
+  if (part) mx_scratch_free(part, s, pooled);
+  return rc;
 }
 
 /* ---- the rule ------------------------------------------------------------------------------------- */

@@ -128,6 +128,17 @@
 #ifndef MX_SPMM_MIN_K
 #define MX_SPMM_MIN_K 2
 #endif
+/* nonzeros a cold lane loads before its gathers; a row longer than MX_SPMM_ROW_STEPS such steps of
+ * its lanes is cut into pieces of MX_SPMM_PIECE nonzeros, a warp each, summed in order afterwards */
+#ifndef MX_SPMM_UNROLL
+#define MX_SPMM_UNROLL 4
+#endif
+#ifndef MX_SPMM_ROW_STEPS
+#define MX_SPMM_ROW_STEPS 8
+#endif
+#ifndef MX_SPMM_PIECE
+#define MX_SPMM_PIECE 1024
+#endif
 
 /* 1: matrix arrays read with ld.global.cs (evict-first) so x keeps L2; 0: plain read-only loads */
 #ifndef MX_LOAD_STREAMING
