@@ -149,6 +149,8 @@ typedef struct {
   int kernel;              /* 1: the SpMM kernels; 0: one SpMV per column */
   int lanes_per_row;       /* cold kernel: lanes per row (2..32, by the mean cold row length) */
   int cols_per_pass;       /* cold kernel: B columns per pass (4 or 8) */
+  int cols_per_launch;     /* columns per launch group (0: decided at the first product, from the columns'
+                            * spread: all k where k columns' footprints fit half the L2, else fewer) */
   mx_hot_mode hot_mode;    /* DU: tensor cores; SE: CUDA cores; none */
   int hub_per_column;      /* 1: a hub split's hub part runs one column at a time */
   int min_k;               /* the kernels are never taken below this k */
@@ -158,6 +160,8 @@ typedef struct {
 } mx_spmm_plan;
 int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan);
 int mx_device_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream);
+/* Columns per launch group forced (0: the rule), for benchmarks; 0 or 1 on a bad argument. */
+int mx_device_spmm_set_group(mx_device *D, int cols);
 /* The same on host B and C, through device copies made for the call; synchronous. */
 int mx_device_spmm_host(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream);
 

@@ -41,6 +41,7 @@ struct mx_device {
                        * products (cold_rowptr stays); mx_device_hub_restore_plain brings them back */
 
   struct mx_spmm_long *spmm_long; /* the SpMM's long cold rows in pieces (mx_spmm.cu); NULL until the first SpMM */
+  int spmm_group;       /* mx_device_spmm_set_group: columns per launch group forced (0: the rule) */
   int spmm_reads_plain; /* D ran the SpMM kernels (mx_spmm.cu), which read the plain cold arrays: a
                          * pack release frees nothing from then on */
 

@@ -207,6 +207,8 @@ mx_spmm_hot_fixup(int nsplit, int nslabs, int k, const mx_hot_split *__restrict_
 
 /* ---- launchers ------------------------------------------------------------------------------------ */
 
+static unsigned spmm_blocks(long long threads) { return (unsigned)((threads + MX_SPMM_THREADS - 1) / MX_SPMM_THREADS); }
+
 /* Lanes per cold row: the smallest power of two whose lanes cover the mean cold row length in one
  * unrolled step, in [2, 32]. */
 static int spmm_lanes(const mx_device *D) {
@@ -222,7 +224,8 @@ static int spmm_long_threshold(int W) { return W * MX_SPMM_UNROLL * MX_SPMM_ROW_
 /* The long cold rows of D and their pieces, made on the first SpMM from the cold row pointers (one
  * device-to-host copy of nrows + 1 ints); D's pattern never changes, so they stay until D is freed. */
 struct mx_spmm_long {
-  int long_t, nlong, npieces;
+  int long_t, piece_nnz, nlong, npieces;
+  double footprint; /* bytes of one B column the products touch at a time: 8 min(ncols, 2 mean |c - r'| + 1) */
   int *long_row, *long_first; /* nlong, nlong + 1 (piece prefix) */
   int2 *piece;                /* npieces: [start, end) nonzero ranges */
 };
@@ -237,20 +240,67 @@ void mx_spmm_dev_free(mx_device *D) {
   D->spmm_long = nullptr;
 }
 
+/* sum over D's cold nonzeros of |c - r'|, r' = r ncols / nrows (the diagonal of a rectangular matrix):
+ * integer atomics, so the sum is exact whatever the order */
+__global__ void __launch_bounds__(MX_SPMM_THREADS)
+mx_spmm_spread_kernel(int nrows, int ncols, const int *__restrict__ rowptr, const int *__restrict__ col,
+                      const int *__restrict__ xhot_col, unsigned long long *sum) {
+  const int r = blockIdx.x * MX_SPMM_THREADS + threadIdx.x;
+  unsigned long long mine = 0;
+  if (r < nrows) {
+    const long long diag = (long long)r * ncols / nrows;
+    for (int p = rowptr[r]; p < rowptr[r + 1]; ++p) {
+      const long long d = (long long)spmm_col(col[p], xhot_col) - diag;
+      mine += (unsigned long long)(d < 0 ? -d : d);
+    }
+  }
+  for (int off = 16; off > 0; off >>= 1) mine += __shfl_xor_sync(MX_FULL_MASK, mine, off);
+  if ((threadIdx.x & 31) == 0 && mine) atomicAdd(sum, mine);
+}
+
+static int spmm_footprint(const mx_device *D, double *bytes) {
+  *bytes = 8.0 * D->ncols;
+  if (D->cold_nnz == 0 || D->nrows == 0) return 0;
+  unsigned long long *sum = nullptr, h = 0;
+  if (mx_cuda_alloc((void **)&sum, sizeof *sum, "SpMM: column spread")) return 1;
+  int rc = mx_cuda_check(cudaMemset(sum, 0, sizeof *sum), "SpMM: column spread");
+  if (!rc) {
+    mx_spmm_spread_kernel<<<spmm_blocks(D->nrows), MX_SPMM_THREADS>>>(D->nrows, D->ncols, D->cold_rowptr, D->cold_col, D->xhot_col, sum);
+    rc = mx_cuda_check(cudaGetLastError(), "SpMM: column spread kernel") ||
+         mx_cuda_check(cudaMemcpy(&h, sum, sizeof h, cudaMemcpyDeviceToHost), "SpMM: column spread");
+  }
+  cudaFree(sum);
+  if (!rc) *bytes = 8.0 * std::min((double)D->ncols, 2.0 * (double)h / D->cold_nnz + 1.0);
+  return rc;
+}
+
+/* Nonzeros per piece: enough pieces for MX_SPMM_TARGET_WARPS warps, in [MX_SPMM_PIECE_MIN, MX_SPMM_PIECE]. */
+static int spmm_piece_nnz(const mx_device *D) {
+  int p = MX_SPMM_PIECE_MIN;
+  while (p < MX_SPMM_PIECE && (double)p * MX_SPMM_TARGET_WARPS < D->cold_nnz) p *= 2;
+  return p;
+}
+
 static int spmm_long_make(mx_device *D, int long_t) {
   std::vector<int> rp((size_t)D->nrows + 1), rows, first(1, 0);
   std::vector<int2> pieces;
+  const int piece_nnz = spmm_piece_nnz(D);
+  long_t = std::min(long_t, piece_nnz);
+  double footprint;
+  if (spmm_footprint(D, &footprint)) return 1;
   MX_CUDA_TRY(cudaMemcpy(rp.data(), D->cold_rowptr, sizeof(int) * rp.size(), cudaMemcpyDeviceToHost));
   for (int r = 0; r < D->nrows; ++r) {
     if (rp[r + 1] - rp[r] <= long_t) continue;
     rows.push_back(r);
-    for (int p = rp[r]; p < rp[r + 1]; p += MX_SPMM_PIECE) pieces.push_back(make_int2(p, std::min(p + MX_SPMM_PIECE, rp[r + 1])));
+    for (int p = rp[r]; p < rp[r + 1]; p += piece_nnz) pieces.push_back(make_int2(p, std::min(p + piece_nnz, rp[r + 1])));
     first.push_back((int)pieces.size());
   }
   mx_spmm_long *L = (mx_spmm_long *)calloc(1, sizeof *L);
   if (!L) return mx_fail("SpMM: out of host memory");
   D->spmm_long = L;
   L->long_t = long_t;
+  L->piece_nnz = piece_nnz;
+  L->footprint = footprint;
   if (rows.empty()) return 0;
   if (mx_cuda_alloc_on(D, &L->long_row, rows.size(), "SpMM: long rows") ||
       mx_cuda_alloc_on(D, &L->long_first, first.size(), "SpMM: long rows' pieces") ||
@@ -266,8 +316,6 @@ static int spmm_long_make(mx_device *D, int long_t) {
   MX_CUDA_TRY(cudaMemcpy(L->piece, pieces.data(), sizeof(int2) * pieces.size(), cudaMemcpyHostToDevice));
   return 0;
 }
-
-static unsigned spmm_blocks(long long threads) { return (unsigned)((threads + MX_SPMM_THREADS - 1) / MX_SPMM_THREADS); }
 
 template <int W>
 static int cold_launch_w(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
@@ -305,10 +353,8 @@ static int spmm_long_launch(const mx_device *D, int k, const double *B, long lon
 }
 
 static int spmm_cold_launch(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
-  const int W = spmm_lanes(D);
-  if (!D->spmm_long && spmm_long_make(D, spmm_long_threshold(W))) return 1;
   int rc;
-  switch (W) {
+  switch (spmm_lanes(D)) {
     case 2: rc = cold_launch_w<2>(D, k, B, ldb, C, ldc, s); break;
     case 4: rc = cold_launch_w<4>(D, k, B, ldb, C, ldc, s); break;
     case 8: rc = cold_launch_w<8>(D, k, B, ldb, C, ldc, s); break;
@@ -344,6 +390,8 @@ static int spmm_hot_launch(const mx_device *D, int k, const double *B, long long
   return rc;
 }
 
+static int spmm_group(const mx_device *D, int k);
+
 /* ---- the rule ------------------------------------------------------------------------------------- */
 
 /* Bytes one SpMV of D reads of the matrix: the cold part as its kernel reads it (pack or row
@@ -376,18 +424,56 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   plan->cols_per_pass = k < MX_SPMM_COLS_PER_PASS ? 4 : MX_SPMM_COLS_PER_PASS;
   plan->hot_mode = D->mode;
   plan->min_k = MX_SPMM_MIN_K;
+  plan->cols_per_launch = D->spmm_long || D->spmm_group ? spmm_group(D, k) : 0;
   /* the smallest k >= MX_SPMM_MIN_K at which the kernel moves fewer bytes (0: none below 2^20) */
   for (int kk = MX_SPMM_MIN_K; kk <= (1 << 20) && !plan->min_k_kernel; kk = kk < 64 ? kk + 1 : 2 * kk)
     if (plain + kk * vec < kk * (in_use + vec)) plan->min_k_kernel = kk;
   return 0;
 }
 
+/* Columns per launch group: all k where the B columns the products touch at once (k footprints) fit
+ * half the L2, else the largest power of two whose footprints do (at least 1): each group's gathers
+ * then hit L2, at the price of reading the matrix once per group. A forced value (the benchmarks'
+ * mx_device_spmm_set_group) wins. */
+static int spmm_l2_bytes(void) {
+  static int l2 = -1;
+  if (l2 < 0) {
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess) l2 = 0;
+  }
+  return l2;
+}
+
+static int spmm_group(const mx_device *D, int k) {
+  if (D->spmm_group > 0) return std::min(D->spmm_group, k);
+  const double budget = 0.5 * spmm_l2_bytes(), fp = D->spmm_long ? D->spmm_long->footprint : 8.0 * D->ncols;
+  if (k * fp <= budget) return k;
+  int g = 1;
+  while (2 * g <= k && 2 * g * fp <= budget) g *= 2;
+  return g;
+}
+
+extern "C" int mx_device_spmm_set_group(mx_device *D, int cols) {
+  if (!D || cols < 0) return mx_fail("mx_device_spmm_set_group: bad argument");
+  D->spmm_group = cols;
+  return 0;
+}
+
 /* The kernels' path: D's plain cold arrays back where a pack released them (they stay from now on:
- * a release frees nothing once D ran an SpMM kernel), then cold, then hot. */
+ * a release frees nothing once D ran an SpMM kernel), the long rows and the footprint measured once,
+ * then per group of columns: cold rows, long rows' pieces, hot. */
 static int spmm_kernels(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
   if (D->pack_released && mx_pack_restore_plain(D, true)) return 1;
   D->spmm_reads_plain = 1;
-  return spmm_cold_launch(D, k, B, ldb, C, ldc, s) || spmm_hot_launch(D, k, B, ldb, C, ldc, s);
+  if (!D->spmm_long && spmm_long_make(D, spmm_long_threshold(spmm_lanes(D)))) return 1;
+  const int g = spmm_group(D, k);
+  for (int j0 = 0; j0 < k; j0 += g) {
+    const int kb = std::min(g, k - j0);
+    const double *Bg = B + (long long)j0 * ldb;
+    double *Cg = C + (long long)j0 * ldc;
+    if (spmm_cold_launch(D, kb, Bg, ldb, Cg, ldc, s) || spmm_hot_launch(D, kb, Bg, ldb, Cg, ldc, s)) return 1;
+  }
+  return 0;
 }
 
 extern "C" int mx_device_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream) {

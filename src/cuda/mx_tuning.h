@@ -139,6 +139,14 @@
 #ifndef MX_SPMM_PIECE
 #define MX_SPMM_PIECE 1024
 #endif
+/* smaller pieces (down to MX_SPMM_PIECE_MIN, and rows that long go to them) where the pieces of
+ * MX_SPMM_PIECE would give fewer than MX_SPMM_TARGET_WARPS warps (about 64 per SM on 132 SMs) */
+#ifndef MX_SPMM_PIECE_MIN
+#define MX_SPMM_PIECE_MIN 128
+#endif
+#ifndef MX_SPMM_TARGET_WARPS
+#define MX_SPMM_TARGET_WARPS 8192
+#endif
 
 /* 1: matrix arrays read with ld.global.cs (evict-first) so x keeps L2; 0: plain read-only loads */
 #ifndef MX_LOAD_STREAMING

@@ -4,10 +4,11 @@
  * ALG3 on the plain CSR, and vs k of our SpMVs (mx_device_spmv once per column).
  *
  * Usage: spmm-kernel-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-crux TC,TR]
- *                          [-bw GBPS] [-o DIR]
+ *                          [-bw GBPS] [-group G] [-o DIR]
  *   -gen SPEC  a generated matrix (mx_gen, e.g. lap3d:100, kron:20:16); -f FILE a Matrix Market file
  *   -crux      our format's crux (default 0,0: all cold), built on the GPU (mx_device_build, AUTO)
  *   -bw        the HBM bandwidth of the bound (default 3350 GB/s, an H100's HBM3; 4800 on an H200)
+ *   -group     columns per launch group forced (mx_device_spmm_set_group; default 0: the library's rule)
  * Rules: every time is the median of -reps calls (a round of k SpMVs for kspmv), each between two
  * CUDA events on the default stream, after 3 warm-up calls. A cuSPARSE algorithm that refuses
  * column-major B or fails in any step is "n/a" (an empty CSV cell). Our C is checked against the
@@ -56,12 +57,13 @@ struct Opts {
   int reps = 20;
   mx_crux crux = {0, 0};
   double gbps = 3350; /* an H100's HBM3 */
+  int group = 0;      /* -group: columns per launch group forced (0: the library's rule) */
   std::string outdir = ".";
 };
 
 static void usage() {
   fprintf(stderr, "usage: spmm-kernel-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-crux TC,TR] "
-                  "[-bw GBPS] [-o DIR]\n");
+                  "[-bw GBPS] [-group G] [-o DIR]\n");
   exit(2);
 }
 
@@ -91,6 +93,9 @@ static Opts parse_args(int argc, char **argv) {
     } else if (!strcmp(argv[i], "-bw") && has_value) {
       o.gbps = atof(argv[++i]);
       if (!(o.gbps > 0)) usage();
+    } else if (!strcmp(argv[i], "-group") && has_value) {
+      o.group = atoi(argv[++i]);
+      if (o.group < 0) usage();
     } else if (!strcmp(argv[i], "-o") && has_value) o.outdir = argv[++i];
     else usage();
   }
@@ -337,7 +342,12 @@ static Row run_k(mx_device *D, const CusparseCsr &S, const Csr &A, const std::st
   r.plan = ours_plan(D, k);
   double *dB = random_dense(A.ncols, k), *dC = device_alloc<double>((size_t)A.nrows * k);
   CK(cudaMemset(dC, 0xff, sizeof(double) * A.nrows * k));
+  if (o.group && mx_device_spmm_set_group(D, o.group)) {
+    fprintf(stderr, "mx_device_spmm_set_group: %s\n", mx_device_last_error());
+    exit(2);
+  }
   ours_spmm(D, k, dB, A.ncols, dC, A.nrows);
+  r.plan = ours_plan(D, k); /* the launch group is known after the first product */
   const std::vector<double> C_ours = download(dC, (size_t)A.nrows * k);
   r.ours_us = median_us([&] { ours_spmm(D, k, dB, A.ncols, dC, A.nrows); }, o.reps);
   r.kspmv_us = median_us([&] { ours_kspmv(D, k, dB, A.ncols, dC, A.nrows); }, o.reps);
@@ -393,13 +403,13 @@ static void print_row(const Row &r) {
   fflush(stdout);
 }
 
-static const char *kCsvHeader = "matrix,nrows,ncols,nnz,k,plan,lanes,ours_us,kspmv_us,alg1_us,alg2_us,alg3_us,best_cusparse_us,"
+static const char *kCsvHeader = "matrix,nrows,ncols,nnz,k,plan,lanes,group,ours_us,kspmv_us,alg1_us,alg2_us,alg3_us,best_cusparse_us,"
                                 "speedup,vs_kspmv,bound_us,x_bound,rel_err\n";
 
 static void write_csv_row(FILE *f, const Row &r) {
   const bool any = r.best_cusparse_us > 0;
-  fprintf(f, "%s,%d,%d,%d,%d,%s,%d,%.3f,%.3f,%s,%s,%s,%s,%s,%.4f,%.3f,%.4f,%s\n", r.matrix.c_str(), r.nrows, r.ncols, r.nnz, r.k,
-          plan_name(r.plan), r.plan.lanes_per_row, r.ours_us, r.kspmv_us, cell(r.alg[0].valid, r.alg[0].us, "%.3f", "").c_str(),
+  fprintf(f, "%s,%d,%d,%d,%d,%s,%d,%d,%.3f,%.3f,%s,%s,%s,%s,%s,%.4f,%.3f,%.4f,%s\n", r.matrix.c_str(), r.nrows, r.ncols, r.nnz, r.k,
+          plan_name(r.plan), r.plan.lanes_per_row, r.plan.cols_per_launch, r.ours_us, r.kspmv_us, cell(r.alg[0].valid, r.alg[0].us, "%.3f", "").c_str(),
           cell(r.alg[1].valid, r.alg[1].us, "%.3f", "").c_str(), cell(r.alg[2].valid, r.alg[2].us, "%.3f", "").c_str(),
           cell(any, r.best_cusparse_us, "%.3f", "").c_str(), cell(any, r.best_cusparse_us / r.ours_us, "%.4f", "").c_str(),
           r.kspmv_us / r.ours_us, r.bound_us, r.ours_us / r.bound_us, cell(any, r.rel_err, "%.3e", "").c_str());
