@@ -138,15 +138,19 @@ int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, vo
  * cols_per_pass columns of B per pass in registers, lanes_per_row lanes per row; a DU hot region on
  * the FP64 tensor cores and an SE one on the CUDA cores, 8-column slabs) where k >= min_k and they
  * move fewer bytes than k SpMVs of the form in use (a pack or row patterns read fewer matrix bytes
- * than the plain arrays the kernels read), else one SpMV per column. Under a hub split the rest
+ * than the plain arrays the kernels read), else one SpMV per column; where the bytes say kernels, the
+ * first product of each bucket of k (floor(log2 k)) times both ways and keeps the faster for the
+ * bucket (the kernels alone under a forced launch group). Under a hub split the rest
  * device decides alike and the hub part runs one column at a time. Column j of C is within rounding
- * of the SpMV of column j (not bitwise: other summation orders); bitwise reproducible run to run.
+ * of the SpMV of column j (not bitwise: other summation orders); a D's products repeat their bits
+ * once the bucket's choice is made (the timed product leaves the kept way's bits in C).
  * The kernels read D's plain cold arrays: where a pack released them they are decoded back on the
  * first SpMM and kept from then on (mx_device_pack_release_plain frees nothing afterwards).
  * Device pointers, queued on stream; 0 or 1 with the error recorded. */
 typedef struct {
   int k;                   /* the columns the plan is for */
   int kernel;              /* 1: the SpMM kernels; 0: one SpMV per column */
+  int timed;               /* 1: the kernels-or-SpMVs choice of this k's bucket was timed (kernel says which) */
   int lanes_per_row;       /* cold kernel: lanes per row (2..32, by the mean cold row length) */
   int cols_per_pass;       /* cold kernel: B columns per pass (4 or 8) */
   int cols_per_launch;     /* columns per launch group (0: decided at the first product, from the columns'

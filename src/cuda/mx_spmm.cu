@@ -392,6 +392,14 @@ static int spmm_hot_launch(const mx_device *D, int k, const double *B, long long
 
 static int spmm_group(const mx_device *D, int k);
 
+/* k columns' bucket of the timed choice: floor(log2 k), capped */
+static int spmm_bucket(int k) {
+  int b = 0;
+  while (b + 1 < MX_SPMM_BUCKETS && (2 << b) <= k) ++b;
+  return b;
+}
+
+
 /* ---- the rule ------------------------------------------------------------------------------------- */
 
 /* Bytes one SpMV of D reads of the matrix: the cold part as its kernel reads it (pack or row
@@ -420,6 +428,9 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   plan->bytes_per_column = (double)k * (in_use + vec);
   plan->bytes_kernel = plain + (double)k * vec;
   plan->kernel = k >= MX_SPMM_MIN_K && plan->bytes_kernel < plan->bytes_per_column;
+  const int choice = D->spmm_choice[spmm_bucket(k)];
+  plan->timed = plan->kernel && choice != 0;
+  if (choice == MX_SPMM_COLUMNS) plan->kernel = 0;
   plan->lanes_per_row = spmm_lanes(D);
   plan->cols_per_pass = k < MX_SPMM_COLS_PER_PASS ? 4 : MX_SPMM_COLS_PER_PASS;
   plan->hot_mode = D->mode;
@@ -459,13 +470,16 @@ extern "C" int mx_device_spmm_set_group(mx_device *D, int cols) {
   return 0;
 }
 
-/* The kernels' path: D's plain cold arrays back where a pack released them (they stay from now on:
- * a release frees nothing once D ran an SpMM kernel), the long rows and the footprint measured once,
- * then per group of columns: cold rows, long rows' pieces, hot. */
-static int spmm_kernels(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+/* Before the kernels: D's plain cold arrays back where a pack released them (they stay from now on:
+ * a release frees nothing once D ran an SpMM kernel), the long rows and the footprint measured once.
+ * The kernels: per group of columns, cold rows, long rows' pieces, hot. */
+static int spmm_prepare(mx_device *D) {
   if (D->pack_released && mx_pack_restore_plain(D, true)) return 1;
   D->spmm_reads_plain = 1;
-  if (!D->spmm_long && spmm_long_make(D, spmm_long_threshold(spmm_lanes(D)))) return 1;
+  return !D->spmm_long && spmm_long_make(D, spmm_long_threshold(spmm_lanes(D)));
+}
+
+static int spmm_kernels(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
   const int g = spmm_group(D, k);
   for (int j0 = 0; j0 < k; j0 += g) {
     const int kb = std::min(g, k - j0);
@@ -474,6 +488,32 @@ static int spmm_kernels(mx_device *D, int k, const double *B, long long ldb, dou
     if (spmm_cold_launch(D, kb, Bg, ldb, Cg, ldc, s) || spmm_hot_launch(D, kb, Bg, ldb, Cg, ldc, s)) return 1;
   }
   return 0;
+}
+
+static int spmm_per_column(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  for (int j = 0; j < k; ++j)
+    if (mx_device_spmv(D, B + (long long)j * ldb, nullptr, C + (long long)j * ldc, s)) return 1;
+  return 0;
+}
+
+/* The first product of a bucket where the byte rule takes the kernels: both ways timed between CUDA
+ * events on the stream (kernels, then SpMVs), the faster kept for the bucket; the kernels run once
+ * more when they won, so that C always holds the kept way's bits (later products repeat them). */
+static int spmm_timed_choice(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  cudaEvent_t ev[3] = {};
+  int rc = 0, made = 0;
+  for (; made < 3 && !rc; ++made) rc = mx_cuda_check(cudaEventCreate(&ev[made]), "SpMM: cudaEventCreate");
+  if (!rc) rc = mx_cuda_check(cudaEventRecord(ev[0], s), "SpMM: cudaEventRecord") || spmm_kernels(D, k, B, ldb, C, ldc, s) ||
+                mx_cuda_check(cudaEventRecord(ev[1], s), "SpMM: cudaEventRecord") || spmm_per_column(D, k, B, ldb, C, ldc, s) ||
+                mx_cuda_check(cudaEventRecord(ev[2], s), "SpMM: cudaEventRecord") ||
+                mx_cuda_check(cudaEventSynchronize(ev[2]), "SpMM: cudaEventSynchronize");
+  float t_kernel = 0, t_columns = 0;
+  if (!rc) rc = mx_cuda_check(cudaEventElapsedTime(&t_kernel, ev[0], ev[1]), "SpMM: cudaEventElapsedTime") ||
+                mx_cuda_check(cudaEventElapsedTime(&t_columns, ev[1], ev[2]), "SpMM: cudaEventElapsedTime");
+  for (int i = 0; i < made; ++i) cudaEventDestroy(ev[i]);
+  if (rc) return 1;
+  D->spmm_choice[spmm_bucket(k)] = t_kernel < t_columns ? MX_SPMM_KERNELS : MX_SPMM_COLUMNS;
+  return t_kernel < t_columns ? spmm_kernels(D, k, B, ldb, C, ldc, s) : 0;
 }
 
 extern "C" int mx_device_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream) {
@@ -488,10 +528,10 @@ extern "C" int mx_device_spmm(mx_device *D, int k, const double *B, long long ld
   if (D->hub_split) return mx_device_hub_spmm(D, k, B, ldb, C, ldc, s);
   mx_spmm_plan plan;
   if (mx_device_spmm_plan(D, k, &plan)) return 1;
-  if (plan.kernel) return spmm_kernels(D, k, B, ldb, C, ldc, s);
-  for (int j = 0; j < k; ++j)
-    if (mx_device_spmv(D, B + (long long)j * ldb, nullptr, C + (long long)j * ldc, stream)) return 1;
-  return 0;
+  if (!plan.kernel) return spmm_per_column(D, k, B, ldb, C, ldc, s);
+  if (spmm_prepare(D)) return 1;
+  if (plan.timed || D->spmm_group > 0) return spmm_kernels(D, k, B, ldb, C, ldc, s);
+  return spmm_timed_choice(D, k, B, ldb, C, ldc, s);
 }
 
 /* Host B and C through device copies made for the call (synchronous). */

@@ -128,6 +128,10 @@
 #ifndef MX_SPMM_MIN_K
 #define MX_SPMM_MIN_K 2
 #endif
+/* buckets of k (floor(log2 k), the last one open) for which the kernels-or-SpMVs choice is timed once */
+#ifndef MX_SPMM_BUCKETS
+#define MX_SPMM_BUCKETS 12
+#endif
 /* nonzeros a cold lane loads before its gathers; a row longer than MX_SPMM_ROW_STEPS such steps of
  * its lanes is cut into pieces of MX_SPMM_PIECE nonzeros, a warp each, summed in order afterwards */
 #ifndef MX_SPMM_UNROLL

@@ -8,7 +8,8 @@
  *   - the padding rows of C are not written (poisoned before, poisoned after);
  *   - a second product is bitwise equal to the first (reproducible run to run);
  *   - host B and C (mx_device_spmm_host) give the device product's bits;
- *   - the plan: one SpMV per column at k = 1, the kernels at k >= 2 on plain arrays.
+ *   - the plan: one SpMV per column at k = 1, the kernels at k >= 2 on plain arrays by bytes, and
+ *     the choice between them timed by the first product of a k (the later ones repeat its bits).
  * Then, on few-valued copies: packed (mx_device_compress AUTO) with the plain arrays released, the
  * product still right and, once the kernels ran, the plain arrays back and kept (a release frees
  * nothing); after a value refresh, right for the new values; under a hub split (plain arrays released
@@ -189,6 +190,8 @@ static void check_case(const Csr &A, mx_crux c, mx_mode_request mode, int xhot, 
   }
   if (F.nrows > 0) check_plan_basics(D, tag);
   check_ks(D, F, ks, rng, tag);
+  mx_spmm_plan p;
+  if (F.nrows > 0 && mx_device_spmm_plan(D, 2, &p) == 0) expect(p.timed, tag + " plan: k = 2's choice timed by its first product");
   mx_device_free(D);
   mx_format_free(&F);
 }
