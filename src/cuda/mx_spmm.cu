@@ -498,10 +498,12 @@ static int spmm_per_column(mx_device *D, int k, const double *B, long long ldb, 
 
 /* The first product of a bucket where the byte rule takes the kernels: both ways timed between CUDA
  * events on the stream (kernels, then SpMVs), the faster kept for the bucket; the kernels run once
- * more when they won, so that C always holds the kept way's bits (later products repeat them). */
+ * more when they won, so that C always holds the kept way's bits (later products repeat them). An
+ * untimed run of each way first: a kernel's first launch in a process loads its module (CUDA's lazy
+ * loading), which the H200 run of 2026-11-28 saw tip four close choices the wrong way. */
 static int spmm_timed_choice(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
   cudaEvent_t ev[3] = {};
-  int rc = 0, made = 0;
+  int rc = spmm_kernels(D, k, B, ldb, C, ldc, s) || spmm_per_column(D, k, B, ldb, C, ldc, s), made = 0;
   for (; made < 3 && !rc; ++made) rc = mx_cuda_check(cudaEventCreate(&ev[made]), "SpMM: cudaEventCreate");
   if (!rc) rc = mx_cuda_check(cudaEventRecord(ev[0], s), "SpMM: cudaEventRecord") || spmm_kernels(D, k, B, ldb, C, ldc, s) ||
                 mx_cuda_check(cudaEventRecord(ev[1], s), "SpMM: cudaEventRecord") || spmm_per_column(D, k, B, ldb, C, ldc, s) ||
