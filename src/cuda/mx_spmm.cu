@@ -498,9 +498,9 @@ static int spmm_per_column(mx_device *D, int k, const double *B, long long ldb, 
 
 /* The first product of a bucket where the byte rule takes the kernels: both ways timed between CUDA
  * events on the stream (kernels, then SpMVs), the faster kept for the bucket; the kernels run once
- * more when they won, so that C always holds the kept way's bits (later products repeat them). An
- * untimed run of each way first: a kernel's first launch in a process loads its module (CUDA's lazy
- * loading), which the H200 run of 2026-11-28 saw tip four close choices the wrong way. */
+ * more when they won, so that C always holds the kept way's bits (later products repeat them). Each
+ * way runs once untimed first: a kernel's first launch in a process loads its module (CUDA's lazy
+ * loading), which must not count (docs/performance.md, "Many vectors"). */
 static int spmm_timed_choice(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
   cudaEvent_t ev[3] = {};
   int rc = spmm_kernels(D, k, B, ldb, C, ldc, s) || spmm_per_column(D, k, B, ldb, C, ldc, s), made = 0;
