@@ -204,6 +204,8 @@ static PetscErrorCode MatXtractMPIComposeAll(Mat A, PetscBool on)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaij_matxtract_C", on ? MatConvert_MPIAIJ_MPIAIJMatXtract : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaijmatxtract_mpiaij_C", on ? MatConvert_MPIAIJMatXtract_MPIAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_anytype_C", on ? MatProductSetFromOptions_MatXtract : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_mpiaijmatxtract_mpidense_C", on ? MatProductSetFromOptions_MatXtract_Dense : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_mpiaijmatxtract_mpidensecuda_C", on ? MatProductSetFromOptions_MatXtract_Dense : NULL));
   PetscCall(MatXtractComposeConverters(A, "mpi", on));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
