@@ -7,6 +7,7 @@
  * kernel writes every row of C (C = cold B); the hot kernel then adds into C at hot_row, each hot
  * row owned by one warp per 8-column slab. A column of C is not bitwise the SpMV of that column
  * (other summation orders); it agrees within rounding (tests: relative error <= 1e-12). */
+#include <cusparse.h>
 #include "mx_device_impl.h"
 #include "mx_kernel_common.cuh"
 
@@ -230,7 +231,10 @@ struct mx_spmm_long {
   int2 *piece;                /* npieces: [start, end) nonzero ranges */
 };
 
+static void spmm_csp_free(mx_device *D);
+
 void mx_spmm_dev_free(mx_device *D) {
+  spmm_csp_free(D);
   mx_spmm_long *L = D->spmm_long;
   if (!L) return;
   mx_cuda_free_on(D, &L->long_row, (size_t)L->nlong);
@@ -391,6 +395,7 @@ static int spmm_hot_launch(const mx_device *D, int k, const double *B, long long
 }
 
 static int spmm_group(const mx_device *D, int k);
+static bool spmm_cusparse_possible(const mx_device *D);
 
 /* k columns' bucket of the timed choice: floor(log2 k), capped */
 static int spmm_bucket(int k) {
@@ -430,6 +435,7 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   plan->kernel = k >= MX_SPMM_MIN_K && plan->bytes_kernel < plan->bytes_per_column;
   const int choice = D->spmm_choice[spmm_bucket(k)];
   plan->timed = plan->kernel && choice != 0;
+  plan->cold_cusparse = choice == MX_SPMM_CUSPARSE;
   if (choice == MX_SPMM_COLUMNS) plan->kernel = 0;
   plan->lanes_per_row = spmm_lanes(D);
   plan->cols_per_pass = k < MX_SPMM_COLS_PER_PASS ? 4 : MX_SPMM_COLS_PER_PASS;
@@ -464,6 +470,14 @@ static int spmm_group(const mx_device *D, int k) {
   return g;
 }
 
+extern "C" int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way) {
+  if (!D || way < MX_SPMM_WAY_AUTO || way > MX_SPMM_WAY_CUSPARSE) return mx_fail("mx_device_spmm_set_way: bad argument");
+  if (way == MX_SPMM_WAY_CUSPARSE && !spmm_cusparse_possible(D))
+    return mx_fail("mx_device_spmm_set_way: cuSPARSE cannot read this cold CSR (no nonzero, or x-hot codes in it)");
+  for (int b = 0; b < MX_SPMM_BUCKETS; ++b) D->spmm_choice[b] = (char)way; /* the enums share their values */
+  return 0;
+}
+
 extern "C" int mx_device_spmm_set_group(mx_device *D, int cols) {
   if (!D || cols < 0) return mx_fail("mx_device_spmm_set_group: bad argument");
   D->spmm_group = cols;
@@ -479,13 +493,76 @@ static int spmm_prepare(mx_device *D) {
   return !D->spmm_long && spmm_long_make(D, spmm_long_threshold(spmm_lanes(D)));
 }
 
-static int spmm_kernels(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+/* ---- cuSPARSE's SpMM for the cold part ----------------------------------------------------------------
+ * cusparseSpMM (CSR ALG1, A not transposed: deterministic) on D's plain cold CSR, C = cold B; the hot
+ * kernels then add as after ours. Made on the first use, freed with D; the arrays' pointers set before
+ * each call (a restore from a pack allocates them anew). Not where x-hot codes the cold CSR. */
+struct mx_spmm_csp {
+  cusparseHandle_t handle;
+  cusparseSpMatDescr_t cold;
+};
+
+static int csp_check(cusparseStatus_t st, const char *what) {
+  return st == CUSPARSE_STATUS_SUCCESS ? 0 : mx_fail("SpMM: %s: %s", what, cusparseGetErrorString(st));
+}
+
+static bool spmm_cusparse_possible(const mx_device *D) { return D->cold_nnz > 0 && !(D->xhot_cold && D->xhot_n > 0); }
+
+static void spmm_csp_free(mx_device *D) {
+  mx_spmm_csp *c = D->spmm_csp;
+  if (!c) return;
+  if (c->cold) cusparseDestroySpMat(c->cold);
+  if (c->handle) cusparseDestroy(c->handle);
+  free(c);
+  D->spmm_csp = nullptr;
+}
+
+static int spmm_csp_make(mx_device *D) {
+  if (D->spmm_csp) return 0;
+  mx_spmm_csp *c = (mx_spmm_csp *)calloc(1, sizeof *c);
+  if (!c) return mx_fail("SpMM: out of host memory");
+  D->spmm_csp = c;
+  return csp_check(cusparseCreate(&c->handle), "cusparseCreate") ||
+         csp_check(cusparseCreateCsr(&c->cold, D->nrows, D->ncols, D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, CUSPARSE_INDEX_32I,
+                                     CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+                   "cusparseCreateCsr");
+}
+
+static int spmm_cusparse_cold(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  if (spmm_csp_make(D)) return 1;
+  mx_spmm_csp *c = D->spmm_csp;
+  const cusparseOperation_t nt = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  const double one = 1.0, zero = 0.0;
+  cusparseDnMatDescr_t dB = nullptr, dC = nullptr;
+  void *buf = nullptr;
+  size_t bytes = 0;
+  bool pooled = false;
+  int rc = csp_check(cusparseCsrSetPointers(c->cold, D->cold_rowptr, D->cold_col, D->cold_val), "cusparseCsrSetPointers") ||
+           csp_check(cusparseSetStream(c->handle, s), "cusparseSetStream") ||
+           csp_check(cusparseCreateDnMat(&dB, D->ncols, k, ldb, (void *)B, CUDA_R_64F, CUSPARSE_ORDER_COL), "cusparseCreateDnMat") ||
+           csp_check(cusparseCreateDnMat(&dC, D->nrows, k, ldc, C, CUDA_R_64F, CUSPARSE_ORDER_COL), "cusparseCreateDnMat") ||
+           csp_check(cusparseSpMM_bufferSize(c->handle, nt, nt, &one, c->cold, dB, &zero, dC, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, &bytes),
+                     "cusparseSpMM_bufferSize");
+  if (!rc && bytes) rc = mx_scratch_malloc(&buf, bytes, s, true, &pooled, "SpMM: cuSPARSE's workspace");
+  if (!rc) rc = csp_check(cusparseSpMM(c->handle, nt, nt, &one, c->cold, dB, &zero, dC, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, buf), "cusparseSpMM");
+  if (buf) mx_scratch_free(buf, s, pooled);
+  if (dB) cusparseDestroyDnMat(dB);
+  if (dC) cusparseDestroyDnMat(dC);
+  return rc;
+}
+
+/* ---- the three ways ------------------------------------------------------------------------------------ */
+
+/* The cold part by our kernels (MX_SPMM_KERNELS) or cuSPARSE's (MX_SPMM_CUSPARSE), the hot part by
+ * ours, per launch group. */
+static int spmm_kernels(mx_device *D, int way, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  if (way == MX_SPMM_CUSPARSE && spmm_cusparse_cold(D, k, B, ldb, C, ldc, s)) return 1;
   const int g = spmm_group(D, k);
   for (int j0 = 0; j0 < k; j0 += g) {
     const int kb = std::min(g, k - j0);
     const double *Bg = B + (long long)j0 * ldb;
     double *Cg = C + (long long)j0 * ldc;
-    if (spmm_cold_launch(D, kb, Bg, ldb, Cg, ldc, s) || spmm_hot_launch(D, kb, Bg, ldb, Cg, ldc, s)) return 1;
+    if ((way == MX_SPMM_KERNELS && spmm_cold_launch(D, kb, Bg, ldb, Cg, ldc, s)) || spmm_hot_launch(D, kb, Bg, ldb, Cg, ldc, s)) return 1;
   }
   return 0;
 }
@@ -496,26 +573,36 @@ static int spmm_per_column(mx_device *D, int k, const double *B, long long ldb, 
   return 0;
 }
 
-/* The first product of a bucket where the byte rule takes the kernels: both ways timed between CUDA
- * events on the stream (kernels, then SpMVs), the faster kept for the bucket; the kernels run once
- * more when they won, so that C always holds the kept way's bits (later products repeat them). Each
- * way runs once untimed first: a kernel's first launch in a process loads its module (CUDA's lazy
- * loading), which must not count (docs/performance.md, "Many vectors"). */
+static int spmm_way(mx_device *D, int way, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  return way == MX_SPMM_COLUMNS ? spmm_per_column(D, k, B, ldb, C, ldc, s) : spmm_kernels(D, way, k, B, ldb, C, ldc, s);
+}
+
+/* The first product of a bucket where the byte rule takes the kernels: our kernels, cuSPARSE's cold
+ * SpMM with our hot kernels (where it can read the cold CSR) and k SpMVs, each timed between CUDA
+ * events on the stream, the fastest kept for the bucket; the kept way runs last, so that C holds its
+ * bits (later products repeat them). Each way runs once untimed first: a kernel's first launch in a
+ * process loads its module (CUDA's lazy loading), which must not count (docs/performance.md,
+ * "Many vectors"). */
 static int spmm_timed_choice(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
-  cudaEvent_t ev[3] = {};
-  int rc = spmm_kernels(D, k, B, ldb, C, ldc, s) || spmm_per_column(D, k, B, ldb, C, ldc, s), made = 0;
-  for (; made < 3 && !rc; ++made) rc = mx_cuda_check(cudaEventCreate(&ev[made]), "SpMM: cudaEventCreate");
-  if (!rc) rc = mx_cuda_check(cudaEventRecord(ev[0], s), "SpMM: cudaEventRecord") || spmm_kernels(D, k, B, ldb, C, ldc, s) ||
-                mx_cuda_check(cudaEventRecord(ev[1], s), "SpMM: cudaEventRecord") || spmm_per_column(D, k, B, ldb, C, ldc, s) ||
-                mx_cuda_check(cudaEventRecord(ev[2], s), "SpMM: cudaEventRecord") ||
-                mx_cuda_check(cudaEventSynchronize(ev[2]), "SpMM: cudaEventSynchronize");
-  float t_kernel = 0, t_columns = 0;
-  if (!rc) rc = mx_cuda_check(cudaEventElapsedTime(&t_kernel, ev[0], ev[1]), "SpMM: cudaEventElapsedTime") ||
-                mx_cuda_check(cudaEventElapsedTime(&t_columns, ev[1], ev[2]), "SpMM: cudaEventElapsedTime");
+  int ways[3] = {MX_SPMM_KERNELS, MX_SPMM_COLUMNS, 0}, nways = 2;
+  if (spmm_cusparse_possible(D)) ways[nways++] = MX_SPMM_CUSPARSE;
+  cudaEvent_t ev[4] = {};
+  float t[3] = {0, 0, 0};
+  int rc = 0, made = 0;
+  for (int w = 0; w < nways && !rc; ++w) rc = spmm_way(D, ways[w], k, B, ldb, C, ldc, s);
+  for (; made <= nways && !rc; ++made) rc = mx_cuda_check(cudaEventCreate(&ev[made]), "SpMM: cudaEventCreate");
+  if (!rc) rc = mx_cuda_check(cudaEventRecord(ev[0], s), "SpMM: cudaEventRecord");
+  for (int w = 0; w < nways && !rc; ++w)
+    rc = spmm_way(D, ways[w], k, B, ldb, C, ldc, s) || mx_cuda_check(cudaEventRecord(ev[w + 1], s), "SpMM: cudaEventRecord");
+  if (!rc) rc = mx_cuda_check(cudaEventSynchronize(ev[nways]), "SpMM: cudaEventSynchronize");
+  for (int w = 0; w < nways && !rc; ++w) rc = mx_cuda_check(cudaEventElapsedTime(&t[w], ev[w], ev[w + 1]), "SpMM: cudaEventElapsedTime");
   for (int i = 0; i < made; ++i) cudaEventDestroy(ev[i]);
   if (rc) return 1;
-  D->spmm_choice[spmm_bucket(k)] = t_kernel < t_columns ? MX_SPMM_KERNELS : MX_SPMM_COLUMNS;
-  return t_kernel < t_columns ? spmm_kernels(D, k, B, ldb, C, ldc, s) : 0;
+  int best = 0;
+  for (int w = 1; w < nways; ++w)
+    if (t[w] < t[best]) best = w;
+  D->spmm_choice[spmm_bucket(k)] = (char)ways[best];
+  return best == nways - 1 ? 0 : spmm_way(D, ways[best], k, B, ldb, C, ldc, s);
 }
 
 extern "C" int mx_device_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream) {
@@ -532,7 +619,8 @@ extern "C" int mx_device_spmm(mx_device *D, int k, const double *B, long long ld
   if (mx_device_spmm_plan(D, k, &plan)) return 1;
   if (!plan.kernel) return spmm_per_column(D, k, B, ldb, C, ldc, s);
   if (spmm_prepare(D)) return 1;
-  if (plan.timed || D->spmm_group > 0) return spmm_kernels(D, k, B, ldb, C, ldc, s);
+  if (D->spmm_group > 0) return spmm_kernels(D, MX_SPMM_KERNELS, k, B, ldb, C, ldc, s);
+  if (plan.timed) return spmm_kernels(D, plan.cold_cusparse ? MX_SPMM_CUSPARSE : MX_SPMM_KERNELS, k, B, ldb, C, ldc, s);
   return spmm_timed_choice(D, k, B, ldb, C, ldc, s);
 }
 

@@ -9,6 +9,8 @@
  *   -crux      our format's crux (default 0,0: all cold), built on the GPU (mx_device_build, AUTO)
  *   -bw        the HBM bandwidth of the bound (default 3350 GB/s, an H100's HBM3; 4800 on an H200)
  *   -group     columns per launch group forced (mx_device_spmm_set_group; default 0: the library's rule)
+ *   -way       the SpMM's way forced (mx_device_spmm_set_way): kernels, cusparse (cold part), columns
+ *              (k SpMVs); default auto, the library's timed choice
  * Rules: every time is the median of -reps calls (a round of k SpMVs for kspmv), each between two
  * CUDA events on the default stream, after 3 warm-up calls. A cuSPARSE algorithm that refuses
  * column-major B or fails in any step is "n/a" (an empty CSV cell). Our C is checked against the
@@ -58,12 +60,13 @@ struct Opts {
   mx_crux crux = {0, 0};
   double gbps = 3350; /* an H100's HBM3 */
   int group = 0;      /* -group: columns per launch group forced (0: the library's rule) */
+  mx_spmm_way way = MX_SPMM_WAY_AUTO; /* -way: kernels, cusparse or columns forced (auto: the timed choice) */
   std::string outdir = ".";
 };
 
 static void usage() {
   fprintf(stderr, "usage: spmm-kernel-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-crux TC,TR] "
-                  "[-bw GBPS] [-group G] [-o DIR]\n");
+                  "[-bw GBPS] [-group G] [-way auto|kernels|cusparse|columns] [-o DIR]\n");
   exit(2);
 }
 
@@ -93,6 +96,13 @@ static Opts parse_args(int argc, char **argv) {
     } else if (!strcmp(argv[i], "-bw") && has_value) {
       o.gbps = atof(argv[++i]);
       if (!(o.gbps > 0)) usage();
+    } else if (!strcmp(argv[i], "-way") && has_value) {
+      const char *w = argv[++i];
+      if (!strcmp(w, "auto")) o.way = MX_SPMM_WAY_AUTO;
+      else if (!strcmp(w, "kernels")) o.way = MX_SPMM_WAY_KERNELS;
+      else if (!strcmp(w, "cusparse")) o.way = MX_SPMM_WAY_CUSPARSE;
+      else if (!strcmp(w, "columns")) o.way = MX_SPMM_WAY_COLUMNS;
+      else usage();
     } else if (!strcmp(argv[i], "-group") && has_value) {
       o.group = atoi(argv[++i]);
       if (o.group < 0) usage();
@@ -342,8 +352,8 @@ static Row run_k(mx_device *D, const CusparseCsr &S, const Csr &A, const std::st
   r.plan = ours_plan(D, k);
   double *dB = random_dense(A.ncols, k), *dC = device_alloc<double>((size_t)A.nrows * k);
   CK(cudaMemset(dC, 0xff, sizeof(double) * A.nrows * k));
-  if (o.group && mx_device_spmm_set_group(D, o.group)) {
-    fprintf(stderr, "mx_device_spmm_set_group: %s\n", mx_device_last_error());
+  if ((o.group && mx_device_spmm_set_group(D, o.group)) || (o.way != MX_SPMM_WAY_AUTO && mx_device_spmm_set_way(D, o.way))) {
+    fprintf(stderr, "forcing the SpMM's launch group or way: %s\n", mx_device_last_error());
     exit(2);
   }
   ours_spmm(D, k, dB, A.ncols, dC, A.nrows);
