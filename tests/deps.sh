@@ -1,6 +1,8 @@
 #!/bin/bash
 # deps.sh - install what building and testing matxtract needs on Debian 12, only where missing.
-# Sourced by tests/run.sh and examples/demo.sh. Needs root (or sudo) the first time.
+# Sourced by tests/run.sh and examples/demo.sh. Needs root (or sudo) the first time. Runs with
+# errexit and hands the caller's errexit setting back (tests/run.sh must fail when a test fails).
+case $- in *e*) mx_errexit=1 ;; *) mx_errexit=0 ;; esac
 set -e
 mx_need=""
 # python3-pandas, -matplotlib, -sklearn: the tuning scripts' smoke tests (tests/tuning/README.md)
@@ -16,4 +18,4 @@ fi
 # The CUDA toolkit is optional: found on PATH or in /usr/local/cuda, the GPU kernels are built too.
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH=/usr/local/cuda/bin:$PATH; fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-set +e
+[ "$mx_errexit" = 1 ] || set +e
