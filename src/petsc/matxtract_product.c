@@ -204,7 +204,7 @@ static PetscErrorCode MatXtractDenseProductMPI(Mat A, Mat B, Mat C, PetscBool tr
   PetscCall(MatDenseGetLocalMatrix(B, &Bl));
   PetscCall(MatDenseGetLocalMatrix(C, &Cl));
   if (!transpose) {
-    for (PetscInt j = 0; j < k && nghost > 0; j++) PetscCall(MatXtractScatterColumn(d->ghosts, B, d->W, j, PETSC_FALSE));
+    for (PetscInt j = 0; j < k; j++) PetscCall(MatXtractScatterColumn(d->ghosts, B, d->W, j, PETSC_FALSE)); /* collective: every rank, ghosts or not */
     PetscCall(MatXtractDenseProductSeq(Ad, Bl, Cl, PETSC_FALSE));
     if (nghost > 0) {
       PetscCall(MatXtractDenseProductSeq(Ao, d->W, d->T, PETSC_FALSE));

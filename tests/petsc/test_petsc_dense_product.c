@@ -180,6 +180,25 @@ static PetscErrorCode CheckMatrix(Mat Aaij, Mat Amx, const char *name, PetscRand
   PetscFunctionReturn(0);
 }
 
+/* The lower bidiagonal matrix of order n (2 on the diagonal, -1 below): on several ranks the first
+ * rank's rows reference none of the others' columns (no ghosts) while the next ranks' do, so the
+ * ghost scatters of the MPI product must be entered by every rank. */
+static PetscErrorCode LowerBidiagonal(MPI_Comm comm, PetscInt n, Mat *A)
+{
+  PetscInt rstart, rend;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateAIJ(comm, PETSC_DECIDE, PETSC_DECIDE, n, n, 2, NULL, 1, NULL, A));
+  PetscCall(MatGetOwnershipRange(*A, &rstart, &rend));
+  for (PetscInt i = rstart; i < rend; i++) {
+    PetscCall(MatSetValue(*A, i, i, 2.0, INSERT_VALUES));
+    if (i > 0) PetscCall(MatSetValue(*A, i, i - 1, -1.0, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   static const char *specs[] = {"lap2d:12", "kron:8:8@unique", "bipartite:150:90:7"};
@@ -222,6 +241,14 @@ int main(int argc, char **argv)
       PetscCall(MatDestroy(&Amx));
       PetscCall(MatDestroy(&Aaij));
     }
+  {
+    Mat Aaij, Amx;
+    PetscCall(LowerBidiagonal(PETSC_COMM_WORLD, 40, &Aaij));
+    PetscCall(MatConvert(Aaij, MATMATXTRACT, MAT_INITIAL_MATRIX, &Amx));
+    PetscCall(CheckMatrix(Aaij, Amx, "lower bidiagonal (a rank without ghosts)", rnd));
+    PetscCall(MatDestroy(&Amx));
+    PetscCall(MatDestroy(&Aaij));
+  }
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " checks, %" PetscInt_FMT " failed\n", nchecks, nfail));
   PetscCall(PetscFinalize());
