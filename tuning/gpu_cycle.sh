@@ -12,7 +12,8 @@
 # BENCH_ARGS= for the whole corpus); amortize runs tuning/amortization/run.sh; e2e runs tuning/e2e/run.sh
 # (PageRank and CG end to end at 20/100/1000 iterations, default matxtract vs aijcusparse; < 5 min; not
 # in the default list: `gpu_cycle.sh e2e pack` after setup build, E2E_* variables in its header); scaling runs
-# tuning/mpi/scaling.sh (needs 2 GPUs); profile runs tuning/profile/ncu_cold.sh (Nsight Compute counters
+# tuning/mpi/scaling.sh (ex45, ksp_solve and PageRank, aijcusparse vs matxtract on 1/2/4 GPUs, as many as
+# nvidia-smi lists; ex45.c from EX45_DIR, default the tutorials' folder; its variables in its header); profile runs tuning/profile/ncu_cold.sh (Nsight Compute counters
 # of the cold kernels vs cuSPARSE; PROFILE_SPECS picks the matrices); pack tars every result folder into $OUT/results.tgz (the
 # device tool brings back at most 8 files).
 # hubsplit: see stage_hubsplit.
@@ -57,7 +58,7 @@ stage_tutorials() { bash tests/gpu_tutorials.sh "${TUTORIALS_DIR:-.petsc-example
 stage_bench() { bash tuning/bench/run_corpus.sh ${BENCH_ARGS---quick} "$OUT/bench"; }
 stage_amortize() { bash tuning/amortization/run.sh "$OUT/amortization" build-gpu; }
 stage_e2e() { bash tuning/e2e/run.sh "$OUT/e2e" build-gpu; }
-stage_scaling() { bash tuning/mpi/scaling.sh "$OUT/scaling" build-gpu; }
+stage_scaling() { EX45_DIR=${EX45_DIR:-${TUTORIALS_DIR:-.petsc-examples}} bash tuning/mpi/scaling.sh "$OUT/scaling" build-gpu; }
 stage_profile() { bash tuning/profile/ncu_cold.sh "$OUT/profile" ${PROFILE_SPECS:-}; }
 # setupstudy: issue 12's setup study on the whole corpus (PETSc level, cruxes (0,0), (0.7,0.5), (1,1),
 # SETUP_REPS interleaved conversions, default 5) and its table (tuning/bench/setup_table.py)
