@@ -197,8 +197,9 @@ static void check_case(const Csr &A, mx_crux c, mx_mode_request mode, int xhot, 
   const std::vector<int> few = {3, 9};
   for (mx_spmm_way w : {MX_SPMM_WAY_KERNELS, MX_SPMM_WAY_CUSPARSE, MX_SPMM_WAY_COLUMNS}) {
     const int rc = mx_device_spmm_set_way(D, w);
-    if (w == MX_SPMM_WAY_CUSPARSE && rc) { /* refused: no cold nonzero, or x-hot codes in the cold CSR */
-      expect(F.cold_nnz == 0 || mx_device_xhot_cols(D) > 0, tag + " cuSPARSE way refused only without cold nonzeros or with x-hot: " + mx_device_last_error());
+    if (w == MX_SPMM_WAY_CUSPARSE && rc) { /* refused: no cold nonzero, more entries than rows x columns, or x-hot */
+      const bool takes = F.cold_nnz > 0 && (int64_t)F.cold_nnz <= (int64_t)F.nrows * F.ncols && mx_device_xhot_cols(D) == 0;
+      expect(!takes, tag + " cuSPARSE way refused only where cuSPARSE cannot take the cold CSR: " + mx_device_last_error());
       continue;
     }
     expect(rc == 0, tag + " set way: " + mx_device_last_error());
