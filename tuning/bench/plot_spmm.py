@@ -83,7 +83,7 @@ def plot(rows, png):
     axes[0].set_ylabel("speedup")
     axes[1].legend(fontsize=7, loc="upper left")
     fig.tight_layout()
-    fig.savefig(png, dpi=120)
+    fig.savefig(png, dpi=90)
 
 
 def main(argv):
