@@ -152,20 +152,11 @@ static PetscErrorCode LoadMatrix(MPI_Comm comm, const Options *o, Mat *A)
 /* ---------------------------------------------------------------------------------------------- */
 /* dense blocks                                                                                     */
 
-/* A dense N x k matrix in A's row layout, zero and assembled, on the device when the vectors are
- * (vtype *cuda). */
+/* A dense N x k matrix in A's row layout (CreateDenseBlock), zero and assembled. */
 static PetscErrorCode CreateBlock(Mat A, PetscInt k, VecType vtype, Mat *X)
 {
-  PetscInt  n;
-  PetscBool cuda;
-
   PetscFunctionBeginUser;
-  PetscCall(MatGetLocalSize(A, &n, NULL));
-  PetscCall(PetscStrendswith(vtype, "cuda", &cuda));
-  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), X));
-  PetscCall(MatSetSizes(*X, n, PETSC_DECIDE, PETSC_DETERMINE, k));
-  PetscCall(MatSetType(*X, cuda ? MATDENSECUDA : MATDENSE));
-  PetscCall(MatSetUp(*X));
+  PetscCall(CreateDenseBlock(A, k, vtype, X));
   PetscCall(MatZeroEntries(*X));
   PetscCall(MatAssemblyBegin(*X, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*X, MAT_FINAL_ASSEMBLY));

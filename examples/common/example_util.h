@@ -10,6 +10,23 @@
   #define PETSC_SUCCESS 0
 #endif
 
+/* A dense N x k matrix in A's row layout (MatSetUp done, entries not set), MATDENSECUDA when the
+ * vectors are on the device (vtype *cuda), else MATDENSE: the blocks of the many-vector examples. */
+static inline PetscErrorCode CreateDenseBlock(Mat A, PetscInt k, VecType vtype, Mat *X)
+{
+  PetscInt  n;
+  PetscBool cuda;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetLocalSize(A, &n, NULL));
+  PetscCall(PetscStrendswith(vtype, "cuda", &cuda));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), X));
+  PetscCall(MatSetSizes(*X, n, PETSC_DECIDE, PETSC_DETERMINE, k));
+  PetscCall(MatSetType(*X, cuda ? MATDENSECUDA : MATDENSE));
+  PetscCall(MatSetUp(*X));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* -vec_type (cuda, ...) for the vectors that MatCreateVecs makes; without it they get the Mat type's
  * default (aijcusparse: cuda). */
 static inline PetscErrorCode SetVecTypeFromOptions(Mat A)

@@ -448,22 +448,6 @@ static PetscErrorCode PrintTop(Vec, PetscInt);
 /* Seed c of K on N nodes: node floor(c N / K). */
 static PetscInt SeedNode(PetscInt c, PetscInt K, PetscInt N) { return (PetscInt)(((PetscInt64)c * N) / K); }
 
-/* A dense N x K matrix in P's row layout, on the device when the vectors are (vtype *cuda). */
-static PetscErrorCode CreateBlock(Mat P, PetscInt K, VecType vtype, Mat *X)
-{
-  PetscInt  n;
-  PetscBool cuda;
-
-  PetscFunctionBeginUser;
-  PetscCall(MatGetLocalSize(P, &n, NULL));
-  PetscCall(PetscStrendswith(vtype, "cuda", &cuda));
-  PetscCall(MatCreate(PetscObjectComm((PetscObject)P), X));
-  PetscCall(MatSetSizes(*X, n, PETSC_DECIDE, PETSC_DETERMINE, K));
-  PetscCall(MatSetType(*X, cuda ? MATDENSECUDA : MATDENSE));
-  PetscCall(MatSetUp(*X));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Column c of Y <- (alpha d'X_c + 1 - alpha) V_c + alpha Y_c, for every column: GoogleStep's update. */
 static PetscErrorCode BlockUpdate(Mat X, Vec dang, Mat V, PetscReal alpha, Mat Y)
 {
@@ -575,7 +559,7 @@ static PetscErrorCode RunSeeds(Mat P, Vec dang, PetscInt K, PetscReal alpha, Pet
 
   PetscFunctionBeginUser;
   PetscCall(MatGetSize(P, &N, NULL));
-  PetscCall(CreateBlock(P, K, vtype, &V));
+  PetscCall(CreateDenseBlock(P, K, vtype, &V));
   PetscCall(MatGetOwnershipRange(V, &lo, &hi));
   PetscCall(MatZeroEntries(V));
   for (PetscInt c = 0; c < K; c++)
