@@ -139,7 +139,9 @@ int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, vo
  * the FP64 tensor cores and an SE one on the CUDA cores, 8-column slabs) where k >= min_k and they
  * move fewer bytes than k SpMVs of the form in use (a pack or row patterns read fewer matrix bytes
  * than the plain arrays the kernels read), else one SpMV per column; where the bytes say kernels, the
- * first product of each bucket of k (floor(log2 k)) times our kernels, cuSPARSE's SpMM on the cold
+ * first product of each bucket of k (floor(log2 k)) times our kernels reading B in place, our cold
+ * kernel on row-major panels of B (8, 16 or 32 columns copied per product: a nonzero's values of B
+ * are then one contiguous segment, which pays on random columns), cuSPARSE's SpMM on the cold
  * part with our hot kernels (where x-hot does not code the cold CSR) and the SpMVs, and keeps the
  * fastest for the bucket (our kernels alone under a forced launch group). Under a hub split the rest
  * device decides alike and the hub part runs one column at a time. Column j of C is within rounding
@@ -153,6 +155,7 @@ typedef struct {
   int kernel;              /* 1: the SpMM kernels; 0: one SpMV per column */
   int timed;               /* 1: the choice of this k's bucket was timed (kernel and cold_cusparse say which) */
   int cold_cusparse;       /* 1 (with kernel): the cold part by cusparseSpMM (CSR ALG1), the hot part by ours */
+  int cold_panels;         /* 1 (with kernel): the cold part by our kernel on row-major panels of B */
   int lanes_per_row;       /* cold kernel: lanes per row (2..32, by the mean cold row length) */
   int cols_per_pass;       /* cold kernel: B columns per pass (4 or 8) */
   int cols_per_launch;     /* columns per launch group (0: decided at the first product, from the columns'
@@ -169,7 +172,13 @@ int mx_device_spmm(mx_device *D, int k, const double *B, long long ldb, double *
 /* The way of every k forced (AUTO: the timed choice again), for tests and benchmarks; the byte rule
  * still sends a form that moves fewer bytes per SpMV to the SpMVs. 0, or 1 (bad argument, or
  * cuSPARSE where it cannot read the cold CSR). */
-typedef enum { MX_SPMM_WAY_AUTO = 0, MX_SPMM_WAY_KERNELS = 1, MX_SPMM_WAY_COLUMNS = 2, MX_SPMM_WAY_CUSPARSE = 3 } mx_spmm_way;
+typedef enum {
+  MX_SPMM_WAY_AUTO     = 0,
+  MX_SPMM_WAY_KERNELS  = 1, /* our kernels, B read in place (column-major) */
+  MX_SPMM_WAY_COLUMNS  = 2, /* one SpMV per column */
+  MX_SPMM_WAY_CUSPARSE = 3, /* cusparseSpMM on the cold part, our hot kernels */
+  MX_SPMM_WAY_PANELS   = 4  /* our cold kernel on row-major panels of B (copied per product), our hot kernels */
+} mx_spmm_way;
 int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way);
 /* Columns per launch group forced (0: the rule), for benchmarks; 0 or 1 on a bad argument. */
 int mx_device_spmm_set_group(mx_device *D, int cols);

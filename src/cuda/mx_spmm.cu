@@ -368,6 +368,142 @@ static int spmm_cold_launch(mx_device *D, int k, const double *B, long long ldb,
   return rc || spmm_long_launch(D, k, B, ldb, C, ldc, s);
 }
 
+/* ---- cold on row-major panels of B --------------------------------------------------------------
+ * A panel is P consecutive columns of B copied row-major, Bp[c P + u] = B(c, j0 + u) (0 past the
+ * last column), so that the P values of B a nonzero needs are one contiguous segment of 8 P bytes
+ * (whole 32-byte sectors) rather than P sectors of P columns: the random columns of power-law graphs
+ * then waste no sector. A group of P lanes, lane u for column j0 + u, loads P nonzeros at a time (one
+ * a lane, coalesced) and walks them in order, every lane gathering its column from the nonzero's
+ * segment: a lane sums its row in nonzero order, no reduction between lanes. */
+
+template <int P>
+__global__ void __launch_bounds__(MX_SPMM_THREADS)
+mx_spmm_panel_pack(int ncols, int kb, const double *__restrict__ B, long long ldb, double *__restrict__ Bp) {
+  const long long i = (long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x;
+  if (i >= (long long)ncols * P) return;
+  const int c = (int)(i / P), u = (int)(i % P);
+  Bp[i] = u < kb ? __ldg(B + (long long)u * ldb + c) : 0.0;
+}
+
+/* the lanes of this lane's group of P */
+template <int P>
+__device__ __forceinline__ unsigned panel_group_mask() {
+  return (MX_FULL_MASK >> (32 - P)) << ((threadIdx.x & 31) & ~(P - 1));
+}
+
+/* Lane u's sum over the nonzeros [p, p + P) of every step p, p + stride, ... below p1 (p the same on
+ * the group's lanes, so its shuffles name only the group), in nonzero order; padding (-1) adds 0. */
+template <int P>
+__device__ __forceinline__ double panel_sum(int p, int p1, int stride, int u, const int *__restrict__ col, const double *__restrict__ val,
+                                            const int *__restrict__ xhot_col, const double *__restrict__ Bp) {
+  const unsigned gmask = panel_group_mask<P>();
+  double acc = 0.0;
+  for (; p < p1; p += stride) {
+    const int q = p + u, n = min(P, p1 - p);
+    const int c = q < p1 ? spmm_col(__ldg(col + q), xhot_col) : -1;
+    const double v = q < p1 ? __ldg(val + q) : 0.0;
+#pragma unroll
+    for (int i0 = 0; i0 < P; i0 += 8) {
+      if (i0 >= n) break; /* uniform in the group */
+      int ci[8];
+      double vi[8], b[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        ci[j] = __shfl_sync(gmask, c, i0 + j, P);
+        vi[j] = __shfl_sync(gmask, v, i0 + j, P);
+      }
+#pragma unroll
+      for (int j = 0; j < 8; ++j) b[j] = ci[j] != -1 ? __ldg(Bp + (long long)ci[j] * P + u) : 0.0;
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        if (ci[j] != -1) acc += vi[j] * b[j];
+    }
+  }
+  return acc;
+}
+
+/* a group per row; rows longer than long_t are left to the piece kernel (not written here) */
+template <int P>
+__global__ void __launch_bounds__(MX_SPMM_THREADS)
+mx_spmm_panel_rows(int nrows, int kb, int long_t, const int *__restrict__ rowptr, const int *__restrict__ col,
+                   const double *__restrict__ val, const int *__restrict__ xhot_col, const double *__restrict__ Bp,
+                   double *__restrict__ C, long long ldc) {
+  const long long row = ((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x) / P;
+  const int u = threadIdx.x & (P - 1);
+  if (row >= nrows) return; /* the whole group */
+  const int p0 = __ldg(rowptr + row), p1 = __ldg(rowptr + row + 1);
+  if (p1 - p0 > long_t) return;
+  const double acc = panel_sum<P>(p0, p1, P, u, col, val, xhot_col, Bp);
+  if (u < kb) C[(long long)u * ldc + row] = acc;
+}
+
+/* a warp per piece of a long row: group g takes the steps g P, g P + 32, ...; a fixed butterfly adds
+ * the groups; part[piece * k + j0 + u] as the column-major piece kernel's, for the same fixup */
+template <int P>
+__global__ void __launch_bounds__(MX_SPMM_THREADS)
+mx_spmm_panel_pieces(int npieces, int kb, int k, int j0, const int2 *__restrict__ piece, const int *__restrict__ col,
+                     const double *__restrict__ val, const int *__restrict__ xhot_col, const double *__restrict__ Bp,
+                     double *__restrict__ part) {
+  const long long wid = ((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x) >> 5;
+  if (wid >= npieces) return; /* warp-uniform */
+  const int lane = threadIdx.x & 31, u = lane & (P - 1);
+  const int2 range = piece[wid];
+  double acc = panel_sum<P>(range.x + (lane & ~(P - 1)), range.y, 32, u, col, val, xhot_col, Bp);
+  for (int off = P; off < 32; off <<= 1) acc += __shfl_xor_sync(MX_FULL_MASK, acc, off);
+  if (lane < kb) part[wid * k + j0 + u] = acc;
+}
+
+/* one panel: pack columns [j0, j0 + kb) of B, then the rows and the long rows' pieces */
+template <int P>
+static int panel_launch(const mx_device *D, int j0, int kb, int k, const double *B, long long ldb, double *C, long long ldc,
+                        double *Bp, double *part, cudaStream_t s) {
+  const mx_spmm_long *L = D->spmm_long;
+  if (D->ncols > 0) {
+    mx_spmm_panel_pack<P><<<spmm_blocks((long long)D->ncols * P), MX_SPMM_THREADS, 0, s>>>(D->ncols, kb, B + (long long)j0 * ldb, ldb, Bp);
+    MX_LAUNCH_CHECK("SpMM panel copy");
+  }
+  mx_spmm_panel_rows<P><<<spmm_blocks((long long)D->nrows * P), MX_SPMM_THREADS, 0, s>>>(D->nrows, kb, L->long_t, D->cold_rowptr, D->cold_col,
+                                                                                        D->cold_val, D->xhot_col, Bp, C + (long long)j0 * ldc, ldc);
+  MX_LAUNCH_CHECK("SpMM panel row kernel");
+  if (L->nlong) {
+    mx_spmm_panel_pieces<P><<<spmm_blocks((long long)L->npieces * 32), MX_SPMM_THREADS, 0, s>>>(L->npieces, kb, k, j0, L->piece, D->cold_col,
+                                                                                              D->cold_val, D->xhot_col, Bp, part);
+    MX_LAUNCH_CHECK("SpMM panel piece kernel");
+  }
+  return 0;
+}
+
+/* Panels of 32 columns while 32 remain, then 16, then 8 (the last one padded): fewer than 8 padding
+ * columns in all. One panel buffer (ncols x the widest) and the pieces' partial sums from the pool. */
+static int spmm_panel_width(int left) { return left >= 32 && MX_SPMM_PANEL_MAX >= 32 ? 32 : left >= 16 && MX_SPMM_PANEL_MAX >= 16 ? 16 : 8; }
+
+static int spmm_panels_cold(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  const mx_spmm_long *L = D->spmm_long;
+  const size_t panel = (size_t)std::max(D->ncols, 1) * spmm_panel_width(k);
+  double *Bp = nullptr, *part = nullptr;
+  bool pooled_b = false, pooled_p = false;
+  if (mx_scratch_malloc((void **)&Bp, sizeof(double) * panel, s, true, &pooled_b, "SpMM: a row-major panel of B")) return 1;
+  if (L->nlong && mx_scratch_malloc((void **)&part, sizeof(double) * (size_t)L->npieces * k, s, true, &pooled_p, "SpMM: long rows' partial sums")) {
+    mx_scratch_free(Bp, s, pooled_b);
+    return 1;
+  }
+  int rc = 0;
+  for (int j0 = 0; j0 < k && !rc;) {
+    const int P = spmm_panel_width(k - j0), kb = std::min(P, k - j0);
+    if (P == 32) rc = panel_launch<32>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
+    else if (P == 16) rc = panel_launch<16>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
+    else rc = panel_launch<8>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
+    j0 += kb;
+  }
+  if (!rc && L->nlong) {
+    mx_spmm_piece_fixup<<<spmm_blocks((long long)L->nlong * k), MX_SPMM_THREADS, 0, s>>>(L->nlong, k, L->long_row, L->long_first, part, C, ldc);
+    rc = mx_cuda_check(cudaGetLastError(), "SpMM piece fixup");
+  }
+  if (part) mx_scratch_free(part, s, pooled_p);
+  mx_scratch_free(Bp, s, pooled_b);
+  return rc;
+}
+
 static int spmm_hot_launch(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
   if (D->mode == MX_HOT_NONE || D->hot_nwork == 0) return 0;
   const int nslabs = (k + 7) / 8;
@@ -436,6 +572,7 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   const int choice = D->spmm_choice[spmm_bucket(k)];
   plan->timed = plan->kernel && choice != 0;
   plan->cold_cusparse = choice == MX_SPMM_CUSPARSE;
+  plan->cold_panels = choice == MX_SPMM_PANELS;
   if (choice == MX_SPMM_COLUMNS) plan->kernel = 0;
   plan->lanes_per_row = spmm_lanes(D);
   plan->cols_per_pass = k < MX_SPMM_COLS_PER_PASS ? 4 : MX_SPMM_COLS_PER_PASS;
@@ -471,7 +608,7 @@ static int spmm_group(const mx_device *D, int k) {
 }
 
 extern "C" int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way) {
-  if (!D || way < MX_SPMM_WAY_AUTO || way > MX_SPMM_WAY_CUSPARSE) return mx_fail("mx_device_spmm_set_way: bad argument");
+  if (!D || way < MX_SPMM_WAY_AUTO || way > MX_SPMM_WAY_PANELS) return mx_fail("mx_device_spmm_set_way: bad argument");
   if (way == MX_SPMM_WAY_CUSPARSE && !spmm_cusparse_possible(D))
     return mx_fail("mx_device_spmm_set_way: cuSPARSE cannot read this cold CSR (no nonzero, or x-hot codes in it)");
   for (int b = 0; b < MX_SPMM_BUCKETS; ++b) D->spmm_choice[b] = (char)way; /* the enums share their values */
@@ -556,10 +693,12 @@ static int spmm_cusparse_cold(mx_device *D, int k, const double *B, long long ld
 
 /* ---- the three ways ------------------------------------------------------------------------------------ */
 
-/* The cold part by our kernels (MX_SPMM_KERNELS) or cuSPARSE's (MX_SPMM_CUSPARSE), the hot part by
- * ours, per launch group. */
+/* The cold part by our kernels on B in place (MX_SPMM_KERNELS, per launch group), on row-major
+ * panels (MX_SPMM_PANELS, all k) or cuSPARSE's (MX_SPMM_CUSPARSE, all k), the hot part by ours per
+ * launch group. */
 static int spmm_kernels(mx_device *D, int way, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
   if (way == MX_SPMM_CUSPARSE && spmm_cusparse_cold(D, k, B, ldb, C, ldc, s)) return 1;
+  if (way == MX_SPMM_PANELS && spmm_panels_cold(D, k, B, ldb, C, ldc, s)) return 1;
   const int g = spmm_group(D, k);
   for (int j0 = 0; j0 < k; j0 += g) {
     const int kb = std::min(g, k - j0);
@@ -580,16 +719,17 @@ static int spmm_way(mx_device *D, int way, int k, const double *B, long long ldb
   return way == MX_SPMM_COLUMNS ? spmm_per_column(D, k, B, ldb, C, ldc, s) : spmm_kernels(D, way, k, B, ldb, C, ldc, s);
 }
 
-/* The first product of a bucket where the byte rule takes the kernels: our kernels, cuSPARSE's cold
- * SpMM with our hot kernels (where it can read the cold CSR) and k SpMVs, each timed between CUDA
+/* The first product of a bucket where the byte rule takes the kernels: our kernels on B in place and
+ * on row-major panels, cuSPARSE's cold SpMM with our hot kernels (where it can read the cold CSR)
+ * and k SpMVs, each timed between CUDA
  * events on the stream, the fastest kept for the bucket; the kept way runs last, so that C holds its
  * bits (later products repeat them). Each way runs once untimed first: a kernel's first launch in a
  * process loads its module (CUDA's lazy loading), which must not count (docs/performance.md,
  * "Many vectors"). */
 static int spmm_timed_choice(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
-  int ways[3] = {MX_SPMM_KERNELS, MX_SPMM_COLUMNS, 0}, nways = 2;
-  cudaEvent_t ev[4] = {};
-  float t[3] = {0, 0, 0};
+  int ways[4] = {MX_SPMM_KERNELS, MX_SPMM_PANELS, MX_SPMM_COLUMNS, 0}, nways = 3;
+  cudaEvent_t ev[5] = {};
+  float t[4] = {0, 0, 0, 0};
   int rc = 0, made = 0;
   for (int w = 0; w < nways && !rc; ++w) rc = spmm_way(D, ways[w], k, B, ldb, C, ldc, s);
   /* cuSPARSE joins where its untimed run succeeds (a setup error of the library leaves it out) */
@@ -624,7 +764,7 @@ extern "C" int mx_device_spmm(mx_device *D, int k, const double *B, long long ld
   if (!plan.kernel) return spmm_per_column(D, k, B, ldb, C, ldc, s);
   if (spmm_prepare(D)) return 1;
   if (D->spmm_group > 0) return spmm_kernels(D, MX_SPMM_KERNELS, k, B, ldb, C, ldc, s);
-  if (plan.timed) return spmm_kernels(D, plan.cold_cusparse ? MX_SPMM_CUSPARSE : MX_SPMM_KERNELS, k, B, ldb, C, ldc, s);
+  if (plan.timed) return spmm_kernels(D, D->spmm_choice[spmm_bucket(k)], k, B, ldb, C, ldc, s);
   return spmm_timed_choice(D, k, B, ldb, C, ldc, s);
 }
 

@@ -6,11 +6,16 @@
  * Usage: spmm-kernel-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-crux TC,TR]
  *                          [-bw GBPS] [-group G] [-o DIR]
  *   -gen SPEC  a generated matrix (mx_gen, e.g. lap3d:100, kron:20:16); -f FILE a Matrix Market file
- *   -crux      our format's crux (default 0,0: all cold), built on the GPU (mx_device_build, AUTO)
+ *   -crux      our format's crux (default 0,0: all cold), built on the GPU (mx_device_build)
+ *   -mode      the hot region's layout: auto (default), du (FP64 tensor cores), se
  *   -bw        the HBM bandwidth of the bound (default 3350 GB/s, an H100's HBM3; 4800 on an H200)
  *   -group     columns per launch group forced (mx_device_spmm_set_group; default 0: the library's rule)
- *   -way       the SpMM's way forced (mx_device_spmm_set_way): kernels, cusparse (cold part), columns
- *              (k SpMVs); default auto, the library's timed choice
+ *   -way       the SpMM's way forced (mx_device_spmm_set_way): kernels, panels, cusparse (cold part),
+ *              columns (k SpMVs); default auto, the library's timed choice
+ * Besides the plan's time (ours_us, and the way it kept), each row times our kernels on B in place
+ * (kernels_us) and on row-major panels (panels_us), each forced, and cusparseSpMM CSR ALG2 on
+ * row-major B and C (alg2_row_us: B copied to row-major and C back to column-major inside the timing,
+ * as a caller with PETSc's column-major blocks would have to).
  * Rules: every time is the median of -reps calls (a round of k SpMVs for kspmv), each between two
  * CUDA events on the default stream, after 3 warm-up calls. A cuSPARSE algorithm that refuses
  * column-major B or fails in any step is "n/a" (an empty CSV cell). Our C is checked against the
@@ -58,15 +63,16 @@ struct Opts {
   std::vector<int> ks = {1, 2, 4, 8, 16, 32, 64, 128};
   int reps = 20;
   mx_crux crux = {0, 0};
+  mx_mode_request mode = MX_MODE_AUTO; /* -mode */
   double gbps = 3350; /* an H100's HBM3 */
   int group = 0;      /* -group: columns per launch group forced (0: the library's rule) */
-  mx_spmm_way way = MX_SPMM_WAY_AUTO; /* -way: kernels, cusparse or columns forced (auto: the timed choice) */
+  mx_spmm_way way = MX_SPMM_WAY_AUTO; /* -way: kernels, panels, cusparse or columns forced (auto: the timed choice) */
   std::string outdir = ".";
 };
 
 static void usage() {
-  fprintf(stderr, "usage: spmm-kernel-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-crux TC,TR] "
-                  "[-bw GBPS] [-group G] [-way auto|kernels|cusparse|columns] [-o DIR]\n");
+  fprintf(stderr, "usage: spmm-kernel-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-crux TC,TR] [-mode auto|du|se] "
+                  "[-bw GBPS] [-group G] [-way auto|kernels|panels|cusparse|columns] [-o DIR]\n");
   exit(2);
 }
 
@@ -91,7 +97,13 @@ static Opts parse_args(int argc, char **argv) {
     else if (!strcmp(argv[i], "-f") && has_value) o.sources.push_back({false, argv[++i]});
     else if (!strcmp(argv[i], "-k") && has_value) o.ks = parse_k_list(argv[++i]);
     else if (!strcmp(argv[i], "-reps") && has_value) o.reps = std::max(1, atoi(argv[++i]));
-    else if (!strcmp(argv[i], "-crux") && has_value) {
+    else if (!strcmp(argv[i], "-mode") && has_value) {
+      const char *m = argv[++i];
+      if (!strcmp(m, "auto")) o.mode = MX_MODE_AUTO;
+      else if (!strcmp(m, "du")) o.mode = MX_MODE_DU;
+      else if (!strcmp(m, "se")) o.mode = MX_MODE_SE;
+      else usage();
+    } else if (!strcmp(argv[i], "-crux") && has_value) {
       if (sscanf(argv[++i], "%lf,%lf", &o.crux.tau_c, &o.crux.tau_r) != 2) usage();
     } else if (!strcmp(argv[i], "-bw") && has_value) {
       o.gbps = atof(argv[++i]);
@@ -100,6 +112,7 @@ static Opts parse_args(int argc, char **argv) {
       const char *w = argv[++i];
       if (!strcmp(w, "auto")) o.way = MX_SPMM_WAY_AUTO;
       else if (!strcmp(w, "kernels")) o.way = MX_SPMM_WAY_KERNELS;
+      else if (!strcmp(w, "panels")) o.way = MX_SPMM_WAY_PANELS;
       else if (!strcmp(w, "cusparse")) o.way = MX_SPMM_WAY_CUSPARSE;
       else if (!strcmp(w, "columns")) o.way = MX_SPMM_WAY_COLUMNS;
       else usage();
@@ -179,12 +192,12 @@ static double *random_dense(int32_t rows, int k) {
 
 /* ---- ours ------------------------------------------------------------------------------------------ */
 
-/* our device format of A at crux c (GPU build, AUTO mode, cold kernel and x-hot cache) */
-static mx_device *ours_build(const Csr &A, mx_crux c) {
+/* our device format of A at crux c and hot mode (GPU build, AUTO cold kernel and x-hot cache) */
+static mx_device *ours_build(const Csr &A, mx_crux c, mx_mode_request mode) {
   const mx_csr a = {A.nrows, A.ncols, A.rowptr.data(), A.col.data(), A.val.data()};
   mx_format shell;
   mx_device *D = nullptr;
-  if (mx_device_build(&a, c, MX_MODE_AUTO, MX_COLD_AUTO, MX_XHOT_AUTO, &shell, &D)) {
+  if (mx_device_build(&a, c, mode, MX_COLD_AUTO, MX_XHOT_AUTO, &shell, &D)) {
     fprintf(stderr, "mx_device_build at (%g,%g): %s\n", c.tau_c, c.tau_r, mx_device_last_error());
     exit(2);
   }
@@ -311,6 +324,61 @@ static AlgRun run_cusparse(const CusparseCsr &S, const Csr &A, cusparseSpMMAlg_t
   return r;
 }
 
+/* out (cols x rows, row-major: out[r * cols... ]) = in (rows x cols, column-major, leading dimension rows)
+ * transposed, one thread per entry (the bench's own copy; the library's panels have theirs) */
+__global__ void transpose_kernel(int64_t rows, int cols, const double *__restrict__ in, double *__restrict__ out) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= rows * cols) return;
+  const int64_t r = i / cols, c = i % cols;
+  out[i] = in[c * rows + r];
+}
+
+/* out (rows x cols, column-major) = in (rows x cols, row-major) */
+__global__ void untranspose_kernel(int64_t rows, int cols, const double *__restrict__ in, double *__restrict__ out) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= rows * cols) return;
+  const int64_t c = i / rows, r = i % rows;
+  out[i] = in[r * cols + c];
+}
+
+static unsigned blocks_of(int64_t n) { return (unsigned)((n + 255) / 256); }
+
+/* cusparseSpMM CSR ALG2 with B and C row-major: B copied row-major, the product, C copied back, all
+ * inside the timing; valid = false where cuSPARSE refuses or fails. Its C is checked against ours. */
+static AlgRun run_cusparse_rowmajor(const CusparseCsr &S, const Csr &A, int k, double *dB, double *dC, int reps) {
+  AlgRun r;
+  double *Br = device_alloc<double>((size_t)A.ncols * k), *Cr = device_alloc<double>((size_t)A.nrows * k);
+  cusparseDnMatDescr_t dBr = nullptr, dCr = nullptr;
+  SP(cusparseCreateDnMat(&dBr, A.ncols, k, k, Br, CUDA_R_64F, CUSPARSE_ORDER_ROW));
+  SP(cusparseCreateDnMat(&dCr, A.nrows, k, k, Cr, CUDA_R_64F, CUSPARSE_ORDER_ROW));
+  const double one = 1.0, zero = 0.0;
+  const cusparseOperation_t nt = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  const cusparseSpMMAlg_t alg = CUSPARSE_SPMM_CSR_ALG2;
+  size_t bytes = 0;
+  void *buf = nullptr;
+  auto call = [&] {
+    transpose_kernel<<<blocks_of((int64_t)A.ncols * k), 256>>>(A.ncols, k, dB, Br);
+    const cusparseStatus_t st = cusparseSpMM(S.handle, nt, nt, &one, S.mat, dBr, &zero, dCr, CUDA_R_64F, alg, buf);
+    untranspose_kernel<<<blocks_of((int64_t)A.nrows * k), 256>>>(A.nrows, k, Cr, dC);
+    return st;
+  };
+  if (cusparseSpMM_bufferSize(S.handle, nt, nt, &one, S.mat, dBr, &zero, dCr, CUDA_R_64F, alg, &bytes) == CUSPARSE_STATUS_SUCCESS) {
+    buf = device_alloc<char>(bytes);
+    if (call() == CUSPARSE_STATUS_SUCCESS) {
+      CK(cudaGetLastError());
+      r.valid = true;
+      r.C = download(dC, (size_t)A.nrows * k);
+      r.us = median_us([&] { SP(call()); }, reps);
+    }
+  }
+  SP(cusparseDestroyDnMat(dBr));
+  SP(cusparseDestroyDnMat(dCr));
+  if (buf) CK(cudaFree(buf));
+  CK(cudaFree(Br));
+  CK(cudaFree(Cr));
+  return r;
+}
+
 /* ---- one (matrix, k) ------------------------------------------------------------------------------ */
 
 struct Row {
@@ -319,7 +387,10 @@ struct Row {
   int k = 0;
   mx_spmm_plan plan;
   double ours_us = 0, kspmv_us = 0;
+  double kernels_us = 0, panels_us = 0; /* our kernels on B in place, on row-major panels (forced; 0: not run) */
+  int way = 0;                          /* the way the plan kept (mx_spmm_way) */
   AlgRun alg[kNumAlgs];
+  AlgRun alg2_row;                      /* cuSPARSE ALG2 on row-major B and C, the copies included */
   double best_cusparse_us = 0; /* 0: no algorithm ran */
   double bound_us = 0, rel_err = 0;
   bool ok = true;
@@ -360,13 +431,37 @@ static Row run_k(mx_device *D, const CusparseCsr &S, const Csr &A, const std::st
   r.plan = ours_plan(D, k); /* the launch group is known after the first product */
   const std::vector<double> C_ours = download(dC, (size_t)A.nrows * k);
   r.ours_us = median_us([&] { ours_spmm(D, k, dB, A.ncols, dC, A.nrows); }, o.reps);
+  r.way = !r.plan.kernel ? MX_SPMM_WAY_COLUMNS : r.plan.cold_cusparse ? MX_SPMM_WAY_CUSPARSE : r.plan.cold_panels ? MX_SPMM_WAY_PANELS : MX_SPMM_WAY_KERNELS;
   r.kspmv_us = median_us([&] { ours_kspmv(D, k, dB, A.ncols, dC, A.nrows); }, o.reps);
+  if (r.plan.kernel && o.way == MX_SPMM_WAY_AUTO && !o.group) { /* each of our kernel ways forced, then the timed choice again */
+    for (mx_spmm_way w : {MX_SPMM_WAY_KERNELS, MX_SPMM_WAY_PANELS}) {
+      if (mx_device_spmm_set_way(D, w)) {
+        fprintf(stderr, "forcing the SpMM's way: %s\n", mx_device_last_error());
+        exit(2);
+      }
+      const double us = median_us([&] { ours_spmm(D, k, dB, A.ncols, dC, A.nrows); }, o.reps);
+      (w == MX_SPMM_WAY_KERNELS ? r.kernels_us : r.panels_us) = us;
+    }
+    CK(cudaMemset(dC, 0xff, sizeof(double) * A.nrows * k));
+    ours_spmm(D, k, dB, A.ncols, dC, A.nrows);
+    if (mx_rel_err(download(dC, (size_t)A.nrows * k), C_ours) > kMaxRelErr) {
+      fprintf(stderr, "%s k %d: the panels' C is off\n", name.c_str(), k);
+      r.ok = false;
+    }
+    if (mx_device_spmm_set_way(D, MX_SPMM_WAY_AUTO)) exit(2);
+  }
   for (int a = 0; a < kNumAlgs; ++a) r.alg[a] = run_cusparse(S, A, kAlgs[a], k, dB, dC, o.reps, reference_alg(r) < 0);
   r.best_cusparse_us = best_cusparse(r);
+  r.alg2_row = run_cusparse_rowmajor(S, A, k, dB, dC, o.reps);
+  if (r.alg2_row.valid && mx_rel_err(r.alg2_row.C, C_ours) > kMaxRelErr) {
+    fprintf(stderr, "%s k %d: cuSPARSE row-major C differs from ours\n", name.c_str(), k);
+    r.ok = false;
+  }
+  std::vector<double>().swap(r.alg2_row.C);
   r.bound_us = bound_us(r, o.gbps);
   const int ref = reference_alg(r);
   r.rel_err = ref < 0 ? 0.0 : mx_rel_err(C_ours, r.alg[ref].C);
-  r.ok = ref >= 0 && r.rel_err <= kMaxRelErr;
+  r.ok = r.ok && ref >= 0 && r.rel_err <= kMaxRelErr;
   if (ref < 0) fprintf(stderr, "%s k %d: no cuSPARSE algorithm ran, nothing to check against\n", name.c_str(), k);
   for (AlgRun &a : r.alg) std::vector<double>().swap(a.C);
   CK(cudaFree(dB));
@@ -377,6 +472,10 @@ static Row run_k(mx_device *D, const CusparseCsr &S, const Csr &A, const std::st
 /* ---- output ---------------------------------------------------------------------------------------- */
 
 static const char *plan_name(const mx_spmm_plan &p) { return p.kernel ? "kernel" : "per_column"; }
+
+static const char *way_name(int w) {
+  return w == MX_SPMM_WAY_KERNELS ? "kernels" : w == MX_SPMM_WAY_PANELS ? "panels" : w == MX_SPMM_WAY_CUSPARSE ? "cusparse" : "columns";
+}
 
 static const char *hot_mode_name(mx_hot_mode m) { return m == MX_HOT_DU ? "DU" : m == MX_HOT_SE ? "SE" : "none"; }
 
@@ -392,8 +491,8 @@ static void print_plan(const mx_spmm_plan &p) {
 }
 
 static void print_table_header() {
-  printf("  %5s %-10s %5s %10s %10s %10s %10s %10s %8s %8s %10s %8s %9s\n", "k", "plan", "lanes", "ours_us", "kspmv_us", "alg1_us",
-         "alg2_us", "alg3_us", "speedup", "vs_kspmv", "bound_us", "x_bound", "rel_err");
+  printf("  %5s %-10s %5s %10s %10s %10s %10s %10s %8s %8s %10s %8s %9s %-8s %10s %10s %10s\n", "k", "plan", "lanes", "ours_us", "kspmv_us",
+         "alg1_us", "alg2_us", "alg3_us", "speedup", "vs_kspmv", "bound_us", "x_bound", "rel_err", "way", "kernels_us", "panels_us", "a2row_us");
 }
 
 /* a value formatted by fmt, or missing when it does not exist (an algorithm that did not run) */
@@ -406,23 +505,27 @@ static std::string cell(bool exists, double v, const char *fmt, const char *miss
 
 static void print_row(const Row &r) {
   const bool any = r.best_cusparse_us > 0;
-  printf("  %5d %-10s %5d %10.1f %10.1f %10s %10s %10s %8s %8.3f %10.1f %8.2f %9s%s\n", r.k, plan_name(r.plan), r.plan.lanes_per_row,
+  printf("  %5d %-10s %5d %10.1f %10.1f %10s %10s %10s %8s %8.3f %10.1f %8.2f %9s %-8s %10s %10s %10s%s\n", r.k, plan_name(r.plan), r.plan.lanes_per_row,
          r.ours_us, r.kspmv_us, cell(r.alg[0].valid, r.alg[0].us, "%.1f", "n/a").c_str(), cell(r.alg[1].valid, r.alg[1].us, "%.1f", "n/a").c_str(),
          cell(r.alg[2].valid, r.alg[2].us, "%.1f", "n/a").c_str(), cell(any, r.best_cusparse_us / r.ours_us, "%.3f", "n/a").c_str(),
-         r.kspmv_us / r.ours_us, r.bound_us, r.ours_us / r.bound_us, cell(any, r.rel_err, "%.2e", "n/a").c_str(), r.ok ? "" : "  FAIL");
+         r.kspmv_us / r.ours_us, r.bound_us, r.ours_us / r.bound_us, cell(any, r.rel_err, "%.2e", "n/a").c_str(), way_name(r.way),
+         cell(r.kernels_us > 0, r.kernels_us, "%.1f", "-").c_str(), cell(r.panels_us > 0, r.panels_us, "%.1f", "-").c_str(),
+         cell(r.alg2_row.valid, r.alg2_row.us, "%.1f", "n/a").c_str(), r.ok ? "" : "  FAIL");
   fflush(stdout);
 }
 
 static const char *kCsvHeader = "matrix,nrows,ncols,nnz,k,plan,lanes,group,ours_us,kspmv_us,alg1_us,alg2_us,alg3_us,best_cusparse_us,"
-                                "speedup,vs_kspmv,bound_us,x_bound,rel_err\n";
+                                "speedup,vs_kspmv,bound_us,x_bound,rel_err,way,kernels_us,panels_us,alg2_row_us\n";
 
 static void write_csv_row(FILE *f, const Row &r) {
   const bool any = r.best_cusparse_us > 0;
-  fprintf(f, "%s,%d,%d,%d,%d,%s,%d,%d,%.3f,%.3f,%s,%s,%s,%s,%s,%.4f,%.3f,%.4f,%s\n", r.matrix.c_str(), r.nrows, r.ncols, r.nnz, r.k,
+  fprintf(f, "%s,%d,%d,%d,%d,%s,%d,%d,%.3f,%.3f,%s,%s,%s,%s,%s,%.4f,%.3f,%.4f,%s,%s,%s,%s,%s\n", r.matrix.c_str(), r.nrows, r.ncols, r.nnz, r.k,
           plan_name(r.plan), r.plan.lanes_per_row, r.plan.cols_per_launch, r.ours_us, r.kspmv_us, cell(r.alg[0].valid, r.alg[0].us, "%.3f", "").c_str(),
           cell(r.alg[1].valid, r.alg[1].us, "%.3f", "").c_str(), cell(r.alg[2].valid, r.alg[2].us, "%.3f", "").c_str(),
           cell(any, r.best_cusparse_us, "%.3f", "").c_str(), cell(any, r.best_cusparse_us / r.ours_us, "%.4f", "").c_str(),
-          r.kspmv_us / r.ours_us, r.bound_us, r.ours_us / r.bound_us, cell(any, r.rel_err, "%.3e", "").c_str());
+          r.kspmv_us / r.ours_us, r.bound_us, r.ours_us / r.bound_us, cell(any, r.rel_err, "%.3e", "").c_str(), way_name(r.way),
+          cell(r.kernels_us > 0, r.kernels_us, "%.3f", "").c_str(), cell(r.panels_us > 0, r.panels_us, "%.3f", "").c_str(),
+          cell(r.alg2_row.valid, r.alg2_row.us, "%.3f", "").c_str());
   fflush(f);
 }
 
@@ -435,8 +538,8 @@ static bool write_env(const std::string &path, const cudaDeviceProp &prop, int a
   SP(cusparseGetProperty(MAJOR_VERSION, &major));
   SP(cusparseGetProperty(MINOR_VERSION, &minor));
   SP(cusparseGetProperty(PATCH_LEVEL, &patch));
-  fprintf(f, "gpu_name=%s\ncuda_runtime=%d\ncusparse=%d.%d.%d\nreps=%d\nwarmup=%d\nbw_GBps=%g\ncrux=%g,%g\ncommand=", prop.name, rt,
-          major, minor, patch, o.reps, kWarmup, o.gbps, o.crux.tau_c, o.crux.tau_r);
+  fprintf(f, "gpu_name=%s\ncuda_runtime=%d\ncusparse=%d.%d.%d\nreps=%d\nwarmup=%d\nbw_GBps=%g\ncrux=%g,%g\nmode=%d\ncommand=", prop.name, rt,
+          major, minor, patch, o.reps, kWarmup, o.gbps, o.crux.tau_c, o.crux.tau_r, (int)o.mode);
   for (int i = 0; i < argc; ++i) fprintf(f, "%s%s", i ? " " : "", argv[i]);
   fprintf(f, "\n");
   fclose(f);
@@ -450,7 +553,7 @@ static bool run_matrix(const Source &src, const Opts &o, FILE *csv) {
   Csr A;
   if (!load_matrix(src, &A)) return false;
   const std::string name = name_of(src);
-  mx_device *D = ours_build(A, o.crux);
+  mx_device *D = ours_build(A, o.crux, o.mode);
   printf("%s: %d x %d, %d nnz; crux (%g,%g), cold kernel %s, x-hot %d columns\n", name.c_str(), A.nrows, A.ncols, A.nnz(), o.crux.tau_c,
          o.crux.tau_r, cold_kernel_name(mx_device_cold_kernel(D)), mx_device_xhot_cols(D));
   for (int k : o.ks) print_plan(ours_plan(D, k));
