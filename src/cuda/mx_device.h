@@ -154,7 +154,7 @@ typedef struct {
   int k;                   /* the columns the plan is for */
   int kernel;              /* 1: the SpMM kernels; 0: one SpMV per column */
   int timed;               /* 1: the choice of this k's bucket was timed (kernel and cold_cusparse say which) */
-  int cold_cusparse;       /* 1 (with kernel): the cold part by cusparseSpMM (CSR ALG1), the hot part by ours */
+  int cold_cusparse;       /* 1 (with kernel): the cold part by cusparseSpMM (CSR ALG2, row-major copies), the hot part by ours */
   int cold_panels;         /* 1 (with kernel): the cold part by our kernel on row-major panels of B */
   int lanes_per_row;       /* cold kernel: lanes per row (2..32, by the mean cold row length) */
   int cols_per_pass;       /* cold kernel: B columns per pass (4 or 8) */

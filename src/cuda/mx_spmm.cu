@@ -422,19 +422,27 @@ __device__ __forceinline__ double panel_sum(int p, int p1, int stride, int u, co
   return acc;
 }
 
-/* a group per row; rows longer than long_t are left to the piece kernel (not written here) */
+/* W lanes per row (W >= P, a power of two up to 32: the mean row's width, spmm_lanes): its W / P
+ * groups take the steps g P, g P + W, ... and a fixed butterfly adds them. Rows longer than long_t
+ * are left to the piece kernel (not written here). Every lane of the warp reaches the butterfly. */
 template <int P>
 __global__ void __launch_bounds__(MX_SPMM_THREADS)
-mx_spmm_panel_rows(int nrows, int kb, int long_t, const int *__restrict__ rowptr, const int *__restrict__ col,
+mx_spmm_panel_rows(int nrows, int W, int kb, int long_t, const int *__restrict__ rowptr, const int *__restrict__ col,
                    const double *__restrict__ val, const int *__restrict__ xhot_col, const double *__restrict__ Bp,
                    double *__restrict__ C, long long ldc) {
-  const long long row = ((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x) / P;
-  const int u = threadIdx.x & (P - 1);
-  if (row >= nrows) return; /* the whole group */
-  const int p0 = __ldg(rowptr + row), p1 = __ldg(rowptr + row + 1);
-  if (p1 - p0 > long_t) return;
-  const double acc = panel_sum<P>(p0, p1, P, u, col, val, xhot_col, Bp);
-  if (u < kb) C[(long long)u * ldc + row] = acc;
+  const long long row = ((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x) / W;
+  const int lane = threadIdx.x & 31, u = lane & (P - 1);
+  int p0 = 0, p1 = 0;
+  bool writes = false;
+  if (row < nrows) {
+    p0 = __ldg(rowptr + row);
+    p1 = __ldg(rowptr + row + 1);
+    writes = p1 - p0 <= long_t;
+    if (!writes) p1 = p0;
+  }
+  double acc = panel_sum<P>(p0 + (lane & (W - 1) & ~(P - 1)), p1, W, u, col, val, xhot_col, Bp);
+  for (int off = P; off < W; off <<= 1) acc += __shfl_xor_sync(MX_FULL_MASK, acc, off);
+  if (writes && (lane & (W - 1)) < kb) C[(long long)u * ldc + row] = acc;
 }
 
 /* a warp per piece of a long row: group g takes the steps g P, g P + 32, ...; a fixed butterfly adds
@@ -462,7 +470,8 @@ static int panel_launch(const mx_device *D, int j0, int kb, int k, const double 
     mx_spmm_panel_pack<P><<<spmm_blocks((long long)D->ncols * P), MX_SPMM_THREADS, 0, s>>>(D->ncols, kb, B + (long long)j0 * ldb, ldb, Bp);
     MX_LAUNCH_CHECK("SpMM panel copy");
   }
-  mx_spmm_panel_rows<P><<<spmm_blocks((long long)D->nrows * P), MX_SPMM_THREADS, 0, s>>>(D->nrows, kb, L->long_t, D->cold_rowptr, D->cold_col,
+  const int W = std::max(P, spmm_lanes(D));
+  mx_spmm_panel_rows<P><<<spmm_blocks((long long)D->nrows * W), MX_SPMM_THREADS, 0, s>>>(D->nrows, W, kb, L->long_t, D->cold_rowptr, D->cold_col,
                                                                                         D->cold_val, D->xhot_col, Bp, C + (long long)j0 * ldc, ldc);
   MX_LAUNCH_CHECK("SpMM panel row kernel");
   if (L->nlong) {
@@ -631,8 +640,10 @@ static int spmm_prepare(mx_device *D) {
 }
 
 /* ---- cuSPARSE's SpMM for the cold part ----------------------------------------------------------------
- * cusparseSpMM (CSR ALG1, A not transposed: deterministic) on D's plain cold CSR, C = cold B; the hot
- * kernels then add as after ours. Made on the first use, freed with D; the arrays' pointers set before
+ * cusparseSpMM CSR ALG2 (deterministic, documented so; CSR ALG1 on column-major B was measured not
+ * to repeat its bits) on D's plain cold CSR with B and C row-major: B copied to row-major scratch, C
+ * made there and copied into the column-major C (C = cold B); the hot kernels then add as after ours.
+ * The handle and descriptor are made on the first use, freed with D; the arrays' pointers set before
  * each call (a restore from a pack allocates them anew). Not where x-hot codes the cold CSR. */
 struct mx_spmm_csp {
   cusparseHandle_t handle;
@@ -643,7 +654,23 @@ static int csp_check(cusparseStatus_t st, const char *what) {
   return st == CUSPARSE_STATUS_SUCCESS ? 0 : mx_fail("SpMM: %s: %s", what, cusparseGetErrorString(st));
 }
 
-/* as for cusparseSpMV (mx_device.cu): plain columns, a nonzero, no more entries than rows x columns */
+/* Bt (n x k, row-major) = B (n x k, column-major, ldb); one thread per entry, writes coalesced */
+__global__ void __launch_bounds__(MX_SPMM_THREADS)
+mx_spmm_to_rows(int n, int k, const double *__restrict__ B, long long ldb, double *__restrict__ Bt) {
+  const long long i = (long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x;
+  if (i >= (long long)n * k) return;
+  Bt[i] = __ldg(B + (i % k) * ldb + i / k);
+}
+
+/* C (m x k, column-major, ldc) = Ct (m x k, row-major); one thread per entry, writes coalesced */
+__global__ void __launch_bounds__(MX_SPMM_THREADS)
+mx_spmm_from_rows(int m, int k, const double *__restrict__ Ct, double *__restrict__ C, long long ldc) {
+  const long long i = (long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x;
+  if (i >= (long long)m * k) return;
+  const long long j = i / m, r = i % m;
+  C[j * ldc + r] = __ldg(Ct + r * k + j);
+}
+
 static bool spmm_cusparse_possible(const mx_device *D) {
   return D->cold_nnz > 0 && !(D->xhot_cold && D->xhot_n > 0) && (int64_t)D->cold_nnz <= (int64_t)D->nrows * D->ncols;
 }
@@ -672,20 +699,35 @@ static int spmm_cusparse_cold(mx_device *D, int k, const double *B, long long ld
   if (spmm_csp_make(D)) return 1;
   mx_spmm_csp *c = D->spmm_csp;
   const cusparseOperation_t nt = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  const cusparseSpMMAlg_t alg = CUSPARSE_SPMM_CSR_ALG2;
   const double one = 1.0, zero = 0.0;
   cusparseDnMatDescr_t dB = nullptr, dC = nullptr;
   void *buf = nullptr;
+  double *Bt = nullptr, *Ct = nullptr;
   size_t bytes = 0;
-  bool pooled = false;
-  int rc = csp_check(cusparseCsrSetPointers(c->cold, D->cold_rowptr, D->cold_col, D->cold_val), "cusparseCsrSetPointers") ||
-           csp_check(cusparseSetStream(c->handle, s), "cusparseSetStream") ||
-           csp_check(cusparseCreateDnMat(&dB, D->ncols, k, ldb, (void *)B, CUDA_R_64F, CUSPARSE_ORDER_COL), "cusparseCreateDnMat") ||
-           csp_check(cusparseCreateDnMat(&dC, D->nrows, k, ldc, C, CUDA_R_64F, CUSPARSE_ORDER_COL), "cusparseCreateDnMat") ||
-           csp_check(cusparseSpMM_bufferSize(c->handle, nt, nt, &one, c->cold, dB, &zero, dC, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, &bytes),
-                     "cusparseSpMM_bufferSize");
+  bool pooled = false, pooled_b = false, pooled_c = false;
+  const size_t nb = (size_t)std::max(D->ncols, 1) * k, nc = (size_t)D->nrows * k;
+  int rc = mx_scratch_malloc((void **)&Bt, sizeof(double) * nb, s, true, &pooled_b, "SpMM: B row-major for cuSPARSE") ||
+           mx_scratch_malloc((void **)&Ct, sizeof(double) * nc, s, true, &pooled_c, "SpMM: C row-major for cuSPARSE");
+  if (!rc && D->ncols > 0) {
+    mx_spmm_to_rows<<<spmm_blocks((long long)D->ncols * k), MX_SPMM_THREADS, 0, s>>>(D->ncols, k, B, ldb, Bt);
+    rc = mx_cuda_check(cudaGetLastError(), "SpMM: B to row-major");
+  }
+  if (!rc)
+    rc = csp_check(cusparseCsrSetPointers(c->cold, D->cold_rowptr, D->cold_col, D->cold_val), "cusparseCsrSetPointers") ||
+         csp_check(cusparseSetStream(c->handle, s), "cusparseSetStream") ||
+         csp_check(cusparseCreateDnMat(&dB, D->ncols, k, k, Bt, CUDA_R_64F, CUSPARSE_ORDER_ROW), "cusparseCreateDnMat") ||
+         csp_check(cusparseCreateDnMat(&dC, D->nrows, k, k, Ct, CUDA_R_64F, CUSPARSE_ORDER_ROW), "cusparseCreateDnMat") ||
+         csp_check(cusparseSpMM_bufferSize(c->handle, nt, nt, &one, c->cold, dB, &zero, dC, CUDA_R_64F, alg, &bytes), "cusparseSpMM_bufferSize");
   if (!rc && bytes) rc = mx_scratch_malloc(&buf, bytes, s, true, &pooled, "SpMM: cuSPARSE's workspace");
-  if (!rc) rc = csp_check(cusparseSpMM(c->handle, nt, nt, &one, c->cold, dB, &zero, dC, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, buf), "cusparseSpMM");
+  if (!rc) rc = csp_check(cusparseSpMM(c->handle, nt, nt, &one, c->cold, dB, &zero, dC, CUDA_R_64F, alg, buf), "cusparseSpMM");
+  if (!rc) {
+    mx_spmm_from_rows<<<spmm_blocks((long long)D->nrows * k), MX_SPMM_THREADS, 0, s>>>(D->nrows, k, Ct, C, ldc);
+    rc = mx_cuda_check(cudaGetLastError(), "SpMM: C from row-major");
+  }
   if (buf) mx_scratch_free(buf, s, pooled);
+  if (Ct) mx_scratch_free(Ct, s, pooled_c);
+  if (Bt) mx_scratch_free(Bt, s, pooled_b);
   if (dB) cusparseDestroyDnMat(dB);
   if (dC) cusparseDestroyDnMat(dC);
   return rc;
