@@ -141,20 +141,20 @@ int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, vo
  * than the plain arrays the kernels read), else one SpMV per column; where the bytes say kernels, the
  * first product of each bucket of k (floor(log2 k)) times our kernels reading B in place, our cold
  * kernel on row-major panels of B (8, 16 or 32 columns copied per product: a nonzero's values of B
- * are then one contiguous segment, which pays on random columns), cuSPARSE's SpMM on the cold
- * part with our hot kernels (where x-hot does not code the cold CSR) and the SpMVs, and keeps the
+ * are then one contiguous segment, which pays on random columns) and the SpMVs, and keeps the
  * fastest for the bucket (our kernels alone under a forced launch group). Under a hub split the rest
  * device decides alike and the hub part runs one column at a time. Column j of C is within rounding
  * of the SpMV of column j (not bitwise: other summation orders); a D's products repeat their bits
- * once the bucket's choice is made (the timed product leaves the kept way's bits in C).
+ * once the bucket's choice is made (the timed product leaves the kept way's bits in C): every way
+ * repeats its bits (no floating-point atomics), which is why cuSPARSE's SpMM is not a way
+ * (docs/performance.md, "Many vectors").
  * The kernels read D's plain cold arrays: where a pack released them they are decoded back on the
  * first SpMM and kept from then on (mx_device_pack_release_plain frees nothing afterwards).
  * Device pointers, queued on stream; 0 or 1 with the error recorded. */
 typedef struct {
   int k;                   /* the columns the plan is for */
   int kernel;              /* 1: the SpMM kernels; 0: one SpMV per column */
-  int timed;               /* 1: the choice of this k's bucket was timed (kernel and cold_cusparse say which) */
-  int cold_cusparse;       /* 1 (with kernel): the cold part by cusparseSpMM (CSR ALG2, row-major copies), the hot part by ours */
+  int timed;               /* 1: the choice of this k's bucket was timed (kernel and cold_panels say which) */
   int cold_panels;         /* 1 (with kernel): the cold part by our kernel on row-major panels of B */
   int lanes_per_row;       /* cold kernel: lanes per row (2..32, by the mean cold row length) */
   int cols_per_pass;       /* cold kernel: B columns per pass (4 or 8) */
@@ -170,14 +170,12 @@ typedef struct {
 int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan);
 int mx_device_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream);
 /* The way of every k forced (AUTO: the timed choice again), for tests and benchmarks; the byte rule
- * still sends a form that moves fewer bytes per SpMV to the SpMVs. 0, or 1 (bad argument, or
- * cuSPARSE where it cannot read the cold CSR). */
+ * still sends a form that moves fewer bytes per SpMV to the SpMVs. 0, or 1 on a bad argument. */
 typedef enum {
   MX_SPMM_WAY_AUTO     = 0,
   MX_SPMM_WAY_KERNELS  = 1, /* our kernels, B read in place (column-major) */
   MX_SPMM_WAY_COLUMNS  = 2, /* one SpMV per column */
-  MX_SPMM_WAY_CUSPARSE = 3, /* cusparseSpMM on the cold part, our hot kernels */
-  MX_SPMM_WAY_PANELS   = 4  /* our cold kernel on row-major panels of B (copied per product), our hot kernels */
+  MX_SPMM_WAY_PANELS   = 3  /* the cold kernel on row-major panels of B (copied per product), the hot kernels */
 } mx_spmm_way;
 int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way);
 /* Columns per launch group forced (0: the rule), for benchmarks; 0 or 1 on a bad argument. */

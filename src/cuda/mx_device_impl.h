@@ -41,8 +41,7 @@ struct mx_device {
                        * products (cold_rowptr stays); mx_device_hub_restore_plain brings them back */
 
   struct mx_spmm_long *spmm_long; /* the SpMM's long cold rows in pieces (mx_spmm.cu); NULL until the first SpMM */
-  char spmm_choice[MX_SPMM_BUCKETS]; /* per bucket floor(log2 k): 0 not timed yet, else MX_SPMM_KERNELS, _COLUMNS, _CUSPARSE or _PANELS */
-  struct mx_spmm_csp *spmm_csp;      /* cuSPARSE's handle and cold CSR descriptor for the SpMM (mx_spmm.cu); NULL until used */
+  char spmm_choice[MX_SPMM_BUCKETS]; /* per bucket floor(log2 k): 0 not timed yet, else MX_SPMM_KERNELS, _COLUMNS or _PANELS */
   int spmm_group;       /* mx_device_spmm_set_group: columns per launch group forced (0: the rule) */
   int spmm_reads_plain; /* D ran the SpMM kernels (mx_spmm.cu), which read the plain cold arrays: a
                          * pack release frees nothing from then on */
@@ -103,7 +102,6 @@ struct mx_device {
 enum {
   MX_SPMM_KERNELS  = MX_SPMM_WAY_KERNELS,
   MX_SPMM_COLUMNS  = MX_SPMM_WAY_COLUMNS,
-  MX_SPMM_CUSPARSE = MX_SPMM_WAY_CUSPARSE,
   MX_SPMM_PANELS   = MX_SPMM_WAY_PANELS
 };
 

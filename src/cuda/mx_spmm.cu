@@ -7,7 +7,6 @@
  * kernel writes every row of C (C = cold B); the hot kernel then adds into C at hot_row, each hot
  * row owned by one warp per 8-column slab. A column of C is not bitwise the SpMV of that column
  * (other summation orders); it agrees within rounding (tests: relative error <= 1e-12). */
-#include <cusparse.h>
 #include "mx_device_impl.h"
 #include "mx_kernel_common.cuh"
 
@@ -231,10 +230,7 @@ struct mx_spmm_long {
   int2 *piece;                /* npieces: [start, end) nonzero ranges */
 };
 
-static void spmm_csp_free(mx_device *D);
-
 void mx_spmm_dev_free(mx_device *D) {
-  spmm_csp_free(D);
   mx_spmm_long *L = D->spmm_long;
   if (!L) return;
   mx_cuda_free_on(D, &L->long_row, (size_t)L->nlong);
@@ -376,13 +372,22 @@ static int spmm_cold_launch(mx_device *D, int k, const double *B, long long ldb,
  * a lane, coalesced) and walks them in order, every lane gathering its column from the nonzero's
  * segment: a lane sums its row in nonzero order, no reduction between lanes. */
 
+/* A block copies a tile of 32 rows of B x P columns: read along the columns (coalesced), through
+ * shared memory (a padded row per row of B: no bank conflicts), written along the panel's rows. */
 template <int P>
 __global__ void __launch_bounds__(MX_SPMM_THREADS)
 mx_spmm_panel_pack(int ncols, int kb, const double *__restrict__ B, long long ldb, double *__restrict__ Bp) {
-  const long long i = (long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x;
-  if (i >= (long long)ncols * P) return;
-  const int c = (int)(i / P), u = (int)(i % P);
-  Bp[i] = u < kb ? __ldg(B + (long long)u * ldb + c) : 0.0;
+  __shared__ double tile[32][P + 1];
+  const long long c0 = (long long)blockIdx.x * 32;
+  for (int i = threadIdx.x; i < 32 * P; i += MX_SPMM_THREADS) {
+    const int u = i / 32, r = i % 32;
+    tile[r][u] = u < kb && c0 + r < ncols ? __ldg(B + (long long)u * ldb + c0 + r) : 0.0;
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < 32 * P; i += MX_SPMM_THREADS) {
+    const int r = i / P, u = i % P;
+    if (c0 + r < ncols) Bp[(c0 + r) * P + u] = tile[r][u];
+  }
 }
 
 /* the lanes of this lane's group of P */
@@ -467,7 +472,7 @@ static int panel_launch(const mx_device *D, int j0, int kb, int k, const double 
                         double *Bp, double *part, cudaStream_t s) {
   const mx_spmm_long *L = D->spmm_long;
   if (D->ncols > 0) {
-    mx_spmm_panel_pack<P><<<spmm_blocks((long long)D->ncols * P), MX_SPMM_THREADS, 0, s>>>(D->ncols, kb, B + (long long)j0 * ldb, ldb, Bp);
+    mx_spmm_panel_pack<P><<<(unsigned)((D->ncols + 31) / 32), MX_SPMM_THREADS, 0, s>>>(D->ncols, kb, B + (long long)j0 * ldb, ldb, Bp);
     MX_LAUNCH_CHECK("SpMM panel copy");
   }
   const int W = std::max(P, spmm_lanes(D));
@@ -540,7 +545,6 @@ static int spmm_hot_launch(const mx_device *D, int k, const double *B, long long
 }
 
 static int spmm_group(const mx_device *D, int k);
-static bool spmm_cusparse_possible(const mx_device *D);
 
 /* k columns' bucket of the timed choice: floor(log2 k), capped */
 static int spmm_bucket(int k) {
@@ -580,7 +584,6 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   plan->kernel = k >= MX_SPMM_MIN_K && plan->bytes_kernel < plan->bytes_per_column;
   const int choice = D->spmm_choice[spmm_bucket(k)];
   plan->timed = plan->kernel && choice != 0;
-  plan->cold_cusparse = choice == MX_SPMM_CUSPARSE;
   plan->cold_panels = choice == MX_SPMM_PANELS;
   if (choice == MX_SPMM_COLUMNS) plan->kernel = 0;
   plan->lanes_per_row = spmm_lanes(D);
@@ -618,8 +621,6 @@ static int spmm_group(const mx_device *D, int k) {
 
 extern "C" int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way) {
   if (!D || way < MX_SPMM_WAY_AUTO || way > MX_SPMM_WAY_PANELS) return mx_fail("mx_device_spmm_set_way: bad argument");
-  if (way == MX_SPMM_WAY_CUSPARSE && !spmm_cusparse_possible(D))
-    return mx_fail("mx_device_spmm_set_way: cuSPARSE cannot read this cold CSR (no nonzero, or x-hot codes in it)");
   for (int b = 0; b < MX_SPMM_BUCKETS; ++b) D->spmm_choice[b] = (char)way; /* the enums share their values */
   return 0;
 }
@@ -639,107 +640,11 @@ static int spmm_prepare(mx_device *D) {
   return !D->spmm_long && spmm_long_make(D, spmm_long_threshold(spmm_lanes(D)));
 }
 
-/* ---- cuSPARSE's SpMM for the cold part ----------------------------------------------------------------
- * cusparseSpMM CSR ALG2 (deterministic, documented so; CSR ALG1 on column-major B was measured not
- * to repeat its bits) on D's plain cold CSR with B and C row-major: B copied to row-major scratch, C
- * made there and copied into the column-major C (C = cold B); the hot kernels then add as after ours.
- * The handle and descriptor are made on the first use, freed with D; the arrays' pointers set before
- * each call (a restore from a pack allocates them anew). Not where x-hot codes the cold CSR. */
-struct mx_spmm_csp {
-  cusparseHandle_t handle;
-  cusparseSpMatDescr_t cold;
-};
+/* ---- the ways ------------------------------------------------------------------------------------ */
 
-static int csp_check(cusparseStatus_t st, const char *what) {
-  return st == CUSPARSE_STATUS_SUCCESS ? 0 : mx_fail("SpMM: %s: %s", what, cusparseGetErrorString(st));
-}
-
-/* Bt (n x k, row-major) = B (n x k, column-major, ldb); one thread per entry, writes coalesced */
-__global__ void __launch_bounds__(MX_SPMM_THREADS)
-mx_spmm_to_rows(int n, int k, const double *__restrict__ B, long long ldb, double *__restrict__ Bt) {
-  const long long i = (long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x;
-  if (i >= (long long)n * k) return;
-  Bt[i] = __ldg(B + (i % k) * ldb + i / k);
-}
-
-/* C (m x k, column-major, ldc) = Ct (m x k, row-major); one thread per entry, writes coalesced */
-__global__ void __launch_bounds__(MX_SPMM_THREADS)
-mx_spmm_from_rows(int m, int k, const double *__restrict__ Ct, double *__restrict__ C, long long ldc) {
-  const long long i = (long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x;
-  if (i >= (long long)m * k) return;
-  const long long j = i / m, r = i % m;
-  C[j * ldc + r] = __ldg(Ct + r * k + j);
-}
-
-static bool spmm_cusparse_possible(const mx_device *D) {
-  return D->cold_nnz > 0 && !(D->xhot_cold && D->xhot_n > 0) && (int64_t)D->cold_nnz <= (int64_t)D->nrows * D->ncols;
-}
-
-static void spmm_csp_free(mx_device *D) {
-  mx_spmm_csp *c = D->spmm_csp;
-  if (!c) return;
-  if (c->cold) cusparseDestroySpMat(c->cold);
-  if (c->handle) cusparseDestroy(c->handle);
-  free(c);
-  D->spmm_csp = nullptr;
-}
-
-static int spmm_csp_make(mx_device *D) {
-  if (D->spmm_csp) return 0;
-  mx_spmm_csp *c = (mx_spmm_csp *)calloc(1, sizeof *c);
-  if (!c) return mx_fail("SpMM: out of host memory");
-  D->spmm_csp = c;
-  return csp_check(cusparseCreate(&c->handle), "cusparseCreate") ||
-         csp_check(cusparseCreateCsr(&c->cold, D->nrows, D->ncols, D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, CUSPARSE_INDEX_32I,
-                                     CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
-                   "cusparseCreateCsr");
-}
-
-static int spmm_cusparse_cold(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
-  if (spmm_csp_make(D)) return 1;
-  mx_spmm_csp *c = D->spmm_csp;
-  const cusparseOperation_t nt = CUSPARSE_OPERATION_NON_TRANSPOSE;
-  const cusparseSpMMAlg_t alg = CUSPARSE_SPMM_CSR_ALG2;
-  const double one = 1.0, zero = 0.0;
-  cusparseDnMatDescr_t dB = nullptr, dC = nullptr;
-  void *buf = nullptr;
-  double *Bt = nullptr, *Ct = nullptr;
-  size_t bytes = 0;
-  bool pooled = false, pooled_b = false, pooled_c = false;
-  const size_t nb = (size_t)std::max(D->ncols, 1) * k, nc = (size_t)D->nrows * k;
-  int rc = mx_scratch_malloc((void **)&Bt, sizeof(double) * nb, s, true, &pooled_b, "SpMM: B row-major for cuSPARSE") ||
-           mx_scratch_malloc((void **)&Ct, sizeof(double) * nc, s, true, &pooled_c, "SpMM: C row-major for cuSPARSE");
-  if (!rc && D->ncols > 0) {
-    mx_spmm_to_rows<<<spmm_blocks((long long)D->ncols * k), MX_SPMM_THREADS, 0, s>>>(D->ncols, k, B, ldb, Bt);
-    rc = mx_cuda_check(cudaGetLastError(), "SpMM: B to row-major");
-  }
-  if (!rc)
-    rc = csp_check(cusparseCsrSetPointers(c->cold, D->cold_rowptr, D->cold_col, D->cold_val), "cusparseCsrSetPointers") ||
-         csp_check(cusparseSetStream(c->handle, s), "cusparseSetStream") ||
-         csp_check(cusparseCreateDnMat(&dB, D->ncols, k, k, Bt, CUDA_R_64F, CUSPARSE_ORDER_ROW), "cusparseCreateDnMat") ||
-         csp_check(cusparseCreateDnMat(&dC, D->nrows, k, k, Ct, CUDA_R_64F, CUSPARSE_ORDER_ROW), "cusparseCreateDnMat") ||
-         csp_check(cusparseSpMM_bufferSize(c->handle, nt, nt, &one, c->cold, dB, &zero, dC, CUDA_R_64F, alg, &bytes), "cusparseSpMM_bufferSize");
-  if (!rc && bytes) rc = mx_scratch_malloc(&buf, bytes, s, true, &pooled, "SpMM: cuSPARSE's workspace");
-  if (!rc) rc = csp_check(cusparseSpMM(c->handle, nt, nt, &one, c->cold, dB, &zero, dC, CUDA_R_64F, alg, buf), "cusparseSpMM");
-  if (!rc) {
-    mx_spmm_from_rows<<<spmm_blocks((long long)D->nrows * k), MX_SPMM_THREADS, 0, s>>>(D->nrows, k, Ct, C, ldc);
-    rc = mx_cuda_check(cudaGetLastError(), "SpMM: C from row-major");
-  }
-  if (buf) mx_scratch_free(buf, s, pooled);
-  if (Ct) mx_scratch_free(Ct, s, pooled_c);
-  if (Bt) mx_scratch_free(Bt, s, pooled_b);
-  if (dB) cusparseDestroyDnMat(dB);
-  if (dC) cusparseDestroyDnMat(dC);
-  return rc;
-}
-
-/* ---- the three ways ------------------------------------------------------------------------------------ */
-
-/* The cold part by our kernels on B in place (MX_SPMM_KERNELS, per launch group), on row-major
- * panels (MX_SPMM_PANELS, all k) or cuSPARSE's (MX_SPMM_CUSPARSE, all k), the hot part by ours per
- * launch group. */
+/* The cold part on B in place (MX_SPMM_KERNELS, per launch group) or on row-major panels
+ * (MX_SPMM_PANELS, all k), the hot part per launch group. */
 static int spmm_kernels(mx_device *D, int way, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
-  if (way == MX_SPMM_CUSPARSE && spmm_cusparse_cold(D, k, B, ldb, C, ldc, s)) return 1;
   if (way == MX_SPMM_PANELS && spmm_panels_cold(D, k, B, ldb, C, ldc, s)) return 1;
   const int g = spmm_group(D, k);
   for (int j0 = 0; j0 < k; j0 += g) {
@@ -761,21 +666,18 @@ static int spmm_way(mx_device *D, int way, int k, const double *B, long long ldb
   return way == MX_SPMM_COLUMNS ? spmm_per_column(D, k, B, ldb, C, ldc, s) : spmm_kernels(D, way, k, B, ldb, C, ldc, s);
 }
 
-/* The first product of a bucket where the byte rule takes the kernels: our kernels on B in place and
- * on row-major panels, cuSPARSE's cold SpMM with our hot kernels (where it can read the cold CSR)
- * and k SpMVs, each timed between CUDA
- * events on the stream, the fastest kept for the bucket; the kept way runs last, so that C holds its
+/* The first product of a bucket where the byte rule takes the kernels: our kernels on B in place, on
+ * row-major panels, and k SpMVs, each timed between CUDA events on the stream, the fastest kept
+ * for the bucket; the kept way runs last, so that C holds its
  * bits (later products repeat them). Each way runs once untimed first: a kernel's first launch in a
  * process loads its module (CUDA's lazy loading), which must not count (docs/performance.md,
  * "Many vectors"). */
 static int spmm_timed_choice(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
-  int ways[4] = {MX_SPMM_KERNELS, MX_SPMM_PANELS, MX_SPMM_COLUMNS, 0}, nways = 3;
-  cudaEvent_t ev[5] = {};
-  float t[4] = {0, 0, 0, 0};
+  const int ways[3] = {MX_SPMM_KERNELS, MX_SPMM_PANELS, MX_SPMM_COLUMNS}, nways = 3;
+  cudaEvent_t ev[4] = {};
+  float t[3] = {0, 0, 0};
   int rc = 0, made = 0;
   for (int w = 0; w < nways && !rc; ++w) rc = spmm_way(D, ways[w], k, B, ldb, C, ldc, s);
-  /* cuSPARSE joins where its untimed run succeeds (a setup error of the library leaves it out) */
-  if (!rc && spmm_cusparse_possible(D) && spmm_way(D, MX_SPMM_CUSPARSE, k, B, ldb, C, ldc, s) == 0) ways[nways++] = MX_SPMM_CUSPARSE;
   for (; made <= nways && !rc; ++made) rc = mx_cuda_check(cudaEventCreate(&ev[made]), "SpMM: cudaEventCreate");
   if (!rc) rc = mx_cuda_check(cudaEventRecord(ev[0], s), "SpMM: cudaEventRecord");
   for (int w = 0; w < nways && !rc; ++w)

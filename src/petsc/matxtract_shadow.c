@@ -579,7 +579,7 @@ PetscErrorCode MatXtractShadowApplyDenseGPU(Mat A, PetscBool transpose, Mat B, M
   if (k != x->spmm_k_seen) {
     mx_spmm_plan plan;
     PetscCall(MatXtractCheckDevice(A, mx_device_spmm_plan(D, (int)k, &plan), "planning the SpMM"));
-    PetscCall(PetscInfo(A, "matxtract: %s with %" PetscInt_FMT " dense columns on the GPU: %s\n", transpose ? "A' B" : "A B", k, !plan.kernel ? "one SpMV per column (the byte rule, k below its minimum, or timed fastest)" : !plan.timed ? "our SpMM kernels (B in place or in row-major panels), cuSPARSE's on the cold part, or one SpMV per column, whichever the first product times fastest" : plan.cold_cusparse ? "cuSPARSE's SpMM on the cold part, our hot kernels (timed fastest)" : plan.cold_panels ? "our SpMM kernels on row-major panels of B (timed fastest)" : "our SpMM kernels (timed fastest)"));
+    PetscCall(PetscInfo(A, "matxtract: %s with %" PetscInt_FMT " dense columns on the GPU: %s\n", transpose ? "A' B" : "A B", k, !plan.kernel ? "one SpMV per column (the byte rule, k below its minimum, or timed fastest)" : !plan.timed ? "our SpMM kernels (B in place or in row-major panels) or one SpMV per column, whichever the first product times fastest" : plan.cold_panels ? "our SpMM kernels on row-major panels of B (timed fastest)" : "our SpMM kernels (timed fastest)"));
     x->spmm_k_seen = k;
   }
   PetscCall(PetscLogEventBegin(MATXTRACT_MultDense, A, B, C, 0));

@@ -10,8 +10,8 @@
  *   - host B and C (mx_device_spmm_host) give the device product's bits;
  *   - the plan: one SpMV per column at k = 1, the kernels at k >= 2 on plain arrays by bytes, and
  *     the choice between them timed by the first product of a k (the later ones repeat its bits);
- *     every way forced in turn (our kernels on B in place and on row-major panels, cuSPARSE's on
- *     the cold part, the SpMVs), each right.
+ *     every way forced in turn (our kernels on B in place and on row-major panels, the SpMVs),
+ *     each right and repeating its bits.
  * Then, on few-valued copies: packed (mx_device_compress AUTO) with the plain arrays released, the
  * product still right and, once the kernels ran, the plain arrays back and kept (a release frees
  * nothing); after a value refresh, right for the new values; under a hub split (plain arrays released
@@ -195,22 +195,15 @@ static void check_case(const Csr &A, mx_crux c, mx_mode_request mode, int xhot, 
   mx_spmm_plan p;
   if (F.nrows > 0 && mx_device_spmm_plan(D, 2, &p) == 0) expect(p.timed, tag + " plan: k = 2's choice timed by its first product");
   /* every way forced: our kernels on B in place and on row-major panels (17 and 41: panels of 32,
-   * 16 and 8 with padding columns), cuSPARSE's on the cold part (where it can read it), the SpMVs */
+   * 16 and 8 with padding columns), the SpMVs */
   const std::vector<int> few = g_race ? std::vector<int>{3, 9} : std::vector<int>{3, 9, 17, 41};
-  for (mx_spmm_way w : {MX_SPMM_WAY_KERNELS, MX_SPMM_WAY_PANELS, MX_SPMM_WAY_CUSPARSE, MX_SPMM_WAY_COLUMNS}) {
-    const int rc = mx_device_spmm_set_way(D, w);
-    if (w == MX_SPMM_WAY_CUSPARSE && rc) { /* refused: no cold nonzero, more entries than rows x columns, or x-hot */
-      const bool takes = F.cold_nnz > 0 && (int64_t)F.cold_nnz <= (int64_t)F.nrows * F.ncols && mx_device_xhot_cols(D) == 0;
-      expect(!takes, tag + " cuSPARSE way refused only where cuSPARSE cannot take the cold CSR: " + mx_device_last_error());
-      continue;
-    }
-    expect(rc == 0, tag + " set way: " + mx_device_last_error());
+  for (mx_spmm_way w : {MX_SPMM_WAY_KERNELS, MX_SPMM_WAY_PANELS, MX_SPMM_WAY_COLUMNS}) {
+    expect(mx_device_spmm_set_way(D, w) == 0, tag + " set way: " + mx_device_last_error());
     if (F.nrows > 0 && mx_device_spmm_plan(D, 9, &p) == 0)
-      expect(w == MX_SPMM_WAY_COLUMNS ? !p.kernel
-                                      : p.kernel && p.cold_cusparse == (w == MX_SPMM_WAY_CUSPARSE) && p.cold_panels == (w == MX_SPMM_WAY_PANELS),
-             tag + " plan follows the forced way");
+      expect(w == MX_SPMM_WAY_COLUMNS ? !p.kernel : p.kernel && p.cold_panels == (w == MX_SPMM_WAY_PANELS), tag + " plan follows the forced way");
     check_ks(D, F, few, rng, tag + " way " + std::to_string((int)w));
   }
+  expect(mx_device_spmm_set_way(D, (mx_spmm_way)4) != 0, tag + " an unknown way refused");
   expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_AUTO) == 0, tag + " way back to auto");
   mx_device_free(D);
   mx_format_free(&F);
