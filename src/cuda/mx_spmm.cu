@@ -368,12 +368,12 @@ static int spmm_cold_launch(mx_device *D, int k, const double *B, long long ldb,
  * A panel is P consecutive columns of B copied row-major, Bp[c P + u] = B(c, j0 + u) (0 past the
  * last column), so that the P values of B a nonzero needs are one contiguous segment of 8 P bytes
  * (whole 32-byte sectors) rather than P sectors of P columns: the random columns of power-law graphs
- * then waste no sector. A group of P lanes, lane u for column j0 + u, loads P nonzeros at a time (one
- * a lane, coalesced) and walks them in order, every lane gathering its column from the nonzero's
- * segment: a lane sums its row in nonzero order, no reduction between lanes. */
+ * then waste no sector. A group of G = P / 2 lanes, lane u for columns j0 + 2u and j0 + 2u + 1 (one
+ * 16-byte load), loads G nonzeros at a time (one a lane, coalesced) and walks them in order, every
+ * lane gathering its two columns from the nonzero's segment: a lane sums its row in nonzero order. */
 
 /* A block copies a tile of 32 rows of B x P columns: read along the columns (coalesced), through
- * shared memory (a padded row per row of B: no bank conflicts), written along the panel's rows. */
+ * shared memory (a padded row per row of B), written along the panel's rows. */
 template <int P>
 __global__ void __launch_bounds__(MX_SPMM_THREADS)
 mx_spmm_panel_pack(int ncols, int kb, const double *__restrict__ B, long long ldb, double *__restrict__ Bp) {
@@ -390,53 +390,70 @@ mx_spmm_panel_pack(int ncols, int kb, const double *__restrict__ B, long long ld
   }
 }
 
-/* the lanes of this lane's group of P */
-template <int P>
+/* the lanes of this lane's group of G */
+template <int G>
 __device__ __forceinline__ unsigned panel_group_mask() {
-  return (MX_FULL_MASK >> (32 - P)) << ((threadIdx.x & 31) & ~(P - 1));
+  return (MX_FULL_MASK >> (32 - G)) << ((threadIdx.x & 31) & ~(G - 1));
 }
 
-/* Lane u's sum over the nonzeros [p, p + P) of every step p, p + stride, ... below p1 (p the same on
- * the group's lanes, so its shuffles name only the group), in nonzero order; padding (-1) adds 0. */
+/* Lane u's sums for its two columns over the nonzeros [p, p + G) of every step p, p + stride, ...
+ * below p1 (p the same on the group's lanes, so its shuffles name only the group), in nonzero
+ * order; padding (-1) adds nothing. Bp2 is the panel as pairs (P / 2 per row of B). */
 template <int P>
-__device__ __forceinline__ double panel_sum(int p, int p1, int stride, int u, const int *__restrict__ col, const double *__restrict__ val,
-                                            const int *__restrict__ xhot_col, const double *__restrict__ Bp) {
-  const unsigned gmask = panel_group_mask<P>();
-  double acc = 0.0;
+__device__ __forceinline__ double2 panel_sum(int p, int p1, int stride, int u, const int *__restrict__ col, const double *__restrict__ val,
+                                             const int *__restrict__ xhot_col, const double2 *__restrict__ Bp2) {
+  constexpr int G = P / 2, NB = G < 8 ? G : 8;
+  const unsigned gmask = panel_group_mask<G>();
+  double2 acc = make_double2(0.0, 0.0);
   for (; p < p1; p += stride) {
-    const int q = p + u, n = min(P, p1 - p);
+    const int q = p + u, n = min(G, p1 - p);
     const int c = q < p1 ? spmm_col(__ldg(col + q), xhot_col) : -1;
     const double v = q < p1 ? __ldg(val + q) : 0.0;
 #pragma unroll
-    for (int i0 = 0; i0 < P; i0 += 8) {
+    for (int i0 = 0; i0 < G; i0 += NB) {
       if (i0 >= n) break; /* uniform in the group */
-      int ci[8];
-      double vi[8], b[8];
+      int ci[NB];
+      double vi[NB];
+      double2 b[NB];
 #pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        ci[j] = __shfl_sync(gmask, c, i0 + j, P);
-        vi[j] = __shfl_sync(gmask, v, i0 + j, P);
+      for (int j = 0; j < NB; ++j) {
+        ci[j] = __shfl_sync(gmask, c, i0 + j, G);
+        vi[j] = __shfl_sync(gmask, v, i0 + j, G);
       }
 #pragma unroll
-      for (int j = 0; j < 8; ++j) b[j] = ci[j] != -1 ? __ldg(Bp + (long long)ci[j] * P + u) : 0.0;
+      for (int j = 0; j < NB; ++j) b[j] = ci[j] != -1 ? __ldg(Bp2 + (long long)ci[j] * G + u) : make_double2(0.0, 0.0);
 #pragma unroll
-      for (int j = 0; j < 8; ++j)
-        if (ci[j] != -1) acc += vi[j] * b[j];
+      for (int j = 0; j < NB; ++j)
+        if (ci[j] != -1) {
+          acc.x += vi[j] * b[j].x;
+          acc.y += vi[j] * b[j].y;
+        }
     }
   }
   return acc;
 }
 
-/* W lanes per row (W >= P, a power of two up to 32: the mean row's width, spmm_lanes): its W / P
- * groups take the steps g P, g P + W, ... and a fixed butterfly adds them. Rows longer than long_t
- * are left to the piece kernel (not written here). Every lane of the warp reaches the butterfly. */
+/* the fixed butterfly over the groups of G lanes within W lanes */
+template <int G>
+__device__ __forceinline__ double2 panel_groups_sum(double2 a, int W) {
+  for (int off = G; off < W; off <<= 1) {
+    a.x += __shfl_xor_sync(MX_FULL_MASK, a.x, off);
+    a.y += __shfl_xor_sync(MX_FULL_MASK, a.y, off);
+  }
+  return a;
+}
+
+/* W lanes per row (W >= G, a power of two up to 32: at least the mean row's width, spmm_lanes): its
+ * W / G groups take the steps g G, g G + W, ... and a fixed butterfly adds them. Rows longer than
+ * long_t are left to the piece kernel (not written here). Every lane of the warp reaches the butterfly. */
 template <int P>
 __global__ void __launch_bounds__(MX_SPMM_THREADS)
 mx_spmm_panel_rows(int nrows, int W, int kb, int long_t, const int *__restrict__ rowptr, const int *__restrict__ col,
-                   const double *__restrict__ val, const int *__restrict__ xhot_col, const double *__restrict__ Bp,
+                   const double *__restrict__ val, const int *__restrict__ xhot_col, const double2 *__restrict__ Bp2,
                    double *__restrict__ C, long long ldc) {
+  constexpr int G = P / 2;
   const long long row = ((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x) / W;
-  const int lane = threadIdx.x & 31, u = lane & (P - 1);
+  const int lane = threadIdx.x & 31, u = lane & (G - 1);
   int p0 = 0, p1 = 0;
   bool writes = false;
   if (row < nrows) {
@@ -445,25 +462,30 @@ mx_spmm_panel_rows(int nrows, int W, int kb, int long_t, const int *__restrict__
     writes = p1 - p0 <= long_t;
     if (!writes) p1 = p0;
   }
-  double acc = panel_sum<P>(p0 + (lane & (W - 1) & ~(P - 1)), p1, W, u, col, val, xhot_col, Bp);
-  for (int off = P; off < W; off <<= 1) acc += __shfl_xor_sync(MX_FULL_MASK, acc, off);
-  if (writes && (lane & (W - 1)) < kb) C[(long long)u * ldc + row] = acc;
+  const double2 acc = panel_groups_sum<G>(panel_sum<P>(p0 + (lane & (W - 1) & ~(G - 1)), p1, W, u, col, val, xhot_col, Bp2), W);
+  if (writes && (lane & (W - 1)) < G) {
+    if (2 * u < kb) C[(long long)(2 * u) * ldc + row] = acc.x;
+    if (2 * u + 1 < kb) C[(long long)(2 * u + 1) * ldc + row] = acc.y;
+  }
 }
 
-/* a warp per piece of a long row: group g takes the steps g P, g P + 32, ...; a fixed butterfly adds
- * the groups; part[piece * k + j0 + u] as the column-major piece kernel's, for the same fixup */
+/* a warp per piece of a long row: group g takes the steps g G, g G + 32, ...; a fixed butterfly adds
+ * the groups; part[piece * k + j0 + column] as the column-major piece kernel's, for the same fixup */
 template <int P>
 __global__ void __launch_bounds__(MX_SPMM_THREADS)
 mx_spmm_panel_pieces(int npieces, int kb, int k, int j0, const int2 *__restrict__ piece, const int *__restrict__ col,
-                     const double *__restrict__ val, const int *__restrict__ xhot_col, const double *__restrict__ Bp,
+                     const double *__restrict__ val, const int *__restrict__ xhot_col, const double2 *__restrict__ Bp2,
                      double *__restrict__ part) {
+  constexpr int G = P / 2;
   const long long wid = ((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x) >> 5;
   if (wid >= npieces) return; /* warp-uniform */
-  const int lane = threadIdx.x & 31, u = lane & (P - 1);
+  const int lane = threadIdx.x & 31, u = lane & (G - 1);
   const int2 range = piece[wid];
-  double acc = panel_sum<P>(range.x + (lane & ~(P - 1)), range.y, 32, u, col, val, xhot_col, Bp);
-  for (int off = P; off < 32; off <<= 1) acc += __shfl_xor_sync(MX_FULL_MASK, acc, off);
-  if (lane < kb) part[wid * k + j0 + u] = acc;
+  const double2 acc = panel_groups_sum<G>(panel_sum<P>(range.x + (lane & ~(G - 1)), range.y, 32, u, col, val, xhot_col, Bp2), 32);
+  if (lane < G) {
+    if (2 * u < kb) part[wid * k + j0 + 2 * u] = acc.x;
+    if (2 * u + 1 < kb) part[wid * k + j0 + 2 * u + 1] = acc.y;
+  }
 }
 
 /* one panel: pack columns [j0, j0 + kb) of B, then the rows and the long rows' pieces */
@@ -475,21 +497,26 @@ static int panel_launch(const mx_device *D, int j0, int kb, int k, const double 
     mx_spmm_panel_pack<P><<<(unsigned)((D->ncols + 31) / 32), MX_SPMM_THREADS, 0, s>>>(D->ncols, kb, B + (long long)j0 * ldb, ldb, Bp);
     MX_LAUNCH_CHECK("SpMM panel copy");
   }
-  const int W = std::max(P, spmm_lanes(D));
+  const int W = std::max(P / 2, spmm_lanes(D));
+  const double2 *Bp2 = reinterpret_cast<const double2 *>(Bp); /* rows of 8 P bytes in a pool block: 16-byte aligned */
   mx_spmm_panel_rows<P><<<spmm_blocks((long long)D->nrows * W), MX_SPMM_THREADS, 0, s>>>(D->nrows, W, kb, L->long_t, D->cold_rowptr, D->cold_col,
-                                                                                        D->cold_val, D->xhot_col, Bp, C + (long long)j0 * ldc, ldc);
+                                                                                        D->cold_val, D->xhot_col, Bp2, C + (long long)j0 * ldc, ldc);
   MX_LAUNCH_CHECK("SpMM panel row kernel");
   if (L->nlong) {
     mx_spmm_panel_pieces<P><<<spmm_blocks((long long)L->npieces * 32), MX_SPMM_THREADS, 0, s>>>(L->npieces, kb, k, j0, L->piece, D->cold_col,
-                                                                                              D->cold_val, D->xhot_col, Bp, part);
+                                                                                              D->cold_val, D->xhot_col, Bp2, part);
     MX_LAUNCH_CHECK("SpMM panel piece kernel");
   }
   return 0;
 }
 
-/* Panels of 32 columns while 32 remain, then 16, then 8 (the last one padded): fewer than 8 padding
+/* Panels of 64 columns while 64 remain, then 32, 16, 8 (the last one padded): fewer than 8 padding
  * columns in all. One panel buffer (ncols x the widest) and the pieces' partial sums from the pool. */
-static int spmm_panel_width(int left) { return left >= 32 && MX_SPMM_PANEL_MAX >= 32 ? 32 : left >= 16 && MX_SPMM_PANEL_MAX >= 16 ? 16 : 8; }
+static int spmm_panel_width(int left) {
+  int P = MX_SPMM_PANEL_MAX;
+  while (P > 8 && left < P) P /= 2;
+  return P;
+}
 
 static int spmm_panels_cold(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
   const mx_spmm_long *L = D->spmm_long;
@@ -504,7 +531,8 @@ static int spmm_panels_cold(const mx_device *D, int k, const double *B, long lon
   int rc = 0;
   for (int j0 = 0; j0 < k && !rc;) {
     const int P = spmm_panel_width(k - j0), kb = std::min(P, k - j0);
-    if (P == 32) rc = panel_launch<32>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
+    if (P == 64) rc = panel_launch<64>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
+    else if (P == 32) rc = panel_launch<32>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
     else if (P == 16) rc = panel_launch<16>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
     else rc = panel_launch<8>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
     j0 += kb;

@@ -151,9 +151,9 @@
 #ifndef MX_SPMM_TARGET_WARPS
 #define MX_SPMM_TARGET_WARPS 8192
 #endif
-/* row-major panels of B (the SpMM's panel way): the widest panel, in columns (8, 16 or 32) */
+/* row-major panels of B (the SpMM's panel way): the widest panel, in columns (8, 16, 32 or 64) */
 #ifndef MX_SPMM_PANEL_MAX
-#define MX_SPMM_PANEL_MAX 32
+#define MX_SPMM_PANEL_MAX 64
 #endif
 
 /* 1: matrix arrays read with ld.global.cs (evict-first) so x keeps L2; 0: plain read-only loads */
