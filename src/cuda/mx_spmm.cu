@@ -367,10 +367,11 @@ static int spmm_cold_launch(mx_device *D, int k, const double *B, long long ldb,
 /* ---- cold on row-major panels of B --------------------------------------------------------------
  * A panel is P consecutive columns of B copied row-major, Bp[c P + u] = B(c, j0 + u) (0 past the
  * last column), so that the P values of B a nonzero needs are one contiguous segment of 8 P bytes
- * (whole 32-byte sectors) rather than P sectors of P columns: the random columns of power-law graphs
- * then waste no sector. A group of G = P / 2 lanes, lane u for columns j0 + 2u and j0 + 2u + 1 (one
- * 16-byte load), loads G nonzeros at a time (one a lane, coalesced) and walks them in order, every
- * lane gathering its two columns from the nonzero's segment: a lane sums its row in nonzero order. */
+ * (whole 32-byte sectors from 4 columns on) rather than P sectors of P columns: the random columns of
+ * power-law graphs then waste no sector. A group of G = P / 2 lanes, lane u for columns j0 + 2u and
+ * j0 + 2u + 1 (one 16-byte load), loads a step of nonzeros (coalesced) and walks them in order,
+ * every lane gathering its two columns from the nonzero's segment: a lane sums its row in nonzero
+ * order. */
 
 /* A block copies a tile of 32 rows of B x P columns: read along the columns (coalesced), through
  * shared memory (a padded row per row of B), written along the panel's rows. */
@@ -396,34 +397,47 @@ __device__ __forceinline__ unsigned panel_group_mask() {
   return (MX_FULL_MASK >> (32 - G)) << ((threadIdx.x & 31) & ~(G - 1));
 }
 
-/* Lane u's sums for its two columns over the nonzeros [p, p + G) of every step p, p + stride, ...
+/* A group's step covers S = G R nonzeros, R = 8 / G for groups narrower than 8 lanes (else 1): lane
+ * u loads nonzeros p + r G + u, r < R, so that every lane has 8 gathers in flight per batch. */
+template <int P>
+struct panel_shape {
+  static constexpr int G = P / 2, R = G < 8 ? 8 / G : 1, S = G * R;
+};
+
+/* Lane u's sums for its two columns over the nonzeros [p, p + S) of every step p, p + stride, ...
  * below p1 (p the same on the group's lanes, so its shuffles name only the group), in nonzero
  * order; padding (-1) adds nothing. Bp2 is the panel as pairs (P / 2 per row of B). */
 template <int P>
 __device__ __forceinline__ double2 panel_sum(int p, int p1, int stride, int u, const int *__restrict__ col, const double *__restrict__ val,
                                              const int *__restrict__ xhot_col, const double2 *__restrict__ Bp2) {
-  constexpr int G = P / 2, NB = G < 8 ? G : 8;
+  constexpr int G = panel_shape<P>::G, R = panel_shape<P>::R, S = panel_shape<P>::S;
   const unsigned gmask = panel_group_mask<G>();
   double2 acc = make_double2(0.0, 0.0);
   for (; p < p1; p += stride) {
-    const int q = p + u, n = min(G, p1 - p);
-    const int c = q < p1 ? spmm_col(__ldg(col + q), xhot_col) : -1;
-    const double v = q < p1 ? __ldg(val + q) : 0.0;
+    const int n = min(S, p1 - p);
+    int c[R];
+    double v[R];
 #pragma unroll
-    for (int i0 = 0; i0 < G; i0 += NB) {
+    for (int r = 0; r < R; ++r) {
+      const int q = p + r * G + u;
+      c[r] = q < p1 ? spmm_col(__ldg(col + q), xhot_col) : -1;
+      v[r] = q < p1 ? __ldg(val + q) : 0.0;
+    }
+#pragma unroll
+    for (int i0 = 0; i0 < S; i0 += 8) {
       if (i0 >= n) break; /* uniform in the group */
-      int ci[NB];
-      double vi[NB];
-      double2 b[NB];
+      int ci[8];
+      double vi[8];
+      double2 b[8];
 #pragma unroll
-      for (int j = 0; j < NB; ++j) {
-        ci[j] = __shfl_sync(gmask, c, i0 + j, G);
-        vi[j] = __shfl_sync(gmask, v, i0 + j, G);
+      for (int j = 0; j < 8; ++j) { /* nonzero p + i0 + j: lane (i0 + j) % G's slot (i0 + j) / G */
+        ci[j] = __shfl_sync(gmask, c[(i0 + j) / G], (i0 + j) % G, G);
+        vi[j] = __shfl_sync(gmask, v[(i0 + j) / G], (i0 + j) % G, G);
       }
 #pragma unroll
-      for (int j = 0; j < NB; ++j) b[j] = ci[j] != -1 ? __ldg(Bp2 + (long long)ci[j] * G + u) : make_double2(0.0, 0.0);
+      for (int j = 0; j < 8; ++j) b[j] = ci[j] != -1 ? __ldg(Bp2 + (long long)ci[j] * G + u) : make_double2(0.0, 0.0);
 #pragma unroll
-      for (int j = 0; j < NB; ++j)
+      for (int j = 0; j < 8; ++j)
         if (ci[j] != -1) {
           acc.x += vi[j] * b[j].x;
           acc.y += vi[j] * b[j].y;
@@ -444,7 +458,7 @@ __device__ __forceinline__ double2 panel_groups_sum(double2 a, int W) {
 }
 
 /* W lanes per row (W >= G, a power of two up to 32: at least the mean row's width, spmm_lanes): its
- * W / G groups take the steps g G, g G + W, ... and a fixed butterfly adds them. Rows longer than
+ * W / G groups take the steps g S, g S + W R, ... and a fixed butterfly adds them. Rows longer than
  * long_t are left to the piece kernel (not written here). Every lane of the warp reaches the butterfly. */
 template <int P>
 __global__ void __launch_bounds__(MX_SPMM_THREADS)
@@ -462,14 +476,15 @@ mx_spmm_panel_rows(int nrows, int W, int kb, int long_t, const int *__restrict__
     writes = p1 - p0 <= long_t;
     if (!writes) p1 = p0;
   }
-  const double2 acc = panel_groups_sum<G>(panel_sum<P>(p0 + (lane & (W - 1) & ~(G - 1)), p1, W, u, col, val, xhot_col, Bp2), W);
+  constexpr int R = panel_shape<P>::R;
+  const double2 acc = panel_groups_sum<G>(panel_sum<P>(p0 + (lane & (W - 1) & ~(G - 1)) * R, p1, W * R, u, col, val, xhot_col, Bp2), W);
   if (writes && (lane & (W - 1)) < G) {
     if (2 * u < kb) C[(long long)(2 * u) * ldc + row] = acc.x;
     if (2 * u + 1 < kb) C[(long long)(2 * u + 1) * ldc + row] = acc.y;
   }
 }
 
-/* a warp per piece of a long row: group g takes the steps g G, g G + 32, ...; a fixed butterfly adds
+/* a warp per piece of a long row: group g takes the steps g S, g S + 32 R, ...; a fixed butterfly adds
  * the groups; part[piece * k + j0 + column] as the column-major piece kernel's, for the same fixup */
 template <int P>
 __global__ void __launch_bounds__(MX_SPMM_THREADS)
@@ -481,7 +496,8 @@ mx_spmm_panel_pieces(int npieces, int kb, int k, int j0, const int2 *__restrict_
   if (wid >= npieces) return; /* warp-uniform */
   const int lane = threadIdx.x & 31, u = lane & (G - 1);
   const int2 range = piece[wid];
-  const double2 acc = panel_groups_sum<G>(panel_sum<P>(range.x + (lane & ~(G - 1)), range.y, 32, u, col, val, xhot_col, Bp2), 32);
+  constexpr int R = panel_shape<P>::R;
+  const double2 acc = panel_groups_sum<G>(panel_sum<P>(range.x + (lane & ~(G - 1)) * R, range.y, 32 * R, u, col, val, xhot_col, Bp2), 32);
   if (lane < G) {
     if (2 * u < kb) part[wid * k + j0 + 2 * u] = acc.x;
     if (2 * u + 1 < kb) part[wid * k + j0 + 2 * u + 1] = acc.y;
@@ -510,11 +526,14 @@ static int panel_launch(const mx_device *D, int j0, int kb, int k, const double 
   return 0;
 }
 
-/* Panels of 64 columns while 64 remain, then 32, 16, 8 (the last one padded): fewer than 8 padding
- * columns in all. One panel buffer (ncols x the widest) and the pieces' partial sums from the pool. */
+/* The widest panel (64, 32, 16 or 8 columns) that the columns left fill; below 8 columns the
+ * narrowest of 8, 4 and 2 that holds them (padded): fewer than 4 padding columns in all. One panel
+ * buffer (ncols x the widest) and the pieces' partial sums from the pool. */
 static int spmm_panel_width(int left) {
   int P = MX_SPMM_PANEL_MAX;
   while (P > 8 && left < P) P /= 2;
+  if (left < 8)
+    for (P = 2; P < left; P *= 2) {}
   return P;
 }
 
@@ -534,7 +553,9 @@ static int spmm_panels_cold(const mx_device *D, int k, const double *B, long lon
     if (P == 64) rc = panel_launch<64>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
     else if (P == 32) rc = panel_launch<32>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
     else if (P == 16) rc = panel_launch<16>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
-    else rc = panel_launch<8>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
+    else if (P == 8) rc = panel_launch<8>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
+    else if (P == 4) rc = panel_launch<4>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
+    else rc = panel_launch<2>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
     j0 += kb;
   }
   if (!rc && L->nlong) {

@@ -151,7 +151,8 @@
 #ifndef MX_SPMM_TARGET_WARPS
 #define MX_SPMM_TARGET_WARPS 8192
 #endif
-/* row-major panels of B (the SpMM's panel way): the widest panel, in columns (8, 16, 32 or 64) */
+/* row-major panels of B (the SpMM's panel way): the widest panel, in columns (8, 16, 32 or 64; the
+ * narrower ones, 4 and 2, only where fewer columns are left) */
 #ifndef MX_SPMM_PANEL_MAX
 #define MX_SPMM_PANEL_MAX 64
 #endif

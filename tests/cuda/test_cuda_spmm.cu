@@ -194,9 +194,9 @@ static void check_case(const Csr &A, mx_crux c, mx_mode_request mode, int xhot, 
   check_ks(D, F, ks, rng, tag);
   mx_spmm_plan p;
   if (F.nrows > 0 && mx_device_spmm_plan(D, 2, &p) == 0) expect(p.timed, tag + " plan: k = 2's choice timed by its first product");
-  /* every way forced: our kernels on B in place and on row-major panels (17, 41 and 70: panels of
-   * 64, 32, 16 and 8 with padding columns), the SpMVs */
-  const std::vector<int> few = g_race ? std::vector<int>{3, 9} : std::vector<int>{3, 9, 17, 41, 70};
+  /* every way forced: our kernels on B in place and on row-major panels (2 .. 70: panels of 64, 32,
+   * 16, 8, 4 and 2 columns, with padding columns), the SpMVs */
+  const std::vector<int> few = g_race ? std::vector<int>{3, 9} : std::vector<int>{2, 3, 9, 17, 41, 70};
   for (mx_spmm_way w : {MX_SPMM_WAY_KERNELS, MX_SPMM_WAY_PANELS, MX_SPMM_WAY_COLUMNS}) {
     expect(mx_device_spmm_set_way(D, w) == 0, tag + " set way: " + mx_device_last_error());
     if (F.nrows > 0 && mx_device_spmm_plan(D, 9, &p) == 0)
