@@ -19,6 +19,7 @@
 #include "core/mx_predictor.h"
 #include "core/mx_engine.h"
 #include "cuda/mx_device.h"
+#include "cuda/mx_halo.h"
 
 /* The AIJ ops we override, saved at conversion and called through. */
 typedef struct {
@@ -189,7 +190,14 @@ typedef struct {
   Vec              lvec;    /* ghost values, Ao's column space */
   VecScatter       scatter; /* global x -> lvec, built from Ao's column map */
   PetscObjectState nzstate; /* A->nonzerostate the scatter was built for */
+  /* -mat_matxtract_ghost_exchange nccl: MatMult's ghosts through NCCL between the ranks' GPUs
+   * (the transpose products keep the VecScatter) */
+  PetscInt      exchange; /* MATXTRACT_EXCHANGE_* */
+  mx_halo_comm *hcomm;    /* made at the first NCCL setup, kept until the matrix goes */
+  mx_halo      *halo;     /* the exchange of the current scatter's pattern */
 } Mat_MPIAIJMatXtract;
+
+typedef enum { MATXTRACT_EXCHANGE_VECSCATTER = 0, MATXTRACT_EXCHANGE_NCCL = 1 } MatXtractExchange;
 
 PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MatXtract(Mat);

@@ -7,6 +7,14 @@
  * stale shadows are impossible. The diagonal block (Ad) gets the user's settings; the off-diagonal
  * block (Ao) is all cold (crux (0,0)): it is thin and its columns are ghost indices. */
 #include "matxtract_impl.h"
+#include <petscdevice.h>
+
+#if defined(PETSC_HAVE_CUDA) && defined(MATXTRACT_HAVE_CUDA) && PETSC_VERSION_GE(3, 20, 0)
+  #include <petscdevice_cuda.h>
+  #define MATXTRACT_MPI_DEVICE_EXCHANGE 1 /* device arrays of vectors and PETSc's stream available */
+#endif
+
+static const char *const MatXtractExchangeNames[] = {"vecscatter", "nccl", "MatXtractExchange", "MATXTRACT_EXCHANGE_", NULL};
 
 /* Ad: user settings (the predictor included); Ao: same settings but crux (0,0) and no predictor.
  * Converts blocks MPIAIJ (re)created. */
@@ -58,6 +66,109 @@ static PetscErrorCode MatAssemblyEnd_MPIAIJMatXtract(Mat A, MatAssemblyType mode
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The NCCL communicator of A's ranks: rank 0 makes the id, every rank joins (collective). */
+static PetscErrorCode MatXtractMPIHaloComm(Mat A)
+{
+  Mat_MPIAIJMatXtract *m    = (Mat_MPIAIJMatXtract *)A->spptr;
+  MPI_Comm             comm = PetscObjectComm((PetscObject)A);
+  unsigned char        id[MX_HALO_ID_BYTES];
+  PetscMPIInt          size, rank;
+  int                  rc = 0, any;
+
+  PetscFunctionBegin;
+  if (m->hcomm) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank) rc = mx_halo_unique_id(id);
+  PetscCallMPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm));
+  PetscCheck(!rc, comm, PETSC_ERR_LIB, "matxtract: -mat_matxtract_ghost_exchange nccl: %s", rank ? "rank 0 could not make an NCCL id" : mx_device_last_error());
+  PetscCallMPI(MPI_Bcast(id, MX_HALO_ID_BYTES, MPI_UNSIGNED_CHAR, 0, comm));
+  rc = mx_halo_comm_create(id, size, rank, &m->hcomm);
+  PetscCallMPI(MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, comm));
+  PetscCheck(!rc, PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: -mat_matxtract_ghost_exchange nccl on rank %d: %s", rank, mx_device_last_error());
+  PetscCheck(!any, comm, PETSC_ERR_LIB, "matxtract: -mat_matxtract_ghost_exchange nccl: another rank could not join the NCCL communicator");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The exchange pattern from Ao's ghost columns (garray: ascending global indices, so each owner's
+ * are one run, in the order the owner sends them): each rank tells every owner which of its
+ * entries it needs (MPI_Alltoall of counts, MPI_Alltoallv of indices: O(ranks) per rank). */
+static PetscErrorCode MatXtractMPISetUpHalo(Mat A, const PetscInt *garray, PetscInt nghost)
+{
+  Mat_MPIAIJMatXtract *m    = (Mat_MPIAIJMatXtract *)A->spptr;
+  MPI_Comm             comm = PetscObjectComm((PetscObject)A);
+  const PetscInt      *range;
+  PetscMPIInt          size, rank, owner = 0;
+  PetscMPIInt         *want, *give, *wdisp, *gdisp;
+  PetscInt            *wanted, *given;
+  int                 *recv_rank, *recv_off, *recv_idx, *send_rank, *send_off, *send_idx, nrecv = 0, nsend = 0, rc;
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractMPIHaloComm(A));
+  mx_halo_free(m->halo);
+  m->halo = NULL;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscLayoutGetRanges(A->cmap, &range));
+  PetscCall(PetscCalloc4(size, &want, size, &give, size + 1, &wdisp, size + 1, &gdisp));
+  for (PetscInt i = 0; i < nghost; ++i) {
+    while (garray[i] >= range[owner + 1]) ++owner;
+    want[owner]++;
+  }
+  PetscCallMPI(MPI_Alltoall(want, 1, MPI_INT, give, 1, MPI_INT, comm));
+  for (PetscMPIInt r = 0; r < size; ++r) {
+    wdisp[r + 1] = wdisp[r] + want[r];
+    gdisp[r + 1] = gdisp[r] + give[r];
+  }
+  PetscCall(PetscMalloc2(nghost, &wanted, gdisp[size], &given));
+  for (PetscInt i = 0; i < nghost; ++i) wanted[i] = garray[i];
+  PetscCallMPI(MPI_Alltoallv(wanted, want, wdisp, MPIU_INT, given, give, gdisp, MPIU_INT, comm));
+  PetscCall(PetscMalloc6(size, &recv_rank, size + 1, &recv_off, nghost + 1, &recv_idx, size, &send_rank, size + 1, &send_off, gdisp[size] + 1, &send_idx));
+  recv_off[0] = send_off[0] = 0;
+  for (PetscMPIInt r = 0; r < size; ++r) {
+    if (want[r]) {
+      recv_rank[nrecv]    = r;
+      recv_off[nrecv + 1] = wdisp[r + 1];
+      nrecv++;
+    }
+    if (give[r]) {
+      send_rank[nsend]    = r;
+      send_off[nsend + 1] = gdisp[r + 1];
+      nsend++;
+    }
+  }
+  for (PetscInt i = 0; i < nghost; ++i) recv_idx[i] = (int)i;
+  for (PetscMPIInt i = 0; i < gdisp[size]; ++i) send_idx[i] = (int)(given[i] - range[rank]);
+  rc = mx_halo_create(m->hcomm, nsend, send_rank, send_off, send_idx, nrecv, recv_rank, recv_off, recv_idx, &m->halo);
+  PetscCall(PetscFree6(recv_rank, recv_off, recv_idx, send_rank, send_off, send_idx));
+  PetscCall(PetscFree2(wanted, given));
+  PetscCall(PetscFree4(want, give, wdisp, gdisp));
+  PetscCheck(!rc, PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: the NCCL ghost exchange: %s", mx_device_last_error());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -mat_matxtract_ghost_exchange, checked where it can run: NCCL needs a build with NCCL, PETSc
+ * with CUDA (3.20+) and the blocks on the GPU (the ghost vector a device vector). */
+static PetscErrorCode MatXtractMPIExchangeChoice(Mat A)
+{
+  Mat_MPIAIJMatXtract *m    = (Mat_MPIAIJMatXtract *)A->spptr;
+  MPI_Comm             comm = PetscObjectComm((PetscObject)A);
+  PetscInt             v    = m->exchange;
+  PetscBool            set, cuda = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetEList(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_matxtract_ghost_exchange", MatXtractExchangeNames, 2, &v, &set));
+  m->exchange = v;
+  if (m->exchange != MATXTRACT_EXCHANGE_NCCL) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(mx_halo_available(), comm, PETSC_ERR_SUP, "matxtract: -mat_matxtract_ghost_exchange nccl: matxtract was built without NCCL (CMake did not find nccl.h and libnccl)");
+#if !defined(MATXTRACT_MPI_DEVICE_EXCHANGE)
+  SETERRQ(comm, PETSC_ERR_SUP, "matxtract: -mat_matxtract_ghost_exchange nccl needs PETSc 3.20+ with CUDA (device arrays on PETSc's stream)");
+#endif
+  if (m->lvec) PetscCall(PetscObjectTypeCompare((PetscObject)m->lvec, VECSEQCUDA, &cuda));
+  PetscCheck(cuda, comm, PETSC_ERR_SUP, "matxtract: -mat_matxtract_ghost_exchange nccl needs the blocks on the GPU (the ghost vector is %s)", m->lvec ? ((PetscObject)m->lvec)->type_name : "not made");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Ghost vector and scatter for the current pattern (rebuilt when the nonzero pattern changed). */
 static PetscErrorCode MatXtractMPISetUpGhosts(Mat A)
 {
@@ -80,11 +191,60 @@ static PetscErrorCode MatXtractMPISetUpGhosts(Mat A)
   PetscCall(VecScatterCreate(gx, from, m->lvec, NULL, &m->scatter));
   PetscCall(ISDestroy(&from));
   PetscCall(VecDestroy(&gx));
+  PetscCall(MatXtractMPIExchangeChoice(A));
+  if (m->exchange == MATXTRACT_EXCHANGE_NCCL) PetscCall(MatXtractMPISetUpHalo(A, garray, nghost));
   m->nzstate = A->nonzerostate;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = Ad x_local + Ao x_ghost (+ z): the ghost scatter overlaps the diagonal-block product. */
+/* The NCCL exchange into lvec, on its own stream after PETSc's stream's work so far (x ready), and
+ * PETSc's stream made to wait for it; x and lvec's device arrays are taken and given back at once
+ * (stream order keeps them valid: the products that follow run on PETSc's stream). */
+static PetscErrorCode MatXtractMPIHaloBegin(Mat A, Vec xx)
+{
+#if defined(MATXTRACT_MPI_DEVICE_EXCHANGE)
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+  const PetscScalar   *xa;
+  PetscScalar         *ga;
+  cudaStream_t         stream = NULL;
+  PetscBool            cuda;
+  int                  rc;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)xx, &cuda, VECSEQCUDA, VECMPICUDA, ""));
+  PetscCheck(cuda, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "matxtract: -mat_matxtract_ghost_exchange nccl needs device vectors (-vec_type cuda), not %s", ((PetscObject)xx)->type_name);
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(VecCUDAGetArrayRead(xx, &xa));
+  PetscCall(VecCUDAGetArrayWrite(m->lvec, &ga));
+  rc = mx_halo_start(m->halo, (const double *)xa, (double *)ga, (void *)stream);
+  PetscCall(VecCUDARestoreArrayWrite(m->lvec, &ga));
+  PetscCall(VecCUDARestoreArrayRead(xx, &xa));
+  PetscCheck(!rc, PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: the NCCL ghost exchange: %s", mx_device_last_error());
+  PetscFunctionReturn(PETSC_SUCCESS);
+#else
+  PetscFunctionBegin;
+  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract: the NCCL ghost exchange needs PETSc 3.20+ with CUDA");
+#endif
+}
+
+static PetscErrorCode MatXtractMPIHaloEnd(Mat A)
+{
+#if defined(MATXTRACT_MPI_DEVICE_EXCHANGE)
+  Mat_MPIAIJMatXtract *m      = (Mat_MPIAIJMatXtract *)A->spptr;
+  cudaStream_t         stream = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCheck(!mx_halo_wait(m->halo, (void *)stream), PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: the NCCL ghost exchange: %s", mx_device_last_error());
+  PetscFunctionReturn(PETSC_SUCCESS);
+#else
+  PetscFunctionBegin;
+  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract: the NCCL ghost exchange needs PETSc 3.20+ with CUDA");
+#endif
+}
+
+/* y = Ad x_local + Ao x_ghost (+ z): the ghost exchange (VecScatter, or NCCL on its own stream)
+ * overlaps the diagonal-block product. */
 static PetscErrorCode MatMultAdd_MPIAIJMatXtract(Mat A, Vec xx, Vec zz, Vec yy)
 {
   Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
@@ -94,10 +254,17 @@ static PetscErrorCode MatMultAdd_MPIAIJMatXtract(Mat A, Vec xx, Vec zz, Vec yy)
   PetscCheck(!A->structure_only, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "matxtract: a structure-only matrix (MAT_STRUCTURE_ONLY) has no values to multiply");
   PetscCall(MatXtractMPISetUpGhosts(A));
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
-  PetscCall(VecScatterBegin(m->scatter, xx, m->lvec, INSERT_VALUES, SCATTER_FORWARD));
-  if (zz) PetscCall((*Ad->ops->multadd)(Ad, xx, zz, yy));
-  else PetscCall((*Ad->ops->mult)(Ad, xx, yy));
-  PetscCall(VecScatterEnd(m->scatter, xx, m->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  if (m->exchange == MATXTRACT_EXCHANGE_NCCL) {
+    PetscCall(MatXtractMPIHaloBegin(A, xx));
+    if (zz) PetscCall((*Ad->ops->multadd)(Ad, xx, zz, yy));
+    else PetscCall((*Ad->ops->mult)(Ad, xx, yy));
+    PetscCall(MatXtractMPIHaloEnd(A));
+  } else {
+    PetscCall(VecScatterBegin(m->scatter, xx, m->lvec, INSERT_VALUES, SCATTER_FORWARD));
+    if (zz) PetscCall((*Ad->ops->multadd)(Ad, xx, zz, yy));
+    else PetscCall((*Ad->ops->mult)(Ad, xx, yy));
+    PetscCall(VecScatterEnd(m->scatter, xx, m->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  }
   PetscCall((*Ao->ops->multadd)(Ao, m->lvec, yy, yy));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -142,6 +309,9 @@ static PetscErrorCode MatSetFromOptions_MPIAIJMatXtract(Mat A, PetscOptionItems 
   PetscFunctionBegin;
   if (m->setfromoptions) PetscCall((*m->setfromoptions)(A, PetscOptionsObject));
   PetscCall(MatXtractSettingsFromOptions(A, PetscOptionsObject, &m->set, &changed));
+  PetscOptionsHeadBegin(PetscOptionsObject, "MATMPIAIJMATXTRACT options");
+  PetscCall(PetscOptionsEList("-mat_matxtract_ghost_exchange", "How MatMult's ghost values travel: vecscatter (PETSc's VecScatter, host-staged without a CUDA-aware MPI) or nccl (ncclSend/ncclRecv between the ranks' GPUs, on a stream of its own beside the diagonal block's product; needs NCCL at build time, PETSc with CUDA, device vectors and one GPU per rank; the transpose products keep the VecScatter)", "", MatXtractExchangeNames, 2, MatXtractExchangeNames[m->exchange], &m->exchange, NULL));
+  PetscOptionsHeadEnd();
   if (changed && A->preallocated) PetscCall(MatXtractMPIConvertBlocks(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -182,6 +352,12 @@ static PetscErrorCode MatView_MPIAIJMatXtract(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS); /* ::ascii_info stays MPIAIJ's */
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
+  if (m->halo) {
+    int       sr, rr;
+    long long sn, rn;
+    mx_halo_counts(m->halo, &sr, &sn, &rr, &rn);
+    PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: ghost exchange: NCCL between the ranks' GPUs (rank 0 sends %lld values to %d ranks, receives %lld from %d)\n", sn, sr, rn, rr));
+  } else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: ghost exchange: PETSc's VecScatter%s\n", m->exchange == MATXTRACT_EXCHANGE_NCCL ? " until the first MatMult sets up NCCL" : ""));
   {
     PetscViewer sub;
     PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: diagonal block of rank 0:\n"));
@@ -220,6 +396,8 @@ static PetscErrorCode MatDestroy_MPIAIJMatXtract(Mat A)
   PetscCall(MatXtractSettingsDestroy(&m->set));
   PetscCall(VecDestroy(&m->lvec));
   PetscCall(VecScatterDestroy(&m->scatter));
+  mx_halo_free(m->halo);
+  mx_halo_comm_free(m->hcomm);
   PetscCall(PetscFree(A->spptr));
   PetscCall((*base_destroy)(A));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -293,6 +471,8 @@ static PetscErrorCode MatConvert_MPIAIJMatXtract_MPIAIJ(Mat A, MatType type, Mat
   PetscCall(MatXtractSettingsDestroy(&m->set));
   PetscCall(VecDestroy(&m->lvec));
   PetscCall(VecScatterDestroy(&m->scatter));
+  mx_halo_free(m->halo);
+  mx_halo_comm_free(m->hcomm);
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", m->preallocation));
   B->ops->assemblyend      = m->assemblyend;
   B->ops->destroy          = m->destroy;

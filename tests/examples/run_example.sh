@@ -17,6 +17,7 @@
 #   --grep REGEX      the output must have a line matching the extended REGEX (may be repeated)
 #   --gpu 0|1         a GPU test: exit 77 (skipped) unless the PETSc build has CUDA (the argument, found
 #                     by CMake) and a GPU is visible (nvidia-smi -L lists one)
+#   --gpus N          with --gpu: skipped unless at least N GPUs are visible (one per rank)
 #
 # With MX_UPDATE_EXPECTED=1 in the environment the filtered output is written to the --expected file
 # instead of compared (to regenerate the expected outputs after a deliberate change; review the diff).
@@ -26,6 +27,7 @@ expected=""
 rtol=0
 atol=0
 gpu=""
+gpus=1
 greps=()
 linertol=""
 while [ $# -gt 0 ]; do
@@ -36,6 +38,7 @@ while [ $# -gt 0 ]; do
     --grep) greps+=("$2"); shift 2 ;;
     --line-rtol) linertol="${linertol}${2}=${3};"; shift 3 ;;
     --gpu) gpu="$2"; shift 2 ;;
+    --gpus) gpus="$2"; shift 2 ;;
     --) shift; break ;;
     *) echo "run_example.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -49,6 +52,11 @@ if [ -n "$gpu" ]; then
   fi
   if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
     echo "SKIP: no GPU visible"
+    exit 77
+  fi
+  visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  if [ "$visible" -lt "$gpus" ]; then
+    echo "SKIP: $gpus GPUs needed, $visible visible"
     exit 77
   fi
 fi

@@ -35,6 +35,8 @@
 #   PAGERANK_SPEC (kron:21:16), PAGERANK_ITS (300), PARTITIONS ("none petsc rcm")
 #   MPIEXEC (mpiexec)   the launcher, split into words (e.g. "mpiexec --bind-to none"); called as MPIEXEC -n NP ...
 #   RUN_TIMEOUT_S (300) per run
+#   MATXTRACT_OPTS      options added to every matxtract run, split into words (e.g.
+#                       "-mat_matxtract_ghost_exchange nccl": the ghosts through NCCL; say so in the results)
 # Writes OUTDIR/scaling.csv (one row per run: workload, matrix, partition, np, type, rep, time_s, its,
 # ghosts_min/max/total, status, log), OUTDIR/scaling.md (per workload, matrix, partition and type: the
 # median over the runs that succeeded at each np, the speedup vs 1 GPU, matxtract vs aijcusparse at each
@@ -58,6 +60,7 @@ PAGERANK_SPEC=${PAGERANK_SPEC:-kron:21:16}
 PAGERANK_ITS=${PAGERANK_ITS:-300}
 PARTITIONS=${PARTITIONS:-none petsc rcm}
 MPIEXEC=${MPIEXEC:-mpiexec}
+MATXTRACT_OPTS=${MATXTRACT_OPTS:-}
 RUN_TIMEOUT_S=${RUN_TIMEOUT_S:-300}
 read -ra LAUNCHER <<< "$MPIEXEC"
 mkdir -p "$out/logs" || exit 1
@@ -94,7 +97,7 @@ write_env() {
     echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "command=REPS=\"$REPS\" NPS=\"$NPS\" WORKLOADS=\"$WORKLOADS\" EX45_DIR=\"$EX45_DIR\" EX45_BIN=\"$EX45_BIN\" EX45_N=$EX45_N" \
       "KSP_ITS=$KSP_ITS KSP_SPEC=$KSP_SPEC REAL_MATRIX=\"$REAL_MATRIX\" PAGERANK_SPEC=$PAGERANK_SPEC PAGERANK_ITS=$PAGERANK_ITS" \
-      "PARTITIONS=\"$PARTITIONS\" MPIEXEC=\"$MPIEXEC\" bash tuning/mpi/scaling.sh $*"
+      "PARTITIONS=\"$PARTITIONS\" MPIEXEC=\"$MPIEXEC\" MATXTRACT_OPTS=\"$MATXTRACT_OPTS\" bash tuning/mpi/scaling.sh $*"
     echo "reps=$REPS"
     echo "commit=$(git -C "$ROOT" rev-parse HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet HEAD -- src examples tuning 2>/dev/null || echo ' (modified)')"
     echo "petsc=$(pkg-config --modversion PETSc 2>/dev/null)"
@@ -181,6 +184,8 @@ run_one() {
   local log rc fields t its want st
   log=logs/$(file_name "${workload}_${matrix}_${part}_np${np}_${type}_r${rep}").log
   "cmd_$workload" "$type" "$source" "$part"
+  # shellcheck disable=SC2206  # the options are words
+  [ "$type" = matxtract ] && [ -n "$MATXTRACT_OPTS" ] && CMD+=($MATXTRACT_OPTS)
   CMD=("${LAUNCHER[@]}" -n "$np" "${CMD[@]}" -use_gpu_aware_mpi 0)
   echo "+ ${CMD[*]}" > "$out/$log"
   timeout "$RUN_TIMEOUT_S" "${CMD[@]}" < /dev/null >> "$out/$log" 2>&1
