@@ -451,7 +451,7 @@ static Row run_k(mx_device *D, const CusparseCsr &S, const Csr &A, const std::st
   }
   for (int a = 0; a < kNumAlgs; ++a) r.alg[a] = run_cusparse(S, A, kAlgs[a], k, dB, dC, o.reps, reference_alg(r) < 0);
   r.best_cusparse_us = best_cusparse(r);
-  if (k > 1) r.alg2_row = run_cusparse_rowmajor(S, A, k, dB, dC, o.reps); /* at k = 1 the layouts coincide (and its C was off on 5 of 9 matrices) */
+  if (k > 1) r.alg2_row = run_cusparse_rowmajor(S, A, k, dB, dC, o.reps); /* k = 1: the layouts coincide, and its row-major C did not match ours there */
   if (r.alg2_row.valid && mx_rel_err(r.alg2_row.C, C_ours) > kMaxRelErr) {
     fprintf(stderr, "%s k %d: cuSPARSE row-major C differs from ours\n", name.c_str(), k);
     r.ok = false;
