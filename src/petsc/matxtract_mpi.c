@@ -100,7 +100,7 @@ static PetscErrorCode MatXtractMPISetUpHalo(Mat A, const PetscInt *garray, Petsc
   const PetscInt      *range;
   PetscMPIInt          size, rank, owner = 0;
   PetscMPIInt         *want, *give, *wdisp, *gdisp;
-  PetscInt            *wanted, *given;
+  PetscInt            *given;
   int                 *recv_rank, *recv_off, *recv_idx, *send_rank, *send_off, *send_idx, nrecv = 0, nsend = 0, rc;
 
   PetscFunctionBegin;
@@ -120,9 +120,8 @@ static PetscErrorCode MatXtractMPISetUpHalo(Mat A, const PetscInt *garray, Petsc
     wdisp[r + 1] = wdisp[r] + want[r];
     gdisp[r + 1] = gdisp[r] + give[r];
   }
-  PetscCall(PetscMalloc2(nghost, &wanted, gdisp[size], &given));
-  for (PetscInt i = 0; i < nghost; ++i) wanted[i] = garray[i];
-  PetscCallMPI(MPI_Alltoallv(wanted, want, wdisp, MPIU_INT, given, give, gdisp, MPIU_INT, comm));
+  PetscCall(PetscMalloc1(gdisp[size], &given));
+  PetscCallMPI(MPI_Alltoallv(garray, want, wdisp, MPIU_INT, given, give, gdisp, MPIU_INT, comm));
   PetscCall(PetscMalloc6(size, &recv_rank, size + 1, &recv_off, nghost + 1, &recv_idx, size, &send_rank, size + 1, &send_off, gdisp[size] + 1, &send_idx));
   recv_off[0] = send_off[0] = 0;
   for (PetscMPIInt r = 0; r < size; ++r) {
@@ -141,7 +140,7 @@ static PetscErrorCode MatXtractMPISetUpHalo(Mat A, const PetscInt *garray, Petsc
   for (PetscMPIInt i = 0; i < gdisp[size]; ++i) send_idx[i] = (int)(given[i] - range[rank]);
   rc = mx_halo_create(m->hcomm, nsend, send_rank, send_off, send_idx, nrecv, recv_rank, recv_off, recv_idx, &m->halo);
   PetscCall(PetscFree6(recv_rank, recv_off, recv_idx, send_rank, send_off, send_idx));
-  PetscCall(PetscFree2(wanted, given));
+  PetscCall(PetscFree(given));
   PetscCall(PetscFree4(want, give, wdisp, gdisp));
   PetscCheck(!rc, PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: the NCCL ghost exchange: %s", mx_device_last_error());
   PetscFunctionReturn(PETSC_SUCCESS);
