@@ -73,6 +73,7 @@ int mx_cuda_check(cudaError_t e, const char *what) {
 extern "C" const char *mx_device_last_error(void) { return mx_last_error; }
 
 extern "C" void mx_device_release_pools(void) {
+  mx_device_warm_wait(); /* its build may hold a pool */
   mx_h2d_release();
   mx_scratch_pools_release();
   mx_workspaces_release();
@@ -518,6 +519,7 @@ extern "C" int mx_device_upload(const mx_format *F, mx_cold_kernel cold, mx_devi
 }
 
 extern "C" int mx_device_upload_xhot(const mx_format *F, mx_cold_kernel cold, int xhot_cols, mx_device **Dout) {
+  mx_device_warm_wait();
   if (!Dout) return mx_fail("mx_device_upload: output pointer is NULL");
   *Dout = nullptr;
   if (!F) return mx_fail("mx_device_upload: format is NULL");
@@ -561,6 +563,12 @@ int mx_device_finish_cold(mx_device *D, mx_cold_kernel cold) {
 
 extern "C" int mx_device_build(const mx_csr *A, mx_crux c, mx_mode_request mode, mx_cold_kernel cold, int xhot_cols,
                                mx_format *shell, mx_device **Dout) {
+  mx_device_warm_wait();
+  return mx_device_build_unwarmed(A, c, mode, cold, xhot_cols, shell, Dout);
+}
+
+int mx_device_build_unwarmed(const mx_csr *A, mx_crux c, mx_mode_request mode, mx_cold_kernel cold, int xhot_cols,
+                             mx_format *shell, mx_device **Dout) {
   if (!Dout || !shell) return mx_fail("mx_device_build: output pointer is NULL");
   *Dout = nullptr;
   memset(shell, 0, sizeof *shell);

@@ -56,6 +56,16 @@ int mx_device_set_upload_threads(int threads);
  * Call before the CUDA context goes away; the next upload or setup makes them again. */
 void mx_device_release_pools(void);
 
+/* A process's first-use costs of the GPU code, off the critical path. CUDA loads a kernel's code at
+ * its first launch; mx_device_warm_start() starts (once per process; later calls do nothing) a host
+ * thread that runs the default plan's build, products and feature passes on a tiny matrix on the
+ * current device, so that their code is loaded while the caller does host work.
+ * mx_device_warm_wait() waits for it; mx_device_build and mx_device_upload call it first, and the
+ * process does at exit. Call start after the device is chosen (cudaSetDevice). Never fails: a failed
+ * warm-up leaves the loading to the first build. */
+void mx_device_warm_start(void);
+void mx_device_warm_wait(void);
+
 /* Last error message of this thread's failing mx_device_* call ("" if none). */
 const char *mx_device_last_error(void);
 

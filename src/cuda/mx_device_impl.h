@@ -202,6 +202,10 @@ void mx_trace_step(const char *what);
  * x-hot and staging are left to the caller (the plans: mx_plans_gpu.cu). */
 int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request mode, mx_device *D, mx_format *shell);
 
+/* mx_device_build without waiting for the warm-up (mx_warm.cu): the warm-up's own build. */
+int mx_device_build_unwarmed(const mx_csr *A, mx_crux c, mx_mode_request mode, mx_cold_kernel cold, int xhot_cols,
+                             mx_format *shell, mx_device **D);
+
 /* Launch plans made on the GPU from D's cold_rowptr and chunk pointers (mx_plans_gpu.cu; equal to the
  * host planners of mx_device.cu): the segment plan (seg_plan, seg_nblocks), the merge plan
  * (merge_coord, merge_ntiles, carry arrays), the hot plan of D->mode (hot_work, hot_split,

@@ -11,6 +11,8 @@ int mx_device_set_upload_threads(int threads) {
   return 0;
 }
 void mx_device_release_pools(void) {}
+void mx_device_warm_start(void) {}
+void mx_device_warm_wait(void) {}
 int mx_device_upload(const mx_format *F, mx_cold_kernel cold, mx_device **D) {
   (void)F;
   (void)cold;

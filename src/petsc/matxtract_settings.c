@@ -1,6 +1,7 @@
 /* matxtract_settings.c - the user's choices (-mat_matxtract_* options), and the conversion steps
  * that the sequential and MPI types share. */
 #include <stdlib.h>
+#include <petscdevice.h>
 #include "matxtract_impl.h"
 
 const char *const MatXtractModeNames[]   = {"auto", "du", "se", "MatXtractMode", "MX_MODE_", NULL};
@@ -76,12 +77,34 @@ PetscErrorCode MatXtractSettingsSetCrux(Mat A, MatXtractSettings *set, PetscReal
 
 /* First step of MatConvert to a matxtract type: refuse scalars other than real double, and give
  * *B the matrix to turn into ours (a duplicate, A's values copied in, or A itself in place). */
+/* A process's first-use costs of the GPU code (mx_device_warm_start) are paid while the conversion
+ * copies A on the host, or while the user assembles: unless -mat_matxtract_device cpu (A's prefix) or
+ * no GPU is usable. PETSc picks this rank's GPU first, as MatXtractUseDevice does before a build. */
+static PetscErrorCode MatXtractWarmDevice(Mat A)
+{
+  const char *prefix;
+  PetscInt    device = MATXTRACT_DEVICE_AUTO;
+  PetscBool   set;
+
+  PetscFunctionBegin;
+  if (!mx_device_count()) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGetOptionsPrefix(A, &prefix));
+  PetscCall(PetscOptionsGetEList(((PetscObject)A)->options, prefix, "-mat_matxtract_device", MatXtractDeviceNames, 3, &device, &set));
+  if (device == MATXTRACT_DEVICE_CPU) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  mx_device_warm_start();
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatXtractConvertBegin(Mat A, MatReuse reuse, Mat *B)
 {
   PetscFunctionBegin;
 #if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
   SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract needs PetscScalar = real double (the tensor-core path is FP64); this PETSc is configured with another scalar type: use -mat_type aij");
 #endif
+  PetscCall(MatXtractWarmDevice(A));
   if (reuse == MAT_INITIAL_MATRIX) {
     PetscBool threaded;
 

@@ -195,6 +195,9 @@ static std::vector<Csr> test_zoo(bool small, const std::string &dir) {
   mats.push_back(make_random("dense-rows 800x900", 800, 900, 5, DENSE_ROWS, 8));
   if (!g_race) mats.push_back(make_random("dense-cols 1000x500", 1000, 500, 3, DENSE_COLS, 9));
   mats.push_back(make_random("powerlaw 4000", 4000, 4000, 12, POWERLAW, 10));
+  /* rows of 0-3000 and 5000 nonzeros over 2-4 segments of MX_SEG_NNZ (2048): the segment kernel's
+   * crossing rows, long tails read from global memory and short ones it stages */
+  mats.push_back(make_random("split-rows 60x5000", 60, 5000, 1500, DENSE_ROWS, 18));
   if (!small) {
     mats.push_back(make_random("8k-1 rows", 8191, 8191, 9, UNIFORM, 11));
     mats.push_back(make_random("8k+1 rows", 8193, 5000, 9, UNIFORM, 12));
