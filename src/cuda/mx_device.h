@@ -58,8 +58,8 @@ void mx_device_release_pools(void);
 
 /* A process's first-use costs of the GPU code, off the critical path. CUDA loads a kernel's code at
  * its first launch; mx_device_warm_start() starts (once per process; later calls do nothing) a host
- * thread that runs the default plan's build, products and feature passes on a tiny matrix on the
- * current device, so that their code is loaded while the caller does host work.
+ * thread that runs the default plan's build and products on a tiny matrix on the current device, so
+ * that their code is loaded while the caller does host work.
  * mx_device_warm_wait() waits for it; mx_device_build and mx_device_upload call it first, and the
  * process does at exit. Call start after the device is chosen (cudaSetDevice). Never fails: a failed
  * warm-up leaves the loading to the first build. */

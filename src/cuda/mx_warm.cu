@@ -5,10 +5,12 @@
  * process's first default build and its first products pay that for every kernel they launch, several
  * times the work of a build of a 1M-nonzero matrix (docs/performance.md, "Setup"). The warm-up is a
  * host thread that builds a tiny matrix on the caller's device with the default plan's request (crux
- * (0,0), automatic mode, cold kernel and x-hot cache), runs the products, the feature passes, a
- * timed product and the automatic compression on it, and frees it: the same kernels and library calls as a default matrix's first
- * steps, on a matrix too small to cost anything but their loading. It runs while the caller does host
- * work (MatConvert's copy of the matrix, or the user's assembly).
+ * (0,0), automatic mode, cold kernel and x-hot cache), runs its products (y = A x, y = A x + z) and
+ * frees it: the kernels and library calls of a default matrix's setup (MatConvert + the first
+ * MatMult), on a matrix too small to cost anything but their loading. It runs while the caller does
+ * host work (MatConvert's copy of the matrix, or the user's assembly). It does no more than the setup
+ * needs, because the build waits for all of it (loading the later steps' code here too, features and
+ * compression, made small matrices' setups slower: docs/performance.md, "Setup").
  *
  * Rules: one warm-up per process (a second start does nothing); mx_device_build and
  * mx_device_upload wait for it, so no two threads ever run the device layer at once; its errors are
@@ -49,14 +51,8 @@ void warm_products(mx_device *D, int n) {
   double *x = nullptr, *y = nullptr;
   if (cudaMalloc((void **)&x, n * sizeof(double)) != cudaSuccess) return;
   if (cudaMalloc((void **)&y, n * sizeof(double)) == cudaSuccess && cudaMemset(x, 0, n * sizeof(double)) == cudaSuccess) {
-    mx_features f;
-    double seconds;
     (void)mx_device_spmv(D, x, nullptr, y, nullptr);
     (void)mx_device_spmv(D, x, y, y, nullptr);
-    (void)mx_device_features(D, &f);
-    (void)mx_device_time_spmv(D, 1, &seconds);
-    const mx_pack_request req = mx_pack_request_of(MX_COMPRESS_AUTO);
-    if (mx_device_compress(D, &req) == 0) (void)mx_device_spmv(D, x, nullptr, y, nullptr);
   }
   cudaFree(y);
   cudaFree(x);

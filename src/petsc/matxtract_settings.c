@@ -78,16 +78,18 @@ PetscErrorCode MatXtractSettingsSetCrux(Mat A, MatXtractSettings *set, PetscReal
 /* First step of MatConvert to a matxtract type: refuse scalars other than real double, and give
  * *B the matrix to turn into ours (a duplicate, A's values copied in, or A itself in place). */
 /* A process's first-use costs of the GPU code (mx_device_warm_start) are paid while the conversion
- * copies A on the host, or while the user assembles: unless -mat_matxtract_device cpu (A's prefix) or
- * no GPU is usable. PETSc picks this rank's GPU first, as MatXtractUseDevice does before a build. */
-static PetscErrorCode MatXtractWarmDevice(Mat A)
+ * copies A on the host (MAT_INITIAL_MATRIX), or while the user assembles (A not assembled yet): not
+ * where no host work follows (an assembled matrix converted in place), nor under
+ * -mat_matxtract_device cpu (A's prefix), nor without a usable GPU. PETSc picks this rank's GPU
+ * first, as MatXtractUseDevice does before a build. */
+static PetscErrorCode MatXtractWarmDevice(Mat A, MatReuse reuse)
 {
   const char *prefix;
   PetscInt    device = MATXTRACT_DEVICE_AUTO;
   PetscBool   set;
 
   PetscFunctionBegin;
-  if (!mx_device_count()) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!mx_device_count() || (reuse != MAT_INITIAL_MATRIX && A->assembled)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatGetOptionsPrefix(A, &prefix));
   PetscCall(PetscOptionsGetEList(((PetscObject)A)->options, prefix, "-mat_matxtract_device", MatXtractDeviceNames, 3, &device, &set));
   if (device == MATXTRACT_DEVICE_CPU) PetscFunctionReturn(PETSC_SUCCESS);
@@ -104,7 +106,7 @@ PetscErrorCode MatXtractConvertBegin(Mat A, MatReuse reuse, Mat *B)
 #if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
   SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract needs PetscScalar = real double (the tensor-core path is FP64); this PETSc is configured with another scalar type: use -mat_type aij");
 #endif
-  PetscCall(MatXtractWarmDevice(A));
+  PetscCall(MatXtractWarmDevice(A, reuse));
   if (reuse == MAT_INITIAL_MATRIX) {
     PetscBool threaded;
 
