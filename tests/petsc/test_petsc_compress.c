@@ -513,6 +513,11 @@ int main(int argc, char **argv)
   { /* stencils: 2d (-1, 4) and 3d (-1, 6): dict8; columns within 8 bits in 2d, 16 bits in 3d */
     static const char *const specs[] = {"lap2d:40", "lap3d:12"};
     static const char *const cols[]  = {"delta8", "delta16"};
+    /* the GPU's amortised pack weighs its gain against the part of a product above the engine's
+     * floor (MATXTRACT_GPU_PRODUCT_FLOOR_S): a block whose product takes no longer than the floor
+     * rightly never packs, as lap2d:40's halves on 2 ranks of one GPU did; these have 1.2M and 1.8M
+     * nonzeros per rank on 2 ranks, products well above it */
+    static const char *const gpu_specs[] = {"lap2d:700", "lap3d:80"};
     for (int s = 0; s < 2; s++) {
       Mat A;
       PetscCall(MatXtractGenerate(PETSC_COMM_WORLD, specs[s], "aij_", &A));
@@ -521,8 +526,11 @@ int main(int argc, char **argv)
       PetscCall(CheckRefreshPaths(A, specs[s], pack_on, 0.7, 0.5, 2000 + 100 * (uint64_t)s));
       if (!on_gpu) PetscCall(CheckCpuAutoPlain(A, specs[s], 5000 + 100 * (uint64_t)s));
       else {
-        PetscCall(CheckGpuAmortisedPack(A, specs[s], "patterns", 8000 + 100 * (uint64_t)s));
-        PetscCall(CheckGpuExpectedMultsPack(A, specs[s]));
+        Mat G;
+        PetscCall(MatXtractGenerate(PETSC_COMM_WORLD, gpu_specs[s], "aij_", &G));
+        PetscCall(CheckGpuAmortisedPack(G, gpu_specs[s], "patterns", 8000 + 100 * (uint64_t)s));
+        PetscCall(CheckGpuExpectedMultsPack(G, gpu_specs[s]));
+        PetscCall(MatDestroy(&G));
       }
       PetscCall(CheckRefreshPaths(A, specs[s], "off", 0, 0, 3000 + 100 * (uint64_t)s));
       PetscCall(MatDestroy(&A));
