@@ -44,12 +44,6 @@ static int bits_for(uint64_t maxval) { /* bits to hold 0..maxval */
 
 /* ---- kernels (thread i owns element i; no two threads write one word except through atomics) ---- */
 
-/* bad = 1 if some column index is outside [0, n). */
-__global__ void k_check_columns(int64_t nnz, int n, const int *__restrict__ col, int *bad) {
-  const int64_t k = (int64_t)blockIdx.x * MX_BUILD_THREADS + threadIdx.x;
-  if (k < nnz && (col[k] < 0 || col[k] >= n)) atomicOr(bad, 1);
-}
-
 /* len[col[k]] += 1 (integer atomics: the counts do not depend on the order). */
 __global__ void k_column_lengths(int64_t nnz, const int *__restrict__ col, int *len) {
   const int64_t k = (int64_t)blockIdx.x * MX_BUILD_THREADS + threadIdx.x;
@@ -549,8 +543,7 @@ static int build(const mx_csr *A, mx_crux c, mx_mode_request req, mx_device *D, 
   if (mx_scratch_alloc(D, W, &bad, 1, "alloc check flag")) return 1;
   mx_trace_step("build: first scratch allocation");
   MX_CUDA_TRY(cudaMemset(bad, 0, sizeof(int)));
-  if (B.nnz > 0) k_check_columns<<<nblocks_for(B.nnz), MX_BUILD_THREADS>>>(B.nnz, B.n, B.col, bad);
-  MX_LAUNCH_CHECK("column check");
+  if (mx_check_columns_launch(B.nnz, B.n, B.col, bad)) return 1;
   int h_bad;
   MX_CUDA_TRY(cudaMemcpy(&h_bad, bad, sizeof(int), cudaMemcpyDeviceToHost));
   if (h_bad) return mx_fail("mx_device_build: a column index is outside [0, %d)", (int)B.n);

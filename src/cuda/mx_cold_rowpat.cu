@@ -13,7 +13,7 @@
  *             each row's id scattered from its group; pattern pointers by a scan of the lengths,
  *             entries copied from each pattern's first row.
  * Product (mx_rowpat_kernel): one thread per row, all of its pattern's entries, in the summation order
- * of the plain segment kernel (mx_cold_segment.cu) for that row, so y is bitwise that kernel's:
+ * of the plain segment kernel (mx_cold_segment.cuh) for that row, so y is bitwise that kernel's:
  * there row r is summed by a lane group of g lanes (g from the mean row length of the plan entry
  * owning r: seg_rows_from_shared), lane j adding the products j, j+g, j+2g, ... from 0.0 and the
  * group's sums then combined by the xor butterfly (offsets g/2 .. 1), then + z[r]. Here the thread

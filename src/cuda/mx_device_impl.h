@@ -202,6 +202,10 @@ void mx_trace_step(const char *what);
  * x-hot and staging are left to the caller (the plans: mx_plans_gpu.cu). */
 int mx_build_on_device(const mx_csr *A, mx_crux c, mx_mode_request mode, mx_device *D, mx_format *shell);
 
+/* bad (device, zeroed by the caller) = 1 if one of the nnz column indices col is outside [0, n):
+ * queued on the default stream (mx_build_check.cu). 0 or 1 with the error recorded. */
+int mx_check_columns_launch(int64_t nnz, int n, const int *col, int *bad);
+
 /* mx_device_build without waiting for the warm-up (mx_warm.cu): the warm-up's own build. */
 int mx_device_build_unwarmed(const mx_csr *A, mx_crux c, mx_mode_request mode, mx_cold_kernel cold, int xhot_cols,
                              mx_format *shell, mx_device **D);
