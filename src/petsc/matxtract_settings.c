@@ -75,8 +75,6 @@ PetscErrorCode MatXtractSettingsSetCrux(Mat A, MatXtractSettings *set, PetscReal
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* First step of MatConvert to a matxtract type: refuse scalars other than real double, and give
- * *B the matrix to turn into ours (a duplicate, A's values copied in, or A itself in place). */
 /* A process's first-use costs of the GPU code (mx_device_warm_start) are paid while the conversion
  * copies A on the host (MAT_INITIAL_MATRIX), or while the user assembles (A not assembled yet): not
  * where no host work follows (an assembled matrix converted in place), nor under
@@ -100,6 +98,9 @@ static PetscErrorCode MatXtractWarmDevice(Mat A, MatReuse reuse)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* First step of MatConvert to a matxtract type: refuse scalars other than real double, start the
+ * GPU warm-up, and give *B the matrix to turn into ours (a duplicate, A's values copied in, or A
+ * itself in place). */
 PetscErrorCode MatXtractConvertBegin(Mat A, MatReuse reuse, Mat *B)
 {
   PetscFunctionBegin;
