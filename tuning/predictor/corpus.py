@@ -10,7 +10,8 @@ parameters take values from disjoint train / test sets (e.g. kron EF 4, 16, 32 v
 seeds are drawn from [1, 999999], test seeds from [1000001, 1999999]. A real matrix (no seed, no
 parameters) goes to test when its index in name order is 1 mod 4. --check verifies the properties on
 the written file. Output columns: name spec seed family split est_nnz (est_nnz from the generator's
-documented sizes; labels.py records the exact nnz).
+documented sizes; labels.py records the exact nnz). The graph families' rows come with @unique-valued
+twins (VALUE_TWIN_FAMILIES below).
 """
 import argparse
 import glob
@@ -60,6 +61,13 @@ FAMILIES = {
                    lambda s, o: 5.0 * s + o["nb"] * o["bs"] ** 2),
 }
 INSTANCES_PER_SIZE = 4  # parameter draws per size value (a repeated spec is drawn once)
+# Graph families whose generators give every nonzero the value 1.0 (or a weight per vertex): each of
+# their rows gets a twin right after it with the same seed, split and size, values @unique (uniform in
+# [-1, 1): nothing shared, no pack of the values pays), named NAME_unique (issue 42: the plan must be
+# right when the values do not compress). The twins draw nothing from the generator's random stream,
+# so the other rows are the same with or without them.
+VALUE_TWIN_FAMILIES = ("bipartite", "chunglu", "chunglu-dir", "kron", "rand", "rgg")
+VALUE_TWIN = "@unique"
 
 
 def generated(rng):
@@ -79,6 +87,8 @@ def generated(rng):
                 seed = rng.randint(lo, hi)
                 name = "%s_%s_s%d" % (fam, s.split(":", 1)[1].replace(":", "_"), seed)
                 rows.append((name, s, seed, fam, split, int(n)))
+                if fam in VALUE_TWIN_FAMILIES:
+                    rows.append((name + "_unique", s + VALUE_TWIN, seed, fam, split, int(n)))
     return rows
 
 
