@@ -1,6 +1,7 @@
 /* test_mpi_ops - MATMPIAIJMATXTRACT against MPIAIJ on any number of ranks: products, diagonal,
  * value refresh (MatScale, MatShift, same-pattern re-assembly), new pattern, duplicate, and KSP
- * iteration counts / residual histories, on generated and real matrices, hot path off and on.
+ * iteration counts / residual histories, on generated and real matrices, hot path off and on; and
+ * the products against one rank's (the whole matrix as one matxtract on each rank).
  * Usage: mpiexec -n N test_mpi_ops -dir MATRICES_DIR/real */
 #include <matxtract.h>
 #include <petscksp.h>
@@ -67,6 +68,56 @@ static PetscErrorCode OffDiagonalBuilds(Mat B, PetscInt *builds)
   PetscFunctionReturn(0);
 }
 
+/* B x (and B^T x) on every rank against one rank's: each rank holds the whole matrix A
+ * (MatCreateRedundantMatrix), converted to matxtract alone on its communicator, and multiplies the
+ * whole x; the distributed product, gathered onto every rank, must equal it within TOL (issue 44:
+ * results equal to 1 rank's at 2, 3 and 4 ranks). */
+static PetscErrorCode CheckOneRank(Mat A, Mat B, const char *name, unsigned long seed)
+{
+  PetscMPIInt size;
+  Mat         S, Sx;
+  Vec         x, y, xs, ys, xall, yall;
+  VecScatter  gx, gy;
+  PetscRandom rnd;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCall(MatCreateRedundantMatrix(A, size, PETSC_COMM_SELF, MAT_INITIAL_MATRIX, &S));
+  PetscCall(MatConvert(S, MATMATXTRACT, MAT_INITIAL_MATRIX, &Sx));
+  PetscCall(MatDestroy(&S));
+  for (int t = 0; t < 2; t++) { /* B x, then B^T x */
+    PetscCall(PetscRandomCreate(PetscObjectComm((PetscObject)A), &rnd));
+    PetscCall(PetscRandomSetSeed(rnd, seed + (unsigned long)t));
+    PetscCall(PetscRandomSeed(rnd));
+    if (t == 0) PetscCall(MatCreateVecs(B, &x, &y));
+    else PetscCall(MatCreateVecs(B, &y, &x));
+    PetscCall(VecSetRandom(x, rnd));
+    PetscCall(PetscRandomDestroy(&rnd));
+    PetscCall(t == 0 ? MatMult(B, x, y) : MatMultTranspose(B, x, y));
+    PetscCall(VecScatterCreateToAll(x, &gx, &xall));
+    PetscCall(VecScatterCreateToAll(y, &gy, &yall));
+    PetscCall(VecScatterBegin(gx, x, xall, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(gx, x, xall, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterBegin(gy, y, yall, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(gy, y, yall, INSERT_VALUES, SCATTER_FORWARD));
+    if (t == 0) PetscCall(MatCreateVecs(Sx, &xs, &ys));
+    else PetscCall(MatCreateVecs(Sx, &ys, &xs));
+    PetscCall(VecCopy(xall, xs));
+    PetscCall(t == 0 ? MatMult(Sx, xs, ys) : MatMultTranspose(Sx, xs, ys));
+    PetscCall(CheckClose(ys, yall, t == 0 ? "MatMult equals one rank's" : "MatMultTranspose equals one rank's", name));
+    PetscCall(VecScatterDestroy(&gx));
+    PetscCall(VecScatterDestroy(&gy));
+    PetscCall(VecDestroy(&xall));
+    PetscCall(VecDestroy(&yall));
+    PetscCall(VecDestroy(&xs));
+    PetscCall(VecDestroy(&ys));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+  }
+  PetscCall(MatDestroy(&Sx));
+  PetscFunctionReturn(0);
+}
+
 /* One matrix: crux off and on; value changes and re-assembly follow. A is MPIAIJ (modified). */
 static PetscErrorCode CheckMatrix(Mat A, const char *name)
 {
@@ -85,6 +136,7 @@ static PetscErrorCode CheckMatrix(Mat A, const char *name)
     PetscCall(Record(flg, "type after MatConvert", label, 0, 0));
     PetscCall(MatXtractSetCrux(B, cruxes[q][0], cruxes[q][1]));
     PetscCall(CheckProducts(A, B, label, 7));
+    PetscCall(CheckOneRank(A, B, label, 17));
     if (!no_ksp && (!strncmp(name, "lap2d", 5) || !strncmp(name, "convdiff", 8))) PetscCall(CheckKSP(A, B, label)); /* converging solves: a non-converging BCGS amplifies rounding chaotically */
 
     PetscCall(MatScale(A, 0.5));
