@@ -207,6 +207,7 @@ __global__ void __launch_bounds__(MX_ROWPAT_THREADS) mx_rowpat_kernel(int nrows,
   if (i >= nrows) return;
   const int p = id[i], lg = row_lg[i];
   const int b = __ldg(pat_ptr + p), len = __ldg(pat_ptr + p + 1) - b;
+  if (len == 0 && z == y) return; /* in place, an empty row keeps its y, as in the segment kernel */
   double sum;
   if (lg == 0) sum = rowpat_row_sum<0>(i, b, len, pat_off, pat_val, x);
   else if (lg == 1) sum = rowpat_row_sum<1>(i, b, len, pat_off, pat_val, x);

@@ -50,7 +50,10 @@ struct mx_seg_stage_vec8 {
  * mean row length, MX_SEG_GROUP_K in production) sums each row from shared memory, then y[r] =
  * sum + z[r]; a long row (above) is summed by the 32 lanes of its group's warp instead, right after
  * the groups' rows of that round (the warp's long rows one after the other, by a ballot: no block
- * barrier). Every row's order of adds is fixed by its length and g: y is bitwise reproducible. */
+ * barrier). Every row's order of adds is fixed by its length and g: y is bitwise reproducible.
+ * In place (z == y) an empty row is not written: its y is z already (z + 0 would differ only in
+ * turning -0 into +0). MPIAIJ's off-diagonal block, y += Ao x_ghost, is mostly such rows, whose
+ * z reads and y writes were most of its traffic. */
 __device__ __forceinline__ void seg_rows_from_shared(const int *s_rp, int ra, int rb, const double *prod,
                                                      const double *z, double *y, int gk) {
   const int nr = rb - ra;
@@ -69,7 +72,7 @@ __device__ __forceinline__ void seg_rows_from_shared(const int *s_rp, int ra, in
     if (!is_long)
       for (int k = beg + lane_g; k < end; k += g) sum += prod[k];
     sum = mx_group_sum(sum, g);
-    if (i < nr && !is_long && lane_g == 0) y[ra + i] = z ? sum + z[ra + i] : sum;
+    if (i < nr && !is_long && lane_g == 0 && (end > beg || z != y)) y[ra + i] = z ? sum + z[ra + i] : sum;
     for (unsigned longs = __ballot_sync(MX_FULL_MASK, is_long && lane_g == 0); longs; longs &= longs - 1) {
       const int r = __ffs(longs) - 1, ir = __shfl_sync(MX_FULL_MASK, i, r);
       const int br = __shfl_sync(MX_FULL_MASK, beg, r), er = __shfl_sync(MX_FULL_MASK, end, r);
