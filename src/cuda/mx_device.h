@@ -65,6 +65,8 @@ void mx_device_release_pools(void);
  * warm-up leaves the loading to the first build. */
 void mx_device_warm_start(void);
 void mx_device_warm_wait(void);
+/* Whether mx_device_warm_start starts the warm-up (process-wide; default 1). */
+void mx_device_set_warmup(int on);
 
 /* Last error message of this thread's failing mx_device_* call ("" if none). */
 const char *mx_device_last_error(void);

@@ -13,6 +13,7 @@ int mx_device_set_upload_threads(int threads) {
 void mx_device_release_pools(void) {}
 void mx_device_warm_start(void) {}
 void mx_device_warm_wait(void) {}
+void mx_device_set_warmup(int on) { (void)on; }
 int mx_device_upload(const mx_format *F, mx_cold_kernel cold, mx_device **D) {
   (void)F;
   (void)cold;

@@ -16,7 +16,7 @@
  * mx_device_upload wait for it, so no two threads ever run the device layer at once; its errors are
  * its own (thread-local last error), never the caller's: a failed warm-up only leaves the loading to
  * the first build. The process waits for it at exit (atexit, registered after the CUDA runtime's own
- * teardown, so it runs first). MX_WARM=0 in the environment turns it off (for measuring it). */
+ * teardown, so it runs first). mx_device_set_warmup(0) turns it off (-mat_matxtract_warmup 0). */
 #include <stdlib.h>
 #include <mutex>
 #include <thread>
@@ -28,6 +28,7 @@ namespace {
 std::mutex warm_lock;
 std::thread warm_thread;
 bool warm_started = false;
+bool warm_enabled = true;
 
 /* a 300 x 300 matrix of 1-20 nonzeros per row (two segments of the segment kernel) */
 struct warm_matrix {
@@ -80,9 +81,8 @@ void warm_join_at_exit() { mx_device_warm_wait(); }
 extern "C" void mx_device_warm_start(void) {
   std::lock_guard<std::mutex> guard(warm_lock);
   if (warm_started) return;
+  if (!warm_enabled) return;
   warm_started = true;
-  const char *off = getenv("MX_WARM"); /* MX_WARM=0: no warm-up (an A/B for measuring it) */
-  if (off && off[0] == '0') return;
   int device = 0;
   if (mx_device_count() == 0 || cudaGetDevice(&device) != cudaSuccess) return;
   try {
@@ -91,6 +91,11 @@ extern "C" void mx_device_warm_start(void) {
     return;
   }
   atexit(warm_join_at_exit);
+}
+
+extern "C" void mx_device_set_warmup(int on) {
+  std::lock_guard<std::mutex> guard(warm_lock);
+  warm_enabled = on != 0;
 }
 
 extern "C" void mx_device_warm_wait(void) {

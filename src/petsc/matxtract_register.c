@@ -32,13 +32,16 @@ static PetscErrorCode MatXtractFinalize(void)
 /* Process-wide options (every matrix shares them), read once at registration. */
 static PetscErrorCode MatXtractProcessOptions(void)
 {
-  PetscInt threads = 4, copy_threads = mx_hostcopy_default_threads();
+  PetscInt  threads = 4, copy_threads = mx_hostcopy_default_threads();
+  PetscBool warmup = PETSC_TRUE;
 
   PetscFunctionBegin;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "MatXtract process-wide options", "Mat");
   PetscCall(PetscOptionsInt("-mat_matxtract_upload_threads", "Host threads (1-16) staging large uploads to the GPU (the AIJ arrays at a build, the values at a refresh) through pinned buffers; 1 = the driver's pageable copy", "", threads, &threads, NULL));
   PetscCall(PetscOptionsInt("-mat_matxtract_copy_threads", "Host threads (1-16) of MatConvert's copy of a large SeqAIJ (32 MiB, or 4 MiB with 8+ nonzeros per row) into the new matrix (default: OpenMP's, OMP_NUM_THREADS, at most 16); 1 = PETSc's MatDuplicate", "", copy_threads, &copy_threads, NULL));
+  PetscCall(PetscOptionsBool("-mat_matxtract_warmup", "Load the GPU code of the default plan in a host thread while the process's first MatConvert copies the matrix (or the first matxtract matrix is assembled), instead of at its first MatMult", "", warmup, &warmup, NULL));
   PetscOptionsEnd();
+  mx_device_set_warmup((int)warmup);
   PetscCheck(threads >= 1 && threads <= 16, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-mat_matxtract_upload_threads %" PetscInt_FMT ": need 1 to 16", threads);
   PetscCheck(copy_threads >= 1 && copy_threads <= MX_HOSTCOPY_MAX_THREADS, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-mat_matxtract_copy_threads %" PetscInt_FMT ": need 1 to %d", copy_threads, MX_HOSTCOPY_MAX_THREADS);
   PetscCheck(!mx_device_set_upload_threads((int)threads), PETSC_COMM_WORLD, PETSC_ERR_LIB, "matxtract: %s", mx_device_last_error());
