@@ -31,8 +31,8 @@ struct mx_seg_stage_strided {
     mx_stage_products_dec<MX_SEG_THREADS, 1, XH>(dec, col, val, x, xhot, s1_seg, s1, prod + (s1_seg - s0)); /* short tail */
   }
 };
+#if MX_SEG_PER_THREAD == 8
 struct mx_seg_stage_vec8 {
-  static_assert(MX_SEG_PER_THREAD == 8, "a thread stages 8 consecutive products of its segment");
   template <int XH, class Dec>
   static __device__ __forceinline__ void stage(const Dec &dec, const int *__restrict__ col, const double *__restrict__ val,
                                                const double *__restrict__ x, const double *__restrict__ xhot, int s0,
@@ -41,6 +41,9 @@ struct mx_seg_stage_vec8 {
     mx_stage_products_dec<MX_SEG_THREADS, 1, XH>(dec, col, val, x, xhot, s1_seg, s1, prod + (s1_seg - s0)); /* short tail */
   }
 };
+#else /* a tuning build with another segment length (mx_tuning.h): a thread's vector loads need 8 products */
+typedef mx_seg_stage_strided mx_seg_stage_vec8;
+#endif
 
 /* A row wholly inside a segment longer than max(MX_SEG_LONG_MIN (mx_tuning.h), 4 gk g) is summed by
  * its whole warp (seg_rows_from_shared). */
