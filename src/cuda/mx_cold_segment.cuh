@@ -122,6 +122,96 @@ __device__ __forceinline__ void seg_crossing_row(const Dec &dec, const int *__re
   if (threadIdx.x == 0) y[r] = z ? s + z[r] : s;
 }
 
+/* Long rows in parts. A row is split when it runs more than MX_SEG_SPLIT_TAIL (mx_tuning.h) nonzeros
+ * past the end of the segment it starts in (seg_row_split); a crossing row's owner would otherwise
+ * read that tail from global memory alone, a chain of dependent loads longer than any other block's
+ * work (docs/performance.md, "Cold kernels"). Each segment the row covers sums its own products of
+ * the row from shared memory instead:
+ *   - the segment the row starts in, and every segment it wholly covers, writes its sum to
+ *     part[seg].sum and then sets part[seg].ready = 1 (a release store: seg_publish_part);
+ *   - the segment holding the row's last nonzero (its finisher) waits for each of those flags (an
+ *     acquire load), resets it to 0 and writes y[r] = ((part[first].sum + ...) + own) + z[r]
+ *     (seg_finish_split_row).
+ * A block waits only for blocks of lower segments, which the plan launches before it (the decoupled
+ * look-back of single-pass scans relies on the same order). Every sum has a fixed order, so y stays
+ * bitwise reproducible; the flags are all 0 again when the launch ends.
+ * Invariant: a matrix runs one segment product at a time (its products are ordered on one stream),
+ * as its merge kernel's carries already require. */
+static_assert(MX_SEG_SPLIT_TAIL >= MX_SEG_THREADS, "a split row's owner never stages past its segment (s1 == s1_seg)");
+__device__ __forceinline__ bool seg_row_split(int beg, int end) {
+  return (int64_t)end - ((int64_t)beg / MX_SEG_NNZ + 1) * MX_SEG_NNZ > MX_SEG_SPLIT_TAIL;
+}
+
+/* row ra - 1 (s_rp[0] + s0 .. s_rp[1] + s0) began before this segment, has products in it, and is split */
+__device__ __forceinline__ bool seg_cont_split(const int *s_rp, int s0) {
+  return s_rp[0] < 0 && s_rp[1] > 0 && seg_row_split(s_rp[0] + s0, s_rp[1] + s0);
+}
+
+/* the block's sum of prod[lo, hi) in a fixed order (in thread 0); every thread calls it */
+__device__ __forceinline__ double seg_shared_sum(const double *prod, int lo, int hi, double *red) {
+  double a = 0.0;
+  for (int k = lo + (int)threadIdx.x; k < hi; k += MX_SEG_THREADS) a += prod[k];
+  __syncthreads(); /* red may still be read by thread 0 of an earlier block sum */
+  return mx_block_sum(a, red);
+}
+
+__device__ __forceinline__ unsigned seg_flag_acquire(const unsigned *f) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(f) : "memory");
+  return v;
+}
+
+/* thread 0: part[seg].sum = s, then .ready = 1 (release: the sum is visible before the flag) */
+__device__ __forceinline__ void seg_publish_part(double s, int seg, mx_seg_part *part) {
+  if (threadIdx.x != 0) return;
+  part[seg].sum = s;
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(&part[seg].ready), "r"(1u) : "memory");
+}
+
+/* Finisher of split row r: parts of segments [first, seg) in order, then own (this segment's sum of
+ * the row, in thread 0), then z[r]. Waits in rounds of MX_SEG_THREADS parts, one flag per thread,
+ * through buf (shared, >= MX_SEG_THREADS doubles, free to overwrite). */
+__device__ __forceinline__ void seg_finish_split_row(int r, int first, int seg, double own, mx_seg_part *part,
+                                                     const double *z, double *y, double *buf) {
+  double s = 0.0;
+  for (int base = first; base < seg; base += MX_SEG_THREADS) {
+    const int i = base + (int)threadIdx.x;
+    __syncthreads(); /* buf: the previous round (or the caller's products) is read */
+    if (i < seg) {
+      while (seg_flag_acquire(&part[i].ready) == 0) {
+      }
+      buf[threadIdx.x] = __ldcg(&part[i].sum);
+      part[i].ready = 0; /* for the next launch; no one else reads it in this one */
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+      for (int t = 0; t < min(MX_SEG_THREADS, seg - base); ++t) s += buf[t];
+  }
+  if (threadIdx.x == 0) {
+    s += own;
+    y[r] = z ? s + z[r] : s;
+  }
+}
+
+/* A block's split-row work, after its own rows (every thread calls it). Not inlined: inlined, it
+ * made the packed kernels spill and the plain one slower (docs/performance.md, "Cold kernels").
+ * First the part of the split row this segment starts, so that no finisher waits for a block that
+ * is itself waiting; then the row running into it: a part where it covers the whole segment, else
+ * finished here. s_rp as in the kernel. */
+static __device__ __noinline__ void seg_split_rows(const int4 *__restrict__ plan, const int *s_rp, double *prod, double *red,
+                                                   mx_seg_part *part, const double *z, double *y) {
+  const int4 p = plan[blockIdx.x];
+  const int nr = p.y - p.x, seg = p.z, s0 = seg * MX_SEG_NNZ, seg_len = min(s0 + MX_SEG_NNZ, p.w) - s0;
+  const int *rp = s_rp + 1;
+  if (nr > 0 && rp[nr] > seg_len && seg_row_split(rp[nr - 1] + s0, rp[nr] + s0))
+    seg_publish_part(seg_shared_sum(prod, rp[nr - 1], seg_len, red), seg, part);
+  if (seg_cont_split(s_rp, s0)) {
+    const double own = seg_shared_sum(prod, 0, min(rp[0], seg_len), red);
+    if (rp[0] > seg_len) seg_publish_part(own, seg, part); /* wholly inside the row: no row starts here */
+    else seg_finish_split_row(p.x - 1, (s_rp[0] + s0) / MX_SEG_NNZ, seg, own, part, z, y, prod);
+  }
+}
+
 /* Ownership: block b multiplies the nonzeros of its segment [seg*SEG, (seg+1)*SEG) (plus the tail of
  * its last row when that tail is at most one product per thread, so the row is summed from shared
  * memory too) and OWNS rows
@@ -130,19 +220,24 @@ __device__ __forceinline__ void seg_crossing_row(const Dec &dec, const int *__re
  * shared by several blocks, each owning a consecutive part of them). Every row has one owner, which
  * alone writes y[r] (reading past its segment from global memory when the row continues), so no
  * atomics and no inter-block order are needed; each sum is taken in a fixed order, so y is bitwise
- * reproducible. z may alias y: each y[r] is read then written by its owner only.
+ * reproducible. z may alias y: each y[r] is read then written by its owner only. A long row is
+ * the exception: its segments sum it in parts, and the segment holding its end writes y[r] (above).
  * XH: x-hot cache mode (mx_kernel_common.cuh); it changes where x values are read, not the sums.
  * Dec: how nonzero g is read (mx_cold_decode.cuh); it changes the bytes read, not the products.
  * MINB: blocks per SM it is compiled for (the plain CSR: MX_SEG_MIN_BLOCKS; packed: mx_pack_minb).
+ * SPLIT: long rows are summed in parts (above). Without it every row is summed by its owner, which is
+ * the same y wherever no row is long enough to be split; the launchers take it where the longest
+ * cold row is at most MX_SEG_SPLIT_TAIL (mx_device.seg_split), since the split's code slows the
+ * kernel down on matrices that never use it (docs/performance.md, "Cold kernels").
  * Stg: how the products are staged (phase 1); not which, nor where. */
-template <int XH, class Dec, int MINB, class Stg = mx_seg_stage_strided>
+template <int XH, class Dec, int MINB, bool SPLIT, class Stg = mx_seg_stage_strided>
 __global__ void __launch_bounds__(MX_SEG_THREADS, MINB)
 mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *__restrict__ col,
                        const double *__restrict__ val, const int4 *__restrict__ plan,
                        const double *__restrict__ x, const double *__restrict__ xhot, const double *z, double *y,
-                       const Dec dec, int gk) {
+                       const Dec dec, int gk, mx_seg_part *part) {
   __shared__ __align__(16) double prod[MX_SEG_NNZ + MX_SEG_THREADS]; /* 16: mx_seg_stage_vec8 stores pairs */
-  __shared__ int s_rp[MX_SEG_MAX_ROWS + 1];
+  __shared__ int s_rp[MX_SEG_MAX_ROWS + 2];
   __shared__ double red[MX_SEG_THREADS / 32];
   const int4 p = plan[blockIdx.x];
   const int ra = p.x, rb = p.y;
@@ -151,9 +246,13 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
   const int s1_seg = min(s0 + MX_SEG_NNZ, s1);
   /* row t's pointer is loaded before the staging's loads and stored after them, so its latency
    * overlaps theirs instead of coming first (a segment with more rows reads the rest after the
-   * staging; a second register for row t + T spills where x-hot is on) */
+   * staging; a second register for row t + T spills where x-hot is on).
+   * s_rp[i] = rowptr[ra - sh + i] - s0 for i = 0 .. nr + sh. With SPLIT (sh = 1) that includes the row
+   * before the first owned one, which tells whether a row runs into this segment (s_rp[0] < 0; 0 for
+   * row -1, which only the first segment has: ra = 0 means s0 = 0). */
+  constexpr int sh = SPLIT ? 1 : 0;
   const int nr = rb - ra;
-  const int rp0 = (int)threadIdx.x <= nr ? dec.row_at(rowptr, ra + threadIdx.x) : 0;
+  const int rp0 = (int)threadIdx.x <= nr + sh && (!SPLIT || ra - 1 + (int)threadIdx.x >= 0) ? dec.row_at(rowptr, ra - sh + threadIdx.x) : 0;
 #if MX_SEG_L2_AHEAD > 0 /* tuning A/B (mx_tuning.h): the plan entry MX_SEG_L2_AHEAD on, loaded now, prefetched after the staging */
   const int ahead = blockIdx.x + MX_SEG_L2_AHEAD;
   const int4 pa = ahead < (int)gridDim.x ? plan[ahead] : make_int4(0, 0, 0, 0);
@@ -162,12 +261,16 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
 #if MX_SEG_L2_AHEAD > 0
   if (ahead < (int)gridDim.x) dec.prefetch_l2(rowptr, col, val, pa.z * MX_SEG_NNZ, pa.w, pa.x, pa.y);
 #endif
-  if ((int)threadIdx.x <= nr) s_rp[threadIdx.x] = rp0 - s0;
-  for (int i = threadIdx.x + MX_SEG_THREADS; i <= nr; i += MX_SEG_THREADS) s_rp[i] = dec.row_at(rowptr, ra + i) - s0;
+  if ((int)threadIdx.x <= nr + sh) s_rp[threadIdx.x] = rp0 - s0;
+  for (int i = threadIdx.x + MX_SEG_THREADS; i <= nr + sh; i += MX_SEG_THREADS) s_rp[i] = dec.row_at(rowptr, ra - sh + i) - s0;
   __syncthreads();
-  const bool crossing = rb > ra && s_rp[rb - ra] > s1 - s0;
-  seg_rows_from_shared(s_rp, ra, crossing ? rb - 1 : rb, prod, z, y, gk);
-  if (crossing) seg_crossing_row<XH>(dec, rowptr, col, val, x, xhot, rb - 1, s0, s1, prod, z, y, red);
+  const int *rp = s_rp + sh; /* rp[i] = rowptr[ra + i] - s0 */
+  const bool crossing = rb > ra && rp[nr] > s1 - s0;
+  const bool split_out = SPLIT && crossing && seg_row_split(rp[nr - 1] + s0, rp[nr] + s0); /* then s1 == s1_seg */
+  seg_rows_from_shared(rp, ra, crossing ? rb - 1 : rb, prod, z, y, gk);
+  if (crossing && !split_out) seg_crossing_row<XH>(dec, rowptr, col, val, x, xhot, rb - 1, s0, s1, prod, z, y, red);
+  if constexpr (SPLIT)
+    if (split_out || seg_cont_split(s_rp, s0)) seg_split_rows(plan, s_rp, prod, red, part, z, y);
 }
 
 #endif

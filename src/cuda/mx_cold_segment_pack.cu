@@ -1,5 +1,6 @@
 /* mx_cold_segment_pack.cu - the segment kernel (mx_cold_segment.cuh) on the packed cold CSR: one
  * instantiation per (value, column) encoding and tuning variant, in a translation unit of its own. */
+#include <type_traits>
 #include "mx_cold_segment.cuh"
 
 /* ---- the packed form: one instantiation per (value, column) encoding, x-hot off ------------------- */
@@ -50,17 +51,17 @@ extern "C" int mx_cold_pack_set_variant(int v) {
   return old;
 }
 
-template <class Dec, int MINB, class Stg>
+template <class Dec, int MINB, class Stg, bool SPLIT = true>
 static int packed_launch_mb(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s, const Dec &dec) {
   static bool carveout = false; /* 8 blocks of 26.7 KB need the largest shared-memory carveout */
   if (MINB > 6 && !carveout) {
-    MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB, Stg>, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
+    MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB, SPLIT, Stg>, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
     carveout = true;
   }
   static bool tuned = false; /* MX_SEG_CARVEOUT, where set, overrides it */
-  if (mx_cold_carveout_once(mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB, Stg>, MX_COLD_SEGMENT, &tuned)) return 1;
-  mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB, Stg><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(
-      D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, D->seg_plan, x, nullptr, z, y, dec, pack_variants[g_pack_variant].gk);
+  if (mx_cold_carveout_once(mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB, SPLIT, Stg>, MX_COLD_SEGMENT, &tuned)) return 1;
+  mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB, SPLIT, Stg><<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(
+      D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, D->seg_plan, x, nullptr, z, y, dec, pack_variants[g_pack_variant].gk, D->seg_parts);
   return 0;
 }
 
@@ -82,6 +83,9 @@ struct packed_segment_launch {
   int run() const {
     typedef mx_dec_pack<VE, IE> Dec;
     const Dec dec = mx_pack_decoder<VE, IE>(D->pack);
+    typedef typename std::conditional<(bool)mx_pack_vec8<VE, IE>::value, mx_seg_stage_vec8, mx_seg_stage_strided>::type RuleStg;
+    if (g_pack_variant == 0 && !D->seg_split) /* the rule's kernel without the split-row code (no row to split) */
+      return packed_launch_mb<Dec, (int)mx_pack_minb<VE, IE>::value, RuleStg, false>(D, x, z, y, s, dec);
     const pack_variant &pv = pack_variants[g_pack_variant];
     const int minb = pv.minb == 0 ? (int)mx_pack_minb<VE, IE>::value : pv.minb;
     const bool vec8 = pv.stg == STAGE_RULE ? (bool)mx_pack_vec8<VE, IE>::value : pv.stg == STAGE_VEC8;

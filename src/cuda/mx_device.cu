@@ -150,7 +150,7 @@ extern "C" void mx_device_free(mx_device *D) {
   mx_cold_rowpat_dev_free(D); /* row-pattern form (mx_cold_rowpat.cu) */
   mx_hot_pack_dev_free(D);    /* SE values packed (mx_hot_pack.cu) */
   mx_spmm_dev_free(D);        /* the SpMM's long-row pieces (mx_spmm.cu) */
-  void *ptrs[] = {D->xhot_col, D->xhot, D->cold_rowptr, D->cold_col,    D->cold_src,    D->cold_val,  D->seg_plan, D->merge_coord,
+  void *ptrs[] = {D->xhot_col, D->xhot, D->cold_rowptr, D->cold_col,    D->cold_src,    D->cold_val,  D->seg_plan, D->seg_parts, D->merge_coord,
                   D->carry_row,   D->carry_val,   D->hot_row,     D->du_chunkptr, D->du_col,      D->du_valptr,
                   D->se_ptr,      D->se_col,      D->hot_src,     D->du_bitmap, D->du_val,        D->se_val,
                   D->hot_work,    D->hot_split,   D->hot_partials, D->val_in,   D->x_stage,       D->y_stage,
@@ -310,9 +310,28 @@ static bool cold_request_valid(mx_cold_kernel k) {
   return k == MX_COLD_AUTO || k == MX_COLD_SEGMENT || k == MX_COLD_MERGE || k == MX_COLD_CUSPARSE || k == MX_COLD_TIMED;
 }
 
+/* The segment kernel's long-row parts: one sum and one flag per segment, the flags 0; and whether a
+ * row may be split (the longest cold row: the rule's where it measured it, else from P's row
+ * pointers on the host or D's on the GPU). */
+static int alloc_segment_parts(const mx_format *P, mx_device *D) {
+  const int nseg = D->cold_nnz > 0 ? (int)(((int64_t)D->cold_nnz + MX_SEG_NNZ - 1) / MX_SEG_NNZ) : 1;
+  int64_t maxlen = D->cold_maxlen, sumsq;
+  if (maxlen < 0 && P) {
+    maxlen = 0;
+    for (int r = 0; r < P->nrows; ++r) maxlen = std::max<int64_t>(maxlen, P->cold_rowptr[r + 1] - P->cold_rowptr[r]);
+  } else if (maxlen < 0 && mx_cold_row_stats_dev(D, &maxlen, &sumsq)) {
+    return 1;
+  }
+  D->seg_split = maxlen > MX_SEG_SPLIT_TAIL;
+  if (mx_cuda_alloc_on(D, &D->seg_parts, (size_t)nseg, "alloc segment parts")) return 1;
+  D->seg_nseg = nseg;
+  return mx_cuda_check(cudaMemset(D->seg_parts, 0, (size_t)nseg * sizeof(mx_seg_part)), "clear segment parts");
+}
+
 /* Launch plan of our cold kernel k (segment or merge): from the host format P (its counts and
  * cold_rowptr), or, P NULL, on the GPU from D's arrays. */
 static int make_cold_plan(const mx_format *P, mx_cold_kernel k, mx_device *D) {
+  if (k == MX_COLD_SEGMENT && alloc_segment_parts(P, D)) return 1;
   if (!P) return k == MX_COLD_SEGMENT ? mx_plan_segments_dev(D) : mx_plan_merge_dev(D);
   if (k == MX_COLD_SEGMENT) {
     std::vector<int4> plan = plan_segments(P);
@@ -329,7 +348,8 @@ static int make_cold_plan(const mx_format *P, mx_cold_kernel k, mx_device *D) {
 static void free_cold_plan(mx_device *D, mx_cold_kernel k) {
   if (k == MX_COLD_SEGMENT) {
     mx_cuda_free_on(D, &D->seg_plan, (size_t)D->seg_nblocks);
-    D->seg_nblocks = 0;
+    mx_cuda_free_on(D, &D->seg_parts, (size_t)D->seg_nseg);
+    D->seg_nblocks = D->seg_nseg = D->seg_split = 0;
   } else if (k == MX_COLD_MERGE) {
     mx_cuda_free_on(D, &D->merge_coord, (size_t)D->merge_ntiles + 1);
     mx_cuda_free_on(D, &D->carry_row, (size_t)D->merge_ntiles);

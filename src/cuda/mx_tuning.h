@@ -39,6 +39,13 @@
  * warp: with g chosen from the block's mean, one long row among short ones would be one lane's
  * serial sum (docs/performance.md, "Cold kernels"). */
 #define MX_SEG_LONG_MIN 64
+/* A row running more than this many nonzeros past the end of the segment it starts in is summed in
+ * parts, one per segment it covers (mx_cold_segment.cuh, "Long rows in parts"); a shorter tail is
+ * read from global memory by the row's owner (one round of four loads per thread at 4 x SEG_THREADS).
+ * At least MX_SEG_THREADS: a split row's tail is never staged with its first segment. */
+#ifndef MX_SEG_SPLIT_TAIL
+#define MX_SEG_SPLIT_TAIL (4 * MX_SEG_THREADS)
+#endif
 /* L2 prefetch distance of the segment kernel in plan entries (0: none, the default). With D > 0 each
  * block asks L2 (prefetch.global.L2, one instruction per 128-byte line) for what entry
  * blockIdx.x + D will read of the matrix (values or codes, columns or deltas, row pointers): about a

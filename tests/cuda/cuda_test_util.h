@@ -100,6 +100,28 @@ static Csr make_random(const char *name, int32_t m, int32_t n, double mean_len, 
   return A;
 }
 
+/* rows of the given lengths, random columns in [0, n) (repeats allowed) and values */
+static Csr make_lengths(const char *name, int32_t n, const std::vector<int64_t> &lens, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uv(-1.0, 1.0);
+  Csr A;
+  A.name = name;
+  A.nrows = (int32_t)lens.size();
+  A.ncols = n;
+  A.rowptr.assign(lens.size() + 1, 0);
+  for (size_t i = 0; i < lens.size(); ++i) {
+    std::vector<int32_t> cols((size_t)lens[i]);
+    for (int32_t &c : cols) c = (int32_t)(rng() % (uint64_t)n);
+    std::sort(cols.begin(), cols.end());
+    for (int32_t c : cols) {
+      A.col.push_back(c);
+      A.val.push_back(uv(rng));
+    }
+    A.rowptr[i + 1] = (int32_t)A.col.size();
+  }
+  return A;
+}
+
 static bool from_io(const char *name, const mx_io_csr &B, Csr *A) {
   if (B.nnz > INT32_MAX) return false;
   A->name = name;
@@ -198,6 +220,11 @@ static std::vector<Csr> test_zoo(bool small, const std::string &dir) {
   /* rows of 0-3000 and 5000 nonzeros over 2-4 segments of MX_SEG_NNZ (2048): the segment kernel's
    * crossing rows, long tails read from global memory and short ones it stages */
   mats.push_back(make_random("split-rows 60x5000", 60, 5000, 1500, DENSE_ROWS, 18));
+  /* the segment kernel's long rows in parts (tails past their first segment above 1024): a row of
+   * exactly two segments, consecutive long rows, rows wholly covering segments, a tail just above
+   * and just below the split, empty rows after a split row, a split row ending the matrix */
+  mats.push_back(make_lengths("split-parts 16x3000", 3000,
+                              {4096, 0, 1, 6149, 0, 3100, 2000, 4000, 9000, 2048, 3071, 3073, 5, 0, 0, 7000}, 20));
   if (!small) {
     mats.push_back(make_random("8k-1 rows", 8191, 8191, 9, UNIFORM, 11));
     mats.push_back(make_random("8k+1 rows", 8193, 5000, 9, UNIFORM, 12));
@@ -205,6 +232,8 @@ static std::vector<Csr> test_zoo(bool small, const std::string &dir) {
     mats.push_back(make_random("one-long-row 3x200000", 3, 200000, 60000, UNIFORM, 14));
     /* rows spanning ~140 merge tiles: the fixup's warp walks a run of carries in 5 rounds */
     mats.push_back(make_random("long-rows 2x1000000", 2, 1000000, 250000, UNIFORM, 17));
+    /* a row over 300 segments: its finisher waits for the parts in two rounds of MX_SEG_THREADS */
+    mats.push_back(make_lengths("huge-row 3x2000000", 2000000, {700, 620000, 300}, 21));
     mats.push_back(make_random("powerlaw 60000", 60000, 60000, 20, POWERLAW, 15));
     mats.push_back(make_random("dense-rows 20000", 20000, 20000, 10, DENSE_ROWS, 16));
   }
