@@ -325,7 +325,9 @@ static int alloc_segment_parts(const mx_format *P, mx_device *D) {
   D->seg_split = maxlen > MX_SEG_SPLIT_TAIL;
   if (mx_cuda_alloc_on(D, &D->seg_parts, (size_t)nseg, "alloc segment parts")) return 1;
   D->seg_nseg = nseg;
-  return mx_cuda_check(cudaMemset(D->seg_parts, 0, (size_t)nseg * sizeof(mx_seg_part)), "clear segment parts");
+  /* finished before any product: those run on other streams, which need not wait for this one */
+  return mx_cuda_check(cudaMemset(D->seg_parts, 0, (size_t)nseg * sizeof(mx_seg_part)), "clear segment parts") ||
+         mx_cuda_check(cudaStreamSynchronize(0), "clear segment parts");
 }
 
 /* Launch plan of our cold kernel k (segment or merge): from the host format P (its counts and
