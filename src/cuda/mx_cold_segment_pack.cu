@@ -84,7 +84,9 @@ struct packed_segment_launch {
     typedef mx_dec_pack<VE, IE> Dec;
     const Dec dec = mx_pack_decoder<VE, IE>(D->pack);
     typedef typename std::conditional<(bool)mx_pack_vec8<VE, IE>::value, mx_seg_stage_vec8, mx_seg_stage_strided>::type RuleStg;
-    if (g_pack_variant == 0 && !D->seg_split) /* the rule's kernel without the split-row code (no row to split) */
+    /* the rule's kernel without the split-row code where no row is long enough to split; the A/B
+     * variants 1-7 always carry that code, which alone slows a stencil (docs/performance.md) */
+    if (g_pack_variant == 0 && !D->seg_split)
       return packed_launch_mb<Dec, (int)mx_pack_minb<VE, IE>::value, RuleStg, false>(D, x, z, y, s, dec);
     const pack_variant &pv = pack_variants[g_pack_variant];
     const int minb = pv.minb == 0 ? (int)mx_pack_minb<VE, IE>::value : pv.minb;
