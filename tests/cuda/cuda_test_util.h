@@ -54,15 +54,32 @@ struct Csr {
 
 enum Shape { UNIFORM, POWERLAW, DENSE_ROWS, DENSE_COLS, EMPTY_MIX };
 
-/* rows with lengths drawn by shape; columns uniform (duplicates allowed: the format keeps them) */
-static Csr make_random(const char *name, int32_t m, int32_t n, double mean_len, Shape shape, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> uv(-1.0, 1.0), u01(0.0, 1.0);
+/* an m x n CSR with no rows filled yet (append_row fills row i) */
+static Csr csr_shell(const char *name, int32_t m, int32_t n) {
   Csr A;
   A.name = name;
   A.nrows = m;
   A.ncols = n;
-  A.rowptr.assign(m + 1, 0);
+  A.rowptr.assign((size_t)m + 1, 0);
+  return A;
+}
+
+/* row i of A: the columns cols sorted, each with a value drawn from uv */
+static void append_row(Csr &A, int32_t i, std::vector<int32_t> &cols, std::uniform_real_distribution<double> &uv,
+                       std::mt19937_64 &rng) {
+  std::sort(cols.begin(), cols.end());
+  for (int32_t c : cols) {
+    A.col.push_back(c);
+    A.val.push_back(uv(rng));
+  }
+  A.rowptr[i + 1] = (int32_t)A.col.size();
+}
+
+/* rows with lengths drawn by shape; columns uniform (duplicates allowed: the format keeps them) */
+static Csr make_random(const char *name, int32_t m, int32_t n, double mean_len, Shape shape, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uv(-1.0, 1.0), u01(0.0, 1.0);
+  Csr A = csr_shell(name, m, n);
   for (int32_t i = 0; i < m; ++i) {
     int64_t len = 0;
     if (n > 0) {
@@ -90,12 +107,7 @@ static Csr make_random(const char *name, int32_t m, int32_t n, double mean_len, 
       cols.push_back(n - 1);
       if (n > 2) cols.push_back(n / 2);
     }
-    std::sort(cols.begin(), cols.end());
-    for (int32_t c : cols) {
-      A.col.push_back(c);
-      A.val.push_back(uv(rng));
-    }
-    A.rowptr[i + 1] = (int32_t)A.col.size();
+    append_row(A, i, cols, uv, rng);
   }
   return A;
 }
@@ -104,20 +116,11 @@ static Csr make_random(const char *name, int32_t m, int32_t n, double mean_len, 
 static Csr make_lengths(const char *name, int32_t n, const std::vector<int64_t> &lens, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> uv(-1.0, 1.0);
-  Csr A;
-  A.name = name;
-  A.nrows = (int32_t)lens.size();
-  A.ncols = n;
-  A.rowptr.assign(lens.size() + 1, 0);
-  for (size_t i = 0; i < lens.size(); ++i) {
+  Csr A = csr_shell(name, (int32_t)lens.size(), n);
+  for (int32_t i = 0; i < A.nrows; ++i) {
     std::vector<int32_t> cols((size_t)lens[i]);
     for (int32_t &c : cols) c = (int32_t)(rng() % (uint64_t)n);
-    std::sort(cols.begin(), cols.end());
-    for (int32_t c : cols) {
-      A.col.push_back(c);
-      A.val.push_back(uv(rng));
-    }
-    A.rowptr[i + 1] = (int32_t)A.col.size();
+    append_row(A, i, cols, uv, rng);
   }
   return A;
 }
