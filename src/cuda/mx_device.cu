@@ -263,17 +263,23 @@ static mx_cold_kernel cold_rule(int32_t nrows, int64_t cold_nnz, int64_t maxlen,
   return MX_COLD_SEGMENT;
 }
 
+/* the longest cold row of F and the sum of its rows' squared lengths (mx_cold_row_stats_dev's, on the host) */
+static void cold_row_stats_host(const mx_format *F, int64_t *maxlen, int64_t *sumsq) {
+  *maxlen = *sumsq = 0;
+  for (int r = 0; r < F->nrows; ++r) {
+    const int64_t l = F->cold_rowptr[r + 1] - F->cold_rowptr[r];
+    *maxlen = l > *maxlen ? l : *maxlen;
+    *sumsq += l * l;
+  }
+}
+
 /* The cold kernel of request req for the host format F: the rule's statistics on the host (*longest:
  * the longest cold row where measured, else -1). */
 static mx_cold_kernel resolve_cold(const mx_format *F, mx_cold_kernel req, int64_t *longest) {
   *longest = -1;
   if (req == MX_COLD_SEGMENT || req == MX_COLD_MERGE) return req; /* cusparse: ours first, then switched */
-  int64_t maxlen = 0, sumsq = 0;
-  for (int r = 0; r < F->nrows; ++r) {
-    const int64_t l = F->cold_rowptr[r + 1] - F->cold_rowptr[r];
-    maxlen = l > maxlen ? l : maxlen;
-    sumsq += l * l;
-  }
+  int64_t maxlen, sumsq;
+  cold_row_stats_host(F, &maxlen, &sumsq);
   *longest = maxlen;
   return cold_rule(F->nrows, F->cold_nnz, maxlen, sumsq);
 }
@@ -316,12 +322,8 @@ static bool cold_request_valid(mx_cold_kernel k) {
 static int alloc_segment_parts(const mx_format *P, mx_device *D) {
   const int nseg = D->cold_nnz > 0 ? (int)(((int64_t)D->cold_nnz + MX_SEG_NNZ - 1) / MX_SEG_NNZ) : 1;
   int64_t maxlen = D->cold_maxlen, sumsq;
-  if (maxlen < 0 && P) {
-    maxlen = 0;
-    for (int r = 0; r < P->nrows; ++r) maxlen = std::max<int64_t>(maxlen, P->cold_rowptr[r + 1] - P->cold_rowptr[r]);
-  } else if (maxlen < 0 && mx_cold_row_stats_dev(D, &maxlen, &sumsq)) {
-    return 1;
-  }
+  if (maxlen < 0 && P) cold_row_stats_host(P, &maxlen, &sumsq);
+  else if (maxlen < 0 && mx_cold_row_stats_dev(D, &maxlen, &sumsq)) return 1;
   D->seg_split = maxlen > MX_SEG_SPLIT_TAIL;
   if (mx_cuda_alloc_on(D, &D->seg_parts, (size_t)nseg, "alloc segment parts")) return 1;
   D->seg_nseg = nseg;
