@@ -403,6 +403,9 @@ class Runner:
         # PETSc's harness options (minus -error_output_stdout: stderr is compared on its own)
         self.env["PETSC_OPTIONS"] = (os.environ.get("PETSC_OPTIONS", "") + " -check_pointer_intensity 0 -malloc_dump").strip()
         self.slots = Slots(o.jobs)
+        # OpenMPI 4: runs at once must not share a session folder (one that finalizes removes it while
+        # another's MPI_Init creates it); every run gets a base of its own under the work folder
+        self.session_ids = itertools.count()
 
     def mpi_cmd(self, n):
         cmd = list(self.mpiexec) + ["-n", str(n)]
@@ -432,6 +435,7 @@ class Runner:
         for kv in (case.test.get("env") or "").split():
             k, _, v = kv.partition("=")
             env[k] = v.strip("'\"")
+        env["OMPI_MCA_orte_tmpdir_base"] = os.path.join(o.work, "mpi-session", str(next(self.session_ids)))
         tmo = o.timeout * float(case.test.get("timeoutfactor", 1) or 1)
         rc, out, err, secs = run_cmd(self.mpi_cmd(case.nsize) + [exe] + args, rundir, env, tmo)
         with open(os.path.join(rundir, "command.txt"), "w") as f:
