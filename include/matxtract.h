@@ -13,6 +13,11 @@
 #define MATSEQAIJMATXTRACT "seqaijmatxtract"
 #define MATMPIAIJMATXTRACT "mpiaijmatxtract"
 
+/* On an mpiaijmatxtract matrix whose products run only the off-diagonal block's rows with ghost
+ * columns (-mat_matxtract_ghost_rows), those rows as a seqaijmatxtract matrix are composed under
+ * this name (PetscObjectQuery; MatXtractGetInfo tells its format); nothing is composed otherwise. */
+#define MATXTRACT_GHOST_ROWS_KEY "MatXtractGhostRows"
+
 /* -mat_matxtract_hub auto (the default): the hub split where its rule says it pays */
 #define MATXTRACT_HUB_AUTO (-1)
 

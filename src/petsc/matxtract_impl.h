@@ -123,6 +123,7 @@ typedef struct {
   PetscLogDouble   build_seconds; /* of the last build (upload included on the GPU) */
   PetscBool        verify_columns;      /* a block whose columns MPIAIJ may renumber in place (Ao) */
   uint64_t         columns_fingerprint; /* of the columns at the last build, when verify_columns */
+  PetscBool        lazy;          /* built at the first product, not at assembly (MatXtractSetLazy_SeqAIJ) */
   PetscObjectState state;   /* object state the values correspond to */
   PetscObjectState nzstate; /* nonzerostate the pattern corresponds to */
   int32_t         *rowptr32, *colidx32; /* 32-bit copies when PetscInt is 64-bit, else NULL */
@@ -195,9 +196,25 @@ typedef struct {
   PetscInt      exchange; /* MATXTRACT_EXCHANGE_* */
   mx_halo_comm *hcomm;    /* made at the first NCCL setup, kept until the matrix goes */
   mx_halo      *halo;     /* the exchange of the current scatter's pattern */
+  /* the rows of Ao with ghost columns (-mat_matxtract_ghost_rows): where few rows have any, they
+   * alone form Aoc, whose product is added into y's local rows at rindex, bit for bit as Ao's
+   * (a multiply over all of Ao's rows reads and writes y in every row); Ao itself is then lazy (no
+   * format of its own unless a product uses it). Made again before a product when Ao or its state
+   * changed. */
+  PetscInt         ghost_rows; /* MATXTRACT_GHOST_ROWS_*: the option */
+  PetscInt         ao_form;    /* MATXTRACT_AO_*: what the products use now */
+  Mat              Aoc;        /* MATXTRACT_AO_COMPRESSED: Ao's non-empty rows, in order */
+  Vec              tc;         /* Aoc's rows: y there plus Aoc x_ghost, or x there (transpose) */
+  VecScatter       rows;       /* tc -> the local rows rindex */
+  PetscInt        *rindex;     /* the local row of each row of Aoc */
+  PetscInt         nrows_ao, nonempty; /* Ao's rows, and those with ghost columns */
+  Mat              ao_src;     /* the Ao, its object state and A's nonzero state ao_form matches */
+  PetscObjectState ao_state, ao_nzstate;
 } Mat_MPIAIJMatXtract;
 
 typedef enum { MATXTRACT_EXCHANGE_VECSCATTER = 0, MATXTRACT_EXCHANGE_NCCL = 1 } MatXtractExchange;
+typedef enum { MATXTRACT_GHOST_ROWS_AUTO = 0, MATXTRACT_GHOST_ROWS_COMPRESSED = 1, MATXTRACT_GHOST_ROWS_ALL = 2 } MatXtractGhostRows;
+typedef enum { MATXTRACT_AO_ALL = 0, MATXTRACT_AO_COMPRESSED = 1, MATXTRACT_AO_NONE = 2 } MatXtractAoForm;
 
 PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MatXtract(Mat);
@@ -231,6 +248,8 @@ PETSC_INTERN PetscBool      MatXtractSettingsWantDevice(const MatXtractSettings 
 PETSC_INTERN const char *const MatXtractModeNames[], *const MatXtractDeviceNames[], *const MatXtractColdNames[], *const MatXtractSourceNames[], *const MatXtractUpgradeNames[], *const MatXtractCompressNames[];
 PETSC_INTERN PetscErrorCode MatXtractSetSettings_SeqAIJ(Mat, const MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractSetVerifyColumns_SeqAIJ(Mat);
+PETSC_INTERN PetscErrorCode MatXtractSetLazy_SeqAIJ(Mat, PetscBool);
+PETSC_INTERN PetscErrorCode MatXtractOnDevice_SeqAIJ(Mat, PetscBool *);
 
 /* SpMVs timed on the GPU (median, after 2 warm-ups, CUDA events) for a plan's time per MatMult and by
  * the guard: 5 suffice where the choices differ by the 5-40% they decide on (docs/performance.md,

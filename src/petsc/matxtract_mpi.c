@@ -14,22 +14,37 @@
   #define MATXTRACT_MPI_DEVICE_EXCHANGE 1 /* device arrays of vectors and PETSc's stream available */
 #endif
 
-static const char *const MatXtractExchangeNames[] = {"vecscatter", "nccl", "MatXtractExchange", "MATXTRACT_EXCHANGE_", NULL};
+static const char *const MatXtractExchangeNames[]  = {"vecscatter", "nccl", "MatXtractExchange", "MATXTRACT_EXCHANGE_", NULL};
+static const char *const MatXtractGhostRowsNames[] = {"auto", "compressed", "all", "MatXtractGhostRows", "MATXTRACT_GHOST_ROWS_", NULL};
 
-/* Ad: user settings (the predictor included); Ao: same settings but crux (0,0) and no predictor.
- * Converts blocks MPIAIJ (re)created. */
+/* -mat_matxtract_ghost_rows auto compresses the off-diagonal block's rows by PETSc's own rule for
+ * compressed rows (SeqAIJ's assembly, MatCheckCompressedRow): when at least this fraction of its
+ * rows is empty. aijcusparse's off-diagonal block follows the same rule. */
+#define MATXTRACT_GHOST_ROWS_EMPTY_RATIO 0.6
+
+/* The settings of the ghost blocks (Ao, Aoc): the user's, but crux (0,0) and no predictor (a thin
+ * block whose columns are ghost indices stays all cold); `cold` borrows set's model. */
+static void MatXtractMPIColdSettings(const MatXtractSettings *set, MatXtractSettings *cold)
+{
+  *cold            = *set;
+  cold->crux.tau_c = 0;
+  cold->crux.tau_r = 0;
+  cold->predictor  = PETSC_FALSE;
+}
+
+/* Ad: user settings (the predictor included); Ao (and Aoc): the cold settings. Converts blocks
+ * MPIAIJ (re)created. */
 static PetscErrorCode MatXtractMPIConvertBlocks(Mat A)
 {
   Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
-  MatXtractSettings    cold = m->set;
+  MatXtractSettings    cold;
   Mat                  Ad, Ao;
   PetscBool            ours;
 
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
-  cold.crux.tau_c = 0;
-  cold.crux.tau_r = 0;
-  cold.predictor  = PETSC_FALSE; /* the thin ghost block stays all cold; `cold` borrows m->set's model */
+  MatXtractMPIColdSettings(&m->set, &cold);
+  if (m->Aoc) PetscCall(MatXtractSetSettings_SeqAIJ(m->Aoc, &cold));
   if (Ad) {
     PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQAIJMATXTRACT, &ours));
     if (!ours) PetscCall(MatConvert_SeqAIJ_SeqAIJMatXtract(Ad, MATSEQAIJMATXTRACT, MAT_INPLACE_MATRIX, &Ad));
@@ -168,6 +183,21 @@ static PetscErrorCode MatXtractMPIExchangeChoice(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -mat_matxtract_ghost_rows, read where the ghosts are set up (a duplicate reads it too); a change
+ * makes the ghost rows again at the next product. */
+static PetscErrorCode MatXtractMPIGhostRowsChoice(Mat A)
+{
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+  PetscInt             v = m->ghost_rows;
+  PetscBool            set;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetEList(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_matxtract_ghost_rows", MatXtractGhostRowsNames, 3, &v, &set));
+  if (v != m->ghost_rows) m->ao_src = NULL;
+  m->ghost_rows = v;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Ghost vector and scatter for the current pattern (rebuilt when the nonzero pattern changed). */
 static PetscErrorCode MatXtractMPISetUpGhosts(Mat A)
 {
@@ -192,7 +222,185 @@ static PetscErrorCode MatXtractMPISetUpGhosts(Mat A)
   PetscCall(VecDestroy(&gx));
   PetscCall(MatXtractMPIExchangeChoice(A));
   if (m->exchange == MATXTRACT_EXCHANGE_NCCL) PetscCall(MatXtractMPISetUpHalo(A, garray, nghost));
+  PetscCall(MatXtractMPIGhostRowsChoice(A));
   m->nzstate = A->nonzerostate;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Drop Aoc and what serves it. */
+static PetscErrorCode MatXtractMPIGhostRowsDrop(Mat A)
+{
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  if (m->Aoc) PetscCall(PetscObjectCompose((PetscObject)A, MATXTRACT_GHOST_ROWS_KEY, NULL));
+  PetscCall(MatDestroy(&m->Aoc));
+  PetscCall(VecDestroy(&m->tc));
+  PetscCall(VecScatterDestroy(&m->rows));
+  PetscCall(PetscFree(m->rindex));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether the Aoc in hand holds the rows rindex of Ao with the row pointers ci and the columns ja. */
+static PetscErrorCode MatXtractMPIGhostRowsSame(Mat_MPIAIJMatXtract *m, Mat Ao, PetscInt nonempty, const PetscInt *rindex, const PetscInt *ci, const PetscInt *ja, PetscBool *same)
+{
+  const PetscInt *ia, *ca;
+  PetscInt        n;
+  PetscBool       done;
+
+  PetscFunctionBegin;
+  *same = PETSC_FALSE;
+  if (!m->Aoc || m->Aoc->rmap->n != nonempty || m->Aoc->cmap->n != Ao->cmap->n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscArraycmp(m->rindex, rindex, nonempty, same));
+  if (!*same) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGetRowIJ(m->Aoc, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ca, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matxtract: MatGetRowIJ failed on the ghost rows");
+  PetscCall(PetscArraycmp(ia, ci, nonempty + 1, same));
+  if (*same) PetscCall(PetscArraycmp(ca, ja, ci[nonempty], same));
+  PetscCall(MatRestoreRowIJ(m->Aoc, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ca, &done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Aoc = Ao's nonempty rows (n rows, CSR ia/ja, nonempty > 0). Removing empty rows leaves the
+ * column and value arrays as they are, so Aoc's are Ao's. The same rows and pattern as the Aoc in
+ * hand: its values copied (its format refreshed, not rebuilt); else Aoc is made again. Not
+ * collective: each rank decides for its own block. */
+static PetscErrorCode MatXtractMPIGhostRowsMake(Mat A, Mat Ao, PetscInt n, const PetscInt *ia, const PetscInt *ja, PetscInt nonempty)
+{
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+  const PetscScalar   *aa;
+  PetscInt            *ci, *rindex, r = 0;
+  PetscBool            same;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(nonempty + 1, &ci));
+  PetscCall(PetscMalloc1(nonempty, &rindex));
+  ci[0] = 0;
+  for (PetscInt i = 0; i < n; i++) {
+    if (ia[i + 1] == ia[i]) continue;
+    rindex[r] = i;
+    ci[r + 1] = ci[r] + ia[i + 1] - ia[i];
+    r++;
+  }
+  PetscCall(MatSeqAIJGetArrayRead(Ao, &aa));
+  PetscCall(MatXtractMPIGhostRowsSame(m, Ao, nonempty, rindex, ci, ja, &same));
+  if (same) {
+    PetscScalar *ca;
+    PetscCall(MatSeqAIJGetArrayWrite(m->Aoc, &ca));
+    PetscCall(PetscArraycpy(ca, aa, ci[nonempty]));
+    PetscCall(MatSeqAIJRestoreArrayWrite(m->Aoc, &ca)); /* a new state: Aoc's next product refreshes its values */
+    PetscCall(PetscFree(rindex));
+  } else {
+    MatXtractSettings cold;
+    Vec               rowsv;
+    IS                to;
+    PetscCall(MatXtractMPIGhostRowsDrop(A));
+    PetscCall(MatCreate(PETSC_COMM_SELF, &m->Aoc));
+    PetscCall(MatSetSizes(m->Aoc, nonempty, Ao->cmap->n, nonempty, Ao->cmap->n));
+    PetscCall(MatSetType(m->Aoc, MATSEQAIJ));
+    PetscCall(MatSeqAIJSetPreallocationCSR(m->Aoc, ci, ja, aa));
+    PetscCall(MatConvert_SeqAIJ_SeqAIJMatXtract(m->Aoc, MATSEQAIJMATXTRACT, MAT_INPLACE_MATRIX, &m->Aoc));
+    MatXtractMPIColdSettings(&m->set, &cold);
+    PetscCall(MatXtractSetSettings_SeqAIJ(m->Aoc, &cold));
+    PetscCall(PetscObjectCompose((PetscObject)A, MATXTRACT_GHOST_ROWS_KEY, (PetscObject)m->Aoc));
+    PetscCall(MatCreateVecs(m->Aoc, NULL, &m->tc));
+    PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, n, NULL, &rowsv)); /* the local rows' layout only */
+    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nonempty, rindex, PETSC_USE_POINTER, &to));
+    PetscCall(VecScatterCreate(m->tc, NULL, rowsv, to, &m->rows));
+    PetscCall(ISDestroy(&to));
+    PetscCall(VecDestroy(&rowsv));
+    m->rindex = rindex;
+  }
+  PetscCall(MatSeqAIJRestoreArrayRead(Ao, &aa));
+  PetscCall(PetscFree(ci));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* What Ao's products use, made to match Ao before every product (again when MPIAIJ replaced Ao, or
+ * Ao's values or A's pattern changed): all of Ao's rows, its nonempty rows as Aoc, or nothing (no
+ * row has a ghost column). Ao is lazy unless its own format does these products. */
+static PetscErrorCode MatXtractMPISyncGhostRows(Mat A)
+{
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+  Mat                  Ao;
+  PetscObjectState     state;
+  const PetscInt      *ia, *ja;
+  PetscInt             n, nonempty = 0;
+  PetscBool            done, compress;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, NULL, &Ao, NULL));
+  PetscCall(PetscObjectStateGet((PetscObject)Ao, &state));
+  if (Ao == m->ao_src && state == m->ao_state && A->nonzerostate == m->ao_nzstate) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matxtract: MatGetRowIJ failed on the off-diagonal block");
+  for (PetscInt i = 0; i < n; i++) nonempty += ia[i + 1] > ia[i];
+  compress = (PetscBool)(m->ghost_rows == MATXTRACT_GHOST_ROWS_COMPRESSED || (m->ghost_rows == MATXTRACT_GHOST_ROWS_AUTO && n - nonempty >= MATXTRACT_GHOST_ROWS_EMPTY_RATIO * n));
+  if (compress && nonempty) PetscCall(MatXtractMPIGhostRowsMake(A, Ao, n, ia, ja, nonempty));
+  else PetscCall(MatXtractMPIGhostRowsDrop(A));
+  m->ao_form = !compress ? MATXTRACT_AO_ALL : nonempty ? MATXTRACT_AO_COMPRESSED : MATXTRACT_AO_NONE;
+  m->nrows_ao = n;
+  PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCall(MatXtractSetLazy_SeqAIJ(Ao, (PetscBool)(m->ao_form != MATXTRACT_AO_ALL)));
+  m->nonempty   = nonempty;
+  m->ao_src     = Ao;
+  m->ao_state   = state;
+  m->ao_nzstate = A->nonzerostate;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* yy += Ao x_ghost (lvec holds x_ghost). With compressed rows, in the bits of Ao's own product over
+ * all rows: the CPU kernels sum a row from z on (AIJ's order), so y at those rows is gathered, Aoc
+ * adds to it and it is put back; the GPU kernels add z to the row's sum last, so Aoc's sums are
+ * added into y (one scatter). `rows` is a scatter of sequential layouts; on a parallel vector it
+ * moves the local part (PETSc's VecScatter checks the local sizes only). */
+static PetscErrorCode MatXtractMPIGhostMultAdd(Mat A, Vec yy)
+{
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+  Mat                  Ao;
+  PetscBool            device;
+
+  PetscFunctionBegin;
+  if (m->ao_form == MATXTRACT_AO_NONE) PetscFunctionReturn(PETSC_SUCCESS);
+  if (m->ao_form == MATXTRACT_AO_ALL) {
+    PetscCall(MatMPIAIJGetSeqAIJ(A, NULL, &Ao, NULL));
+    PetscCall((*Ao->ops->multadd)(Ao, m->lvec, yy, yy));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatXtractOnDevice_SeqAIJ(m->Aoc, &device));
+  if (device) {
+    PetscCall((*m->Aoc->ops->mult)(m->Aoc, m->lvec, m->tc));
+    PetscCall(VecScatterBegin(m->rows, m->tc, yy, ADD_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(m->rows, m->tc, yy, ADD_VALUES, SCATTER_FORWARD));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(VecScatterBegin(m->rows, yy, m->tc, INSERT_VALUES, SCATTER_REVERSE));
+  PetscCall(VecScatterEnd(m->rows, yy, m->tc, INSERT_VALUES, SCATTER_REVERSE));
+  PetscCall((*m->Aoc->ops->multadd)(m->Aoc, m->lvec, m->tc, m->tc));
+  PetscCall(VecScatterBegin(m->rows, m->tc, yy, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(m->rows, m->tc, yy, INSERT_VALUES, SCATTER_FORWARD));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* lvec = Ao' xx. */
+static PetscErrorCode MatXtractMPIGhostMultTranspose(Mat A, Vec xx)
+{
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+  Mat                  Ao;
+
+  PetscFunctionBegin;
+  if (m->ao_form == MATXTRACT_AO_NONE) {
+    PetscCall(VecZeroEntries(m->lvec));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (m->ao_form == MATXTRACT_AO_ALL) {
+    PetscCall(MatMPIAIJGetSeqAIJ(A, NULL, &Ao, NULL));
+    PetscCall((*Ao->ops->multtranspose)(Ao, xx, m->lvec));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(VecScatterBegin(m->rows, xx, m->tc, INSERT_VALUES, SCATTER_REVERSE));
+  PetscCall(VecScatterEnd(m->rows, xx, m->tc, INSERT_VALUES, SCATTER_REVERSE));
+  PetscCall((*m->Aoc->ops->multtranspose)(m->Aoc, m->tc, m->lvec));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -247,12 +455,13 @@ static PetscErrorCode MatXtractMPIHaloEnd(Mat A)
 static PetscErrorCode MatMultAdd_MPIAIJMatXtract(Mat A, Vec xx, Vec zz, Vec yy)
 {
   Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
-  Mat                  Ad, Ao;
+  Mat                  Ad;
 
   PetscFunctionBegin;
   PetscCheck(!A->structure_only, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "matxtract: a structure-only matrix (MAT_STRUCTURE_ONLY) has no values to multiply");
   PetscCall(MatXtractMPISetUpGhosts(A));
-  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  PetscCall(MatXtractMPISyncGhostRows(A));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
   if (m->exchange == MATXTRACT_EXCHANGE_NCCL) {
     PetscCall(MatXtractMPIHaloBegin(A, xx));
     if (zz) PetscCall((*Ad->ops->multadd)(Ad, xx, zz, yy));
@@ -264,7 +473,7 @@ static PetscErrorCode MatMultAdd_MPIAIJMatXtract(Mat A, Vec xx, Vec zz, Vec yy)
     else PetscCall((*Ad->ops->mult)(Ad, xx, yy));
     PetscCall(VecScatterEnd(m->scatter, xx, m->lvec, INSERT_VALUES, SCATTER_FORWARD));
   }
-  PetscCall((*Ao->ops->multadd)(Ao, m->lvec, yy, yy));
+  PetscCall(MatXtractMPIGhostMultAdd(A, yy));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -275,17 +484,19 @@ static PetscErrorCode MatMult_MPIAIJMatXtract(Mat A, Vec xx, Vec yy)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = Ad' x (+ z), then the ghost contributions Ao' x are added where they belong. */
+/* y = Ad' x (+ z), then the ghost contributions Ao' x are added where they belong. The reverse
+ * scatter starts only after Ad' x is in y: PETSc does not promise that its Begin adds nothing. */
 static PetscErrorCode MatMultTransposeAdd_MPIAIJMatXtract(Mat A, Vec xx, Vec zz, Vec yy)
 {
   Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
-  Mat                  Ad, Ao;
+  Mat                  Ad;
 
   PetscFunctionBegin;
   PetscCheck(!A->structure_only, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "matxtract: a structure-only matrix (MAT_STRUCTURE_ONLY) has no values to multiply");
   PetscCall(MatXtractMPISetUpGhosts(A));
-  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
-  PetscCall((*Ao->ops->multtranspose)(Ao, xx, m->lvec));
+  PetscCall(MatXtractMPISyncGhostRows(A));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
+  PetscCall(MatXtractMPIGhostMultTranspose(A, xx));
   if (zz) PetscCall((*Ad->ops->multtransposeadd)(Ad, xx, zz, yy));
   else PetscCall((*Ad->ops->multtranspose)(Ad, xx, yy));
   PetscCall(VecScatterBegin(m->scatter, m->lvec, yy, ADD_VALUES, SCATTER_REVERSE));
@@ -302,7 +513,8 @@ static PetscErrorCode MatMultTranspose_MPIAIJMatXtract(Mat A, Vec xx, Vec yy)
 
 static PetscErrorCode MatSetFromOptions_MPIAIJMatXtract(Mat A, PetscOptionItems *PetscOptionsObject)
 {
-  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+  Mat_MPIAIJMatXtract *m          = (Mat_MPIAIJMatXtract *)A->spptr;
+  PetscInt             ghost_rows = m->ghost_rows;
   PetscBool            changed;
 
   PetscFunctionBegin;
@@ -310,7 +522,9 @@ static PetscErrorCode MatSetFromOptions_MPIAIJMatXtract(Mat A, PetscOptionItems 
   PetscCall(MatXtractSettingsFromOptions(A, PetscOptionsObject, &m->set, &changed));
   PetscOptionsHeadBegin(PetscOptionsObject, "MATMPIAIJMATXTRACT options");
   PetscCall(PetscOptionsEList("-mat_matxtract_ghost_exchange", "How MatMult's ghost values travel: vecscatter (PETSc's VecScatter, host-staged without a CUDA-aware MPI) or nccl (ncclSend/ncclRecv between the ranks' GPUs, on a stream of its own beside the diagonal block's product; needs NCCL at build time, PETSc with CUDA, device vectors and one GPU per rank; the transpose products keep the VecScatter)", "", MatXtractExchangeNames, 2, MatXtractExchangeNames[m->exchange], &m->exchange, NULL));
+  PetscCall(PetscOptionsEList("-mat_matxtract_ghost_rows", "Which rows of the off-diagonal block (the ghost columns' block) the products run: auto (only the rows with ghost columns, added into y at their rows, when at least 60% of the rows have none: PETSc's own rule for compressed rows), compressed (always only those rows) or all", "", MatXtractGhostRowsNames, 3, MatXtractGhostRowsNames[m->ghost_rows], &m->ghost_rows, NULL));
   PetscOptionsHeadEnd();
+  if (m->ghost_rows != ghost_rows) m->ao_src = NULL; /* decided again at the next product */
   if (changed && A->preallocated) PetscCall(MatXtractMPIConvertBlocks(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -357,6 +571,11 @@ static PetscErrorCode MatView_MPIAIJMatXtract(Mat A, PetscViewer viewer)
     mx_halo_counts(m->halo, &sr, &sn, &rr, &rn);
     PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: ghost exchange: NCCL between the ranks' GPUs (rank 0 sends %lld values to %d ranks, receives %lld from %d)\n", sn, sr, rn, rr));
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: ghost exchange: PETSc's VecScatter%s\n", m->exchange == MATXTRACT_EXCHANGE_NCCL ? " until the first MatMult sets up NCCL" : ""));
+  if (!m->ao_src) PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: off-diagonal block's rows (-mat_matxtract_ghost_rows %s): decided at the first product\n", MatXtractGhostRowsNames[m->ghost_rows]));
+  else {
+    static const char *const forms[] = {"all of them", "only those (compressed rows)", "none"};
+    PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: off-diagonal block of rank 0: %" PetscInt_FMT " of %" PetscInt_FMT " rows have ghost columns; its products run %s\n", m->nonempty, m->nrows_ao, forms[m->ao_form]));
+  }
   {
     PetscViewer sub;
     PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: diagonal block of rank 0:\n"));
@@ -395,6 +614,7 @@ static PetscErrorCode MatDestroy_MPIAIJMatXtract(Mat A)
   PetscCall(MatXtractSettingsDestroy(&m->set));
   PetscCall(VecDestroy(&m->lvec));
   PetscCall(VecScatterDestroy(&m->scatter));
+  PetscCall(MatXtractMPIGhostRowsDrop(A));
   mx_halo_free(m->halo);
   mx_halo_comm_free(m->hcomm);
   PetscCall(PetscFree(A->spptr));
@@ -470,6 +690,7 @@ static PetscErrorCode MatConvert_MPIAIJMatXtract_MPIAIJ(Mat A, MatType type, Mat
   PetscCall(MatXtractSettingsDestroy(&m->set));
   PetscCall(VecDestroy(&m->lvec));
   PetscCall(VecScatterDestroy(&m->scatter));
+  PetscCall(MatXtractMPIGhostRowsDrop(B));
   mx_halo_free(m->halo);
   mx_halo_comm_free(m->hcomm);
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", m->preallocation));

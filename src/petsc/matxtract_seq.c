@@ -89,7 +89,7 @@ static PetscErrorCode MatAssemblyEnd_SeqAIJMatXtract(Mat A, MatAssemblyType mode
   PetscCall((*x->base.assemblyend)(A, mode));
   MatXtractInstallProductOps(A); /* AIJ's assembly may reinstall its own (inode) products; the other ops stay as
                                    PETSc left them (a submatrix's destroy, MatCreateSubMatrices') */
-  if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(PETSC_SUCCESS);
+  if (mode == MAT_FLUSH_ASSEMBLY || x->lazy) PetscFunctionReturn(PETSC_SUCCESS); /* lazy: the next product syncs */
   PetscCall(MatXtractSync_SeqAIJ(A));
   /* MatAssemblyEnd() increases the object state once after this returns: the shadow already
    * holds the values of that state. */
@@ -159,6 +159,35 @@ PetscErrorCode MatXtractSetVerifyColumns_SeqAIJ(Mat A)
   PetscFunctionBegin;
   if (!x->verify_columns) x->built = PETSC_FALSE; /* the next build records the fingerprint */
   x->verify_columns = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* lazy: A builds its format at its first product, never at assembly; becoming lazy drops the
+ * format it has (the MPI type's off-diagonal block once its rows with ghost columns run the products
+ * as a matrix of their own: the block's own format is then made only for a product that uses it, as
+ * MatMatMult with dense, and kept). */
+PetscErrorCode MatXtractSetLazy_SeqAIJ(Mat A, PetscBool lazy)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  if (lazy && !x->lazy && x->built) {
+    PetscCall(MatXtractShadowFree(x));
+    x->built = PETSC_FALSE;
+  }
+  x->lazy = lazy;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether A's products run on the GPU (its format synced first: made if it is not). */
+PetscErrorCode MatXtractOnDevice_SeqAIJ(Mat A, PetscBool *on)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractCheckHasValues(A));
+  PetscCall(MatXtractSync_SeqAIJ(A));
+  *on = (PetscBool)(x->D != NULL);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,7 +1,8 @@
 /* test_mpi_ops - MATMPIAIJMATXTRACT against MPIAIJ on any number of ranks: products, diagonal,
  * value refresh (MatScale, MatShift, same-pattern re-assembly), new pattern, duplicate, and KSP
- * iteration counts / residual histories, on generated and real matrices, hot path off and on; and
- * the products against one rank's (the whole matrix as one matxtract on each rank).
+ * iteration counts / residual histories, on generated and real matrices, hot path off and on; the
+ * products against one rank's (the whole matrix as one matxtract on each rank); and the
+ * off-diagonal block's compressed rows against all its rows, bit for bit.
  * Usage: mpiexec -n N test_mpi_ops -dir MATRICES_DIR/real */
 #include <matxtract.h>
 #include <petscksp.h>
@@ -51,11 +52,13 @@ static PetscErrorCode CheckKSP(Mat A, Mat B, const char *name)
   PetscFunctionReturn(0);
 }
 
-/* Builds of B's off-diagonal block's format so far (-1 on one rank: no such block). */
+/* Builds so far of the format that runs B's off-diagonal products: its rows with ghost columns
+ * where they run alone (MATXTRACT_GHOST_ROWS_KEY), else the block's (-1 on one rank: no such block). */
 static PetscErrorCode OffDiagonalBuilds(Mat B, PetscInt *builds)
 {
   PetscBool     mpi;
   Mat           Ao;
+  PetscObject   rows;
   MatXtractInfo info;
 
   PetscFunctionBegin;
@@ -63,7 +66,8 @@ static PetscErrorCode OffDiagonalBuilds(Mat B, PetscInt *builds)
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIAIJMATXTRACT, &mpi));
   if (!mpi) PetscFunctionReturn(0);
   PetscCall(MatMPIAIJGetSeqAIJ(B, NULL, &Ao, NULL));
-  PetscCall(MatXtractGetInfo(Ao, &info));
+  PetscCall(PetscObjectQuery((PetscObject)B, MATXTRACT_GHOST_ROWS_KEY, &rows));
+  PetscCall(MatXtractGetInfo(rows ? (Mat)rows : Ao, &info));
   *builds = info.builds;
   PetscFunctionReturn(0);
 }
@@ -118,6 +122,102 @@ static PetscErrorCode CheckOneRank(Mat A, Mat B, const char *name, unsigned long
   PetscFunctionReturn(0);
 }
 
+/* Rows of A's off-diagonal block with ghost columns on this rank (0 on one rank). */
+static PetscErrorCode GhostRowCount(Mat A, PetscInt *nonempty)
+{
+  PetscBool       mpi;
+  Mat             Ao;
+  const PetscInt *ia, *ja;
+  PetscInt        n;
+  PetscBool       done;
+
+  PetscFunctionBegin;
+  *nonempty = 0;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
+  if (!mpi) PetscFunctionReturn(0);
+  PetscCall(MatMPIAIJGetSeqAIJ(A, NULL, &Ao, NULL));
+  PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  for (PetscInt i = 0; i < n; i++) *nonempty += ia[i + 1] > ia[i];
+  PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscFunctionReturn(0);
+}
+
+/* -mat_matxtract_ghost_rows compressed (the off-diagonal products run only the rows with ghost
+ * columns) and all give the same bits in MatMult, MatMultAdd and both transposes on the CPU path
+ * (on the GPU the two may pick different cold kernels: within TOL there); the compressed rows are
+ * composed under MATXTRACT_GHOST_ROWS_KEY on exactly the ranks that have such rows. */
+static PetscErrorCode CheckGhostRows(Mat A, const char *name)
+{
+  static const char *const forms[2] = {"compressed", "all"};
+  char                     saved[32] = "";
+  PetscBool                had, on_device = PETSC_FALSE;
+  PetscInt                 nonempty;
+  Vec                      x, z, xt, zt, y[2][4];
+  PetscRandom              rnd;
+
+  PetscFunctionBegin;
+  PetscCall(GhostRowCount(A, &nonempty));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_matxtract_ghost_rows", saved, sizeof saved, &had));
+  PetscCall(PetscRandomCreate(PetscObjectComm((PetscObject)A), &rnd));
+  PetscCall(PetscRandomSetSeed(rnd, 23));
+  PetscCall(PetscRandomSeed(rnd));
+  for (int f = 0; f < 2; f++) {
+    Mat         B;
+    PetscObject rows;
+    PetscBool   mpi;
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_ghost_rows", forms[f]));
+    PetscCall(MatConvert(A, MATMATXTRACT, MAT_INITIAL_MATRIX, &B));
+    if (f == 0) {
+      PetscCall(MatCreateVecs(B, &x, &z));
+      PetscCall(MatCreateVecs(B, &zt, &xt));
+      PetscCall(VecSetRandom(x, rnd));
+      PetscCall(VecSetRandom(z, rnd));
+      PetscCall(VecSetRandom(xt, rnd));
+      PetscCall(VecSetRandom(zt, rnd));
+    }
+    PetscCall(VecDuplicate(z, &y[f][0]));
+    PetscCall(VecDuplicate(z, &y[f][1]));
+    PetscCall(VecDuplicate(zt, &y[f][2]));
+    PetscCall(VecDuplicate(zt, &y[f][3]));
+    PetscCall(MatMult(B, x, y[f][0]));
+    PetscCall(MatMultAdd(B, x, z, y[f][1]));
+    PetscCall(MatMultTranspose(B, xt, y[f][2]));
+    PetscCall(MatMultTransposeAdd(B, xt, zt, y[f][3]));
+    {
+      MatXtractInfo info;
+      PetscCall(MatXtractGetInfo(B, &info));
+      on_device = info.on_device;
+    }
+    PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIAIJMATXTRACT, &mpi));
+    PetscCall(PetscObjectQuery((PetscObject)B, MATXTRACT_GHOST_ROWS_KEY, &rows));
+    if (mpi) PetscCall(Expect((PetscBool)(!rows == !(f == 0 && nonempty > 0)), f == 0 ? "compressed ghost rows composed where this rank has rows with ghost columns" : "no compressed ghost rows under -mat_matxtract_ghost_rows all", name));
+    PetscCall(MatDestroy(&B));
+  }
+  if (had) PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_ghost_rows", saved));
+  else PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_ghost_rows"));
+  for (int k = 0; k < 4; k++) {
+    static const char *const what[4] = {"MatMult", "MatMultAdd", "MatMultTranspose", "MatMultTransposeAdd"};
+    char                     label[128];
+    PetscBool                same;
+    if (on_device) {
+      PetscCall(PetscSNPrintf(label, sizeof label, "%s: compressed ghost rows equal all rows", what[k]));
+      PetscCall(CheckClose(y[1][k], y[0][k], label, name));
+    } else {
+      PetscCall(VecEqual(y[0][k], y[1][k], &same));
+      PetscCall(PetscSNPrintf(label, sizeof label, "%s: compressed ghost rows bit for bit all rows", what[k]));
+      PetscCall(Expect(same, label, name));
+    }
+    PetscCall(VecDestroy(&y[0][k]));
+    PetscCall(VecDestroy(&y[1][k]));
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&xt));
+  PetscCall(VecDestroy(&zt));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscFunctionReturn(0);
+}
+
 /* One matrix: crux off and on; value changes and re-assembly follow. A is MPIAIJ (modified). */
 static PetscErrorCode CheckMatrix(Mat A, const char *name)
 {
@@ -127,6 +227,7 @@ static PetscErrorCode CheckMatrix(Mat A, const char *name)
 
   PetscFunctionBegin;
   PetscCall(MatGetSize(A, &m, &n));
+  PetscCall(CheckGhostRows(A, name));
   for (int q = 0; q < 3; q++) {
     Mat  B, C;
     char label[256];
