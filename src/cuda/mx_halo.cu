@@ -4,7 +4,11 @@
  * to send into one buffer, sends and receives them in one NCCL group (one ncclSend / ncclRecv per
  * neighbour), scatters the received ones into the ghost vector and records an event that
  * mx_halo_wait hands to the caller's stream. Gather and scatter copy values only: the ghost vector
- * holds the owners' bits. */
+ * holds the owners' bits.
+ * The reverse (the transpose's): the same buffers in the other roles. The ghost partial sums are
+ * gathered into the receive buffer and sent to their owners, which receive them into the send
+ * buffer; the adds into y run on the caller's stream after its own product. The next exchange's
+ * gather into the send buffer is queued after them (it waits for the caller's stream). */
 #include <nccl.h>
 #include <vector>
 #include "mx_device_impl.h"
@@ -113,7 +117,28 @@ __global__ void mx_halo_scatter(int n, const int *__restrict__ idx, const double
   if (i < n) ghost[idx[i]] = buf[i];
 }
 
+/* y[idx[i]] += buf[i]: one neighbour's slice, whose indices are distinct */
+__global__ void mx_halo_add(int n, const int *__restrict__ idx, const double *__restrict__ buf, double *__restrict__ y) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[idx[i]] += buf[i];
+}
+
 static unsigned halo_blocks(int n) { return (unsigned)((n + 255) / 256); }
+
+/* One NCCL group: send[s] goes to to_rank[s], recv[r] comes from from_rank[r] (slices of the two
+ * buffers by their offsets), on the halo's stream. */
+static int halo_exchange(mx_halo *H, const std::vector<int> &to_rank, const std::vector<int> &to_off, const double *send,
+                         const std::vector<int> &from_rank, const std::vector<int> &from_off, double *recv) {
+  if (nccl_check(ncclGroupStart(), "ncclGroupStart")) return 1;
+  int rc = 0;
+  for (size_t s = 0; s < to_rank.size() && !rc; ++s)
+    rc = nccl_check(ncclSend(send + to_off[s], (size_t)(to_off[s + 1] - to_off[s]), ncclDouble, to_rank[s], H->C->comm, H->stream),
+                    "ncclSend");
+  for (size_t r = 0; r < from_rank.size() && !rc; ++r)
+    rc = nccl_check(ncclRecv(recv + from_off[r], (size_t)(from_off[r + 1] - from_off[r]), ncclDouble, from_rank[r], H->C->comm, H->stream),
+                    "ncclRecv");
+  return nccl_check(ncclGroupEnd(), "ncclGroupEnd") || rc;
+}
 
 extern "C" int mx_halo_start(mx_halo *H, const double *x, double *ghost, void *stream) {
   if (!H) return mx_fail("mx_halo_start: no exchange");
@@ -124,17 +149,7 @@ extern "C" int mx_halo_start(mx_halo *H, const double *x, double *ghost, void *s
     mx_halo_gather<<<halo_blocks(ns), 256, 0, H->stream>>>(ns, H->send_idx, x, H->send_buf);
     MX_LAUNCH_CHECK("ghost exchange: gather");
   }
-  if (nccl_check(ncclGroupStart(), "ncclGroupStart")) return 1;
-  int rc = 0;
-  for (size_t s = 0; s < H->send_rank.size() && !rc; ++s)
-    rc = nccl_check(ncclSend(H->send_buf + H->send_off[s], (size_t)(H->send_off[s + 1] - H->send_off[s]), ncclDouble, H->send_rank[s],
-                             H->C->comm, H->stream),
-                    "ncclSend");
-  for (size_t r = 0; r < H->recv_rank.size() && !rc; ++r)
-    rc = nccl_check(ncclRecv(H->recv_buf + H->recv_off[r], (size_t)(H->recv_off[r + 1] - H->recv_off[r]), ncclDouble, H->recv_rank[r],
-                             H->C->comm, H->stream),
-                    "ncclRecv");
-  if (nccl_check(ncclGroupEnd(), "ncclGroupEnd") || rc) return 1;
+  if (halo_exchange(H, H->send_rank, H->send_off, H->send_buf, H->recv_rank, H->recv_off, H->recv_buf)) return 1;
   if (nr > 0) {
     mx_halo_scatter<<<halo_blocks(nr), 256, 0, H->stream>>>(nr, H->recv_idx, H->recv_buf, ghost);
     MX_LAUNCH_CHECK("ghost exchange: scatter");
@@ -146,6 +161,32 @@ extern "C" int mx_halo_start(mx_halo *H, const double *x, double *ghost, void *s
 extern "C" int mx_halo_wait(mx_halo *H, void *stream) {
   if (!H) return mx_fail("mx_halo_wait: no exchange");
   MX_CUDA_TRY(cudaStreamWaitEvent((cudaStream_t)stream, H->done, 0));
+  return 0;
+}
+
+extern "C" int mx_halo_reverse_start(mx_halo *H, const double *ghost, void *stream) {
+  if (!H) return mx_fail("mx_halo_reverse_start: no exchange");
+  const int nr = H->recv_off.back();
+  MX_CUDA_TRY(cudaEventRecord(H->ready, (cudaStream_t)stream));
+  MX_CUDA_TRY(cudaStreamWaitEvent(H->stream, H->ready, 0));
+  if (nr > 0) {
+    mx_halo_gather<<<halo_blocks(nr), 256, 0, H->stream>>>(nr, H->recv_idx, ghost, H->recv_buf);
+    MX_LAUNCH_CHECK("ghost exchange (transpose): gather");
+  }
+  if (halo_exchange(H, H->recv_rank, H->recv_off, H->recv_buf, H->send_rank, H->send_off, H->send_buf)) return 1;
+  MX_CUDA_TRY(cudaEventRecord(H->done, H->stream));
+  return 0;
+}
+
+extern "C" int mx_halo_reverse_finish(mx_halo *H, double *y, void *stream) {
+  if (!H) return mx_fail("mx_halo_reverse_finish: no exchange");
+  MX_CUDA_TRY(cudaStreamWaitEvent((cudaStream_t)stream, H->done, 0));
+  for (size_t s = 0; s < H->send_rank.size(); ++s) {
+    const int off = H->send_off[s], n = H->send_off[s + 1] - off;
+    if (n <= 0) continue;
+    mx_halo_add<<<halo_blocks(n), 256, 0, (cudaStream_t)stream>>>(n, H->send_idx + off, H->send_buf + off, y);
+    MX_LAUNCH_CHECK("ghost exchange (transpose): add");
+  }
   return 0;
 }
 

@@ -42,6 +42,18 @@ void mx_halo_free(mx_halo *H);
 int mx_halo_start(mx_halo *H, const double *x, double *ghost, void *stream);
 int mx_halo_wait(mx_halo *H, void *stream);
 
+/* The transpose's exchange, the reverse of mx_halo_start: each rank's ghost partial sums go back to
+ * the ranks that own those entries, to be added there. mx_halo_reverse_start queues on the halo's
+ * stream, after the work queued on `stream` so far (ghost ready): the gather of ghost at the receive
+ * indices, and in one group an ncclSend to each owner and an ncclRecv from each rank that holds
+ * this rank's entries as ghosts. mx_halo_reverse_finish makes `stream` wait for it and adds the
+ * received values into y at the send indices, on `stream`, one neighbour after the other in the
+ * pattern's order (within one neighbour the indices are distinct): no atomics, y is bitwise
+ * reproducible. Between the two, `stream` may write y (the diagonal block's product). Every rank
+ * of the communicator must start each exchange. 0 or 1. */
+int mx_halo_reverse_start(mx_halo *H, const double *ghost, void *stream);
+int mx_halo_reverse_finish(mx_halo *H, double *y, void *stream);
+
 /* Values each rank sends and receives in one exchange, and the neighbours (for the view). */
 void mx_halo_counts(const mx_halo *H, int *nsend_ranks, long long *nsend, int *nrecv_ranks, long long *nrecv);
 

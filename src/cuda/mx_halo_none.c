@@ -37,6 +37,16 @@ int mx_halo_wait(mx_halo *H, void *stream) {
   return 1;
 }
 
+int mx_halo_reverse_start(mx_halo *H, const double *ghost, void *stream) {
+  (void)H, (void)ghost, (void)stream;
+  return 1;
+}
+
+int mx_halo_reverse_finish(mx_halo *H, double *y, void *stream) {
+  (void)H, (void)y, (void)stream;
+  return 1;
+}
+
 void mx_halo_counts(const mx_halo *H, int *nsend_ranks, long long *nsend, int *nrecv_ranks, long long *nrecv) {
   (void)H;
   *nsend_ranks = *nrecv_ranks = 0;

@@ -192,13 +192,13 @@ typedef struct {
   VecScatter       scatter; /* global x -> lvec, built from Ao's column map */
   PetscObjectState nzstate; /* A->nonzerostate the scatter was built for */
   /* -mat_matxtract_ghost_exchange nccl: MatMult's ghosts through NCCL between the ranks' GPUs
-   * (the transpose products keep the VecScatter) */
+   * (the transposes send the ghosts' partial sums back the same way) */
   PetscInt      exchange; /* MATXTRACT_EXCHANGE_* */
   mx_halo_comm *hcomm;    /* made at the first NCCL setup, kept until the matrix goes */
   mx_halo      *halo;     /* the exchange of the current scatter's pattern */
   /* the rows of Ao with ghost columns (-mat_matxtract_ghost_rows): where few rows have any, they
    * alone form Aoc, whose product is added into y's local rows at rindex, bit for bit as Ao's
-   * (a multiply over all of Ao's rows reads and writes y in every row); Ao itself is then lazy (no
+   * (a multiply over all of Ao's rows walks every row); Ao itself is then lazy (no
    * format of its own unless a product uses it). Made again before a product when Ao or its state
    * changed. */
   PetscInt         ghost_rows; /* MATXTRACT_GHOST_ROWS_*: the option */

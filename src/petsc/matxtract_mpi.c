@@ -5,7 +5,10 @@
  * MPIAIJ's lvec is a host vector) and a VecScatter built from Ao's column map: all communication
  * is PETSc's. The block ops are called through their ops tables and check their own state, so
  * stale shadows are impossible. The diagonal block (Ad) gets the user's settings; the off-diagonal
- * block (Ao) is all cold (crux (0,0)): it is thin and its columns are ghost indices. */
+ * block (Ao) is all cold (crux (0,0)): it is thin and its columns are ghost indices. Where few of
+ * Ao's rows have ghost columns, those rows alone run its products (-mat_matxtract_ghost_rows). With
+ * -mat_matxtract_ghost_exchange nccl the ghosts travel between the GPUs through NCCL instead, the
+ * transposes' partial sums too. */
 #include "matxtract_impl.h"
 #include <petscdevice.h>
 
@@ -450,6 +453,60 @@ static PetscErrorCode MatXtractMPIHaloEnd(Mat A)
 #endif
 }
 
+/* The transpose's NCCL exchange: the ghost partial sums in lvec sent back to their owners on the
+ * exchange's stream after PETSc's stream's work so far (lvec ready); PETSc's stream meanwhile runs
+ * the diagonal block's product into y. */
+static PetscErrorCode MatXtractMPIHaloReverseBegin(Mat A, Vec xx)
+{
+#if defined(MATXTRACT_MPI_DEVICE_EXCHANGE)
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+  const PetscScalar   *ga;
+  cudaStream_t         stream = NULL;
+  PetscBool            cuda;
+  int                  rc;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)xx, &cuda, VECSEQCUDA, VECMPICUDA, ""));
+  PetscCheck(cuda, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "matxtract: -mat_matxtract_ghost_exchange nccl needs device vectors (-vec_type cuda), not %s", ((PetscObject)xx)->type_name);
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(VecCUDAGetArrayRead(m->lvec, &ga));
+  rc = mx_halo_reverse_start(m->halo, (const double *)ga, (void *)stream);
+  PetscCall(VecCUDARestoreArrayRead(m->lvec, &ga));
+  PetscCheck(!rc, PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: the NCCL ghost exchange (transpose): %s", mx_device_last_error());
+  PetscFunctionReturn(PETSC_SUCCESS);
+#else
+  PetscFunctionBegin;
+  (void)xx;
+  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract: the NCCL ghost exchange needs PETSc 3.20+ with CUDA");
+#endif
+}
+
+/* y (written by the diagonal block's product on PETSc's stream) += what the other ranks sent back. */
+static PetscErrorCode MatXtractMPIHaloReverseEnd(Mat A, Vec yy)
+{
+#if defined(MATXTRACT_MPI_DEVICE_EXCHANGE)
+  Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
+  PetscScalar         *ya;
+  cudaStream_t         stream = NULL;
+  PetscBool            cuda;
+  int                  rc;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)yy, &cuda, VECSEQCUDA, VECMPICUDA, ""));
+  PetscCheck(cuda, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "matxtract: -mat_matxtract_ghost_exchange nccl needs device vectors (-vec_type cuda), not %s", ((PetscObject)yy)->type_name);
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(VecCUDAGetArray(yy, &ya));
+  rc = mx_halo_reverse_finish(m->halo, (double *)ya, (void *)stream);
+  PetscCall(VecCUDARestoreArray(yy, &ya));
+  PetscCheck(!rc, PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: the NCCL ghost exchange (transpose): %s", mx_device_last_error());
+  PetscFunctionReturn(PETSC_SUCCESS);
+#else
+  PetscFunctionBegin;
+  (void)yy;
+  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "matxtract: the NCCL ghost exchange needs PETSc 3.20+ with CUDA");
+#endif
+}
+
 /* y = Ad x_local + Ao x_ghost (+ z): the ghost exchange (VecScatter, or NCCL on its own stream)
  * overlaps the diagonal-block product. */
 static PetscErrorCode MatMultAdd_MPIAIJMatXtract(Mat A, Vec xx, Vec zz, Vec yy)
@@ -484,8 +541,9 @@ static PetscErrorCode MatMult_MPIAIJMatXtract(Mat A, Vec xx, Vec yy)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = Ad' x (+ z), then the ghost contributions Ao' x are added where they belong. The reverse
- * scatter starts only after Ad' x is in y: PETSc does not promise that its Begin adds nothing. */
+/* y = Ad' x (+ z), then the ghost contributions Ao' x are added where they belong. Through NCCL
+ * they travel while Ad' x runs (the adds wait for both); PETSc's reverse scatter starts only after
+ * Ad' x is in y (PETSc does not promise that its Begin adds nothing). */
 static PetscErrorCode MatMultTransposeAdd_MPIAIJMatXtract(Mat A, Vec xx, Vec zz, Vec yy)
 {
   Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
@@ -497,6 +555,13 @@ static PetscErrorCode MatMultTransposeAdd_MPIAIJMatXtract(Mat A, Vec xx, Vec zz,
   PetscCall(MatXtractMPISyncGhostRows(A));
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
   PetscCall(MatXtractMPIGhostMultTranspose(A, xx));
+  if (m->exchange == MATXTRACT_EXCHANGE_NCCL) {
+    PetscCall(MatXtractMPIHaloReverseBegin(A, xx));
+    if (zz) PetscCall((*Ad->ops->multtransposeadd)(Ad, xx, zz, yy));
+    else PetscCall((*Ad->ops->multtranspose)(Ad, xx, yy));
+    PetscCall(MatXtractMPIHaloReverseEnd(A, yy));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (zz) PetscCall((*Ad->ops->multtransposeadd)(Ad, xx, zz, yy));
   else PetscCall((*Ad->ops->multtranspose)(Ad, xx, yy));
   PetscCall(VecScatterBegin(m->scatter, m->lvec, yy, ADD_VALUES, SCATTER_REVERSE));
@@ -521,7 +586,7 @@ static PetscErrorCode MatSetFromOptions_MPIAIJMatXtract(Mat A, PetscOptionItems 
   if (m->setfromoptions) PetscCall((*m->setfromoptions)(A, PetscOptionsObject));
   PetscCall(MatXtractSettingsFromOptions(A, PetscOptionsObject, &m->set, &changed));
   PetscOptionsHeadBegin(PetscOptionsObject, "MATMPIAIJMATXTRACT options");
-  PetscCall(PetscOptionsEList("-mat_matxtract_ghost_exchange", "How MatMult's ghost values travel: vecscatter (PETSc's VecScatter, host-staged without a CUDA-aware MPI) or nccl (ncclSend/ncclRecv between the ranks' GPUs, on a stream of its own beside the diagonal block's product; needs NCCL at build time, PETSc with CUDA, device vectors and one GPU per rank; the transpose products keep the VecScatter)", "", MatXtractExchangeNames, 2, MatXtractExchangeNames[m->exchange], &m->exchange, NULL));
+  PetscCall(PetscOptionsEList("-mat_matxtract_ghost_exchange", "How MatMult's ghost values travel: vecscatter (PETSc's VecScatter, host-staged without a CUDA-aware MPI) or nccl (ncclSend/ncclRecv between the ranks' GPUs, on a stream of its own beside the diagonal block's product; needs NCCL at build time, PETSc with CUDA, device vectors and one GPU per rank; the transpose products send the ghosts' partial sums back the same way)", "", MatXtractExchangeNames, 2, MatXtractExchangeNames[m->exchange], &m->exchange, NULL));
   PetscCall(PetscOptionsEList("-mat_matxtract_ghost_rows", "Which rows of the off-diagonal block (the ghost columns' block) the products run: auto (only the rows with ghost columns, added into y at their rows, when at least 60% of the rows have none: PETSc's own rule for compressed rows), compressed (always only those rows) or all", "", MatXtractGhostRowsNames, 3, MatXtractGhostRowsNames[m->ghost_rows], &m->ghost_rows, NULL));
   PetscOptionsHeadEnd();
   if (m->ghost_rows != ghost_rows) m->ao_src = NULL; /* decided again at the next product */
