@@ -1,0 +1,48 @@
+/* mx_gen_common.c - the steps the generator families share (mx_io_internal.h): the error text of
+ * a spec, uniform values from the spec's seed, and the finished CSR. Below the families and
+ * mx_gen.c's dispatch: it calls neither. */
+#include "io/mx_io_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int mx_gen_err(const mx_gen_ctx *g, const char *fmt, ...)
+{
+  if (g->err && g->errlen) {
+    int n = snprintf(g->err, g->errlen, "spec '%s': ", g->spec);
+    if (n >= 0 && (size_t)n < g->errlen) {
+      va_list ap;
+      va_start(ap, fmt);
+      vsnprintf(g->err + n, g->errlen - (size_t)n, fmt, ap);
+      va_end(ap);
+    }
+  }
+  return 1;
+}
+
+void mx_gen_fill_uniform(const mx_gen_ctx *g, uint64_t stream, double *val, int64_t nnz)
+{
+  mx_rng r;
+  mx_rng_seed(&r, g->seed, ((uint64_t)MX_STREAM_VALUES << 32) ^ stream);
+  for (int64_t k = 0; k < nnz; k++) val[k] = 2.0 * mx_rng_unif(&r) - 1.0;
+}
+
+int mx_gen_finish(mx_io_csr *A, int32_t nrows, int32_t ncols, int64_t *rowptr, int32_t *col, int64_t nnz)
+{
+  int32_t *c2 = realloc(col, (size_t)(nnz ? nnz : 1) * sizeof(int32_t));
+  if (c2) col = c2;
+  double *val = mx_io_malloc((size_t)nnz, sizeof(double));
+  if (!val) {
+    free(rowptr);
+    free(col);
+    return 1;
+  }
+  A->nrows = nrows;
+  A->ncols = ncols;
+  A->nnz = nnz;
+  A->rowptr = rowptr;
+  A->colidx = col;
+  A->val = val;
+  return 0;
+}
