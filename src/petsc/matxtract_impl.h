@@ -217,6 +217,19 @@ typedef enum { MATXTRACT_GHOST_ROWS_AUTO = 0, MATXTRACT_GHOST_ROWS_COMPRESSED = 
 typedef enum { MATXTRACT_AO_ALL = 0, MATXTRACT_AO_COMPRESSED = 1, MATXTRACT_AO_NONE = 2 } MatXtractAoForm;
 
 PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat, MatType, MatReuse, Mat *);
+/* matxtract_ghosts.c: the MPI type's ghost side */
+PETSC_INTERN const char *const MatXtractExchangeNames[];
+PETSC_INTERN const char *const MatXtractGhostRowsNames[];
+PETSC_INTERN void              MatXtractMPIColdSettings(const MatXtractSettings *, MatXtractSettings *);
+PETSC_INTERN PetscErrorCode    MatXtractMPIGhostsSync(Mat);
+PETSC_INTERN PetscErrorCode    MatXtractMPIGhostsBegin(Mat, Vec);
+PETSC_INTERN PetscErrorCode    MatXtractMPIGhostsEnd(Mat, Vec);
+PETSC_INTERN PetscErrorCode    MatXtractMPIGhostMultAdd(Mat, Vec);
+PETSC_INTERN PetscErrorCode    MatXtractMPIGhostMultTranspose(Mat, Vec);
+PETSC_INTERN PetscErrorCode    MatXtractMPIGhostsReturnBegin(Mat, Vec);
+PETSC_INTERN PetscErrorCode    MatXtractMPIGhostsReturnEnd(Mat, Vec);
+PETSC_INTERN PetscErrorCode    MatXtractMPIGhostsFree(Mat);
+PETSC_INTERN PetscErrorCode    MatXtractMPIGhostsView(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MatXtract(Mat);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MatXtract_Dense(Mat);
 PETSC_INTERN PetscErrorCode MatXtractComposeConverters(Mat, const char *, PetscBool);
