@@ -207,7 +207,7 @@ typedef struct {
   Vec              tc;         /* Aoc's rows: y there plus Aoc x_ghost, or x there (transpose) */
   VecScatter       rows;       /* tc -> the local rows rindex */
   PetscInt        *rindex;     /* the local row of each row of Aoc */
-  PetscInt         nrows_ao, nonempty; /* Ao's rows, and those with ghost columns */
+  PetscInt         nonempty;   /* Ao's rows with ghost columns */
   Mat              ao_src;     /* the Ao, its object state and A's nonzero state ao_form matches */
   PetscObjectState ao_state, ao_nzstate;
 } Mat_MPIAIJMatXtract;
