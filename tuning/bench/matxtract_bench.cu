@@ -5,7 +5,7 @@
  * bytes are under 2x L2, effective bandwidth as a fraction of the measured D2D copy bandwidth.
  *
  * matxtract-bench [-quick] [-corpus FILE] [-cache DIR] [-gen SPEC]... [-f FILE]... [-crux "tc,tr tc,tr ..."]
- *                 [-reps N] [-warmup N] [-jobs N] [-o DIR]
+ *                 [-reps N] [-warmup N] [-jobs N] [-colperm] [-o DIR]
  * Writes DIR/spmv_kernels.csv (one row per matrix), DIR/spmv_cruxes.csv (one row per variant),
  * DIR/spmv_kernels_env.txt (GPU, driver, CUDA, date, command, model) and DIR/spmv_summary.md; prints
  * a compact table.
@@ -31,7 +31,9 @@
  * thread while the GPU times the current one; the -crux formats are built on -jobs threads at once
  * while the (0,0) variants and cuSPARSE are timed (the predicted plan's host format with them).
  * Features, the prediction and the (0,0) build are timed alone; the -crux build times are taken with
- * up to -jobs builds running at once (column setup_jobs). */
+ * up to -jobs builds running at once (column setup_jobs).
+ * -colperm (an experiment for x locality): every code runs on the matrix with its columns renumbered
+ * by count, longest first; the gather of x into that order is timed apart and printed. */
 #include <cuda_runtime.h>
 #include <cusparse.h>
 #include <nvtx3/nvToolsExt.h>
@@ -220,14 +222,44 @@ struct Loaded {
   bool ok = false;
   Csr A;
   std::vector<double> x, ref;
+  std::vector<int32_t> old_of; /* -colperm only */
   double load_ms = 0, ref_ms = 0;
   std::string how;
 };
+
+/* -colperm: columns renumbered by count, the longest first (ties by index), rows re-sorted; old_of[j]
+ * is the original index of new column j, what a product gathers x through */
+static bool g_colperm = false;
+static void renumber_columns_by_count(Csr *A, std::vector<int32_t> *old_of) {
+  std::vector<int64_t> cnt(A->ncols, 0);
+  for (int32_t c : A->col) cnt[c]++;
+  old_of->resize(A->ncols);
+  for (int32_t j = 0; j < A->ncols; ++j) (*old_of)[j] = j;
+  std::stable_sort(old_of->begin(), old_of->end(), [&](int32_t a, int32_t b) { return cnt[a] > cnt[b]; });
+  std::vector<int32_t> new_of(A->ncols);
+  for (int32_t j = 0; j < A->ncols; ++j) new_of[(*old_of)[j]] = j;
+  std::vector<std::pair<int32_t, double>> row;
+  for (int32_t i = 0; i < A->nrows; ++i) {
+    row.clear();
+    for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; ++p) row.push_back({new_of[A->col[p]], A->val[p]});
+    std::sort(row.begin(), row.end(), [](const std::pair<int32_t, double> &a, const std::pair<int32_t, double> &b) { return a.first < b.first; });
+    for (size_t k = 0; k < row.size(); ++k) {
+      A->col[A->rowptr[i] + k] = row[k].first;
+      A->val[A->rowptr[i] + k] = row[k].second;
+    }
+  }
+}
+
+__global__ static void gather_kernel(int32_t n, const int32_t *old_of, const double *x, double *xp) {
+  const int32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < n) xp[j] = x[old_of[j]];
+}
 
 static Loaded load_full(const MatSrc &ms, uint64_t seed) {
   Loaded L;
   double t0 = now_ms();
   if (!load(ms, &L.A, &L.how)) return L;
+  if (g_colperm) renumber_columns_by_count(&L.A, &L.old_of);
   L.load_ms = now_ms() - t0;
   const Csr &A = L.A;
   if (A.nrows == 0 || A.ncols == 0) return L;
@@ -245,6 +277,24 @@ static Loaded load_full(const MatSrc &ms, uint64_t seed) {
   L.ref_ms = now_ms() - t0;
   L.ok = true;
   return L;
+}
+
+/* -colperm: what one product's gather of x into the renumbered order costs (median us) */
+static void print_gather_time(const std::string &name, const std::vector<int32_t> &old_of) {
+  const int32_t n = (int32_t)old_of.size();
+  int32_t *d_old_of;
+  double *d_x, *d_xp;
+  CK(cudaMalloc(&d_old_of, 4.0 * std::max(n, 1)));
+  CK(cudaMalloc(&d_x, 8.0 * std::max(n, 1)));
+  CK(cudaMalloc(&d_xp, 8.0 * std::max(n, 1)));
+  CK(cudaMemcpy(d_old_of, old_of.data(), 4.0 * n, cudaMemcpyHostToDevice));
+  CK(cudaMemset(d_x, 0, 8.0 * n));
+  const Timing t = time_calls([&](int) { gather_kernel<<<(n + 255) / 256, 256, 0, g_stream>>>(n, d_old_of, d_x, d_xp); }, 20, 100);
+  CK(cudaGetLastError());
+  printf("# %s: gather of x into the column order by count: %.1f us\n", name.c_str(), t.med);
+  CK(cudaFree(d_old_of));
+  CK(cudaFree(d_x));
+  CK(cudaFree(d_xp));
 }
 
 /* ---- one matrix -------------------------------------------------------------------------------------- */
@@ -312,6 +362,7 @@ int main(int argc, char **argv) {
     } else if (a == "-o") o.out = next();
     else if (a == "-reps") o.reps = std::max(100, atoi(next().c_str()));
     else if (a == "-warmup") o.warmup = std::max(20, atoi(next().c_str()));
+    else if (a == "-colperm") g_colperm = true;
     else if (a == "-jobs") o.jobs = std::max(1, atoi(next().c_str()));
     else if (a == "-crux") {
       o.cruxes.clear();
@@ -322,7 +373,7 @@ int main(int argc, char **argv) {
       }
     } else {
       fprintf(stderr, "usage: matxtract-bench [-quick] [-corpus F] [-cache DIR] [-gen SPEC]... [-f F.mtx|F.petsc]... "
-                      "[-crux \"tc,tr ...\"] [-reps N] [-warmup N] [-jobs N] [-o DIR]\n");
+                      "[-crux \"tc,tr ...\"] [-reps N] [-warmup N] [-jobs N] [-colperm] [-o DIR]\n");
       return 2;
     }
   }
@@ -658,6 +709,7 @@ int main(int argc, char **argv) {
     CK(cudaFree(dc.rowptr));
     CK(cudaFree(dc.col));
     CK(cudaFree(dc.val));
+    if (g_colperm) print_gather_time(mat.name, L.old_of);
 
     /* --- the -crux variants, with the cold kernel that won at (0,0) --- */
     for (auto &w : workers) w.join();
