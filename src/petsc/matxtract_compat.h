@@ -13,6 +13,8 @@
   #define MatDenseRestoreArrayReadAndMemType(A, a) MatDenseRestoreArrayRead((A), (a))
   #define MatDenseGetArrayWriteAndMemType(A, a, m) (*(m) = PETSC_MEMTYPE_HOST, MatDenseGetArrayWrite((A), (a)))
   #define MatDenseRestoreArrayWriteAndMemType(A, a) MatDenseRestoreArrayWrite((A), (a))
+  #define MatDenseGetArrayAndMemType(A, a, m)      (*(m) = PETSC_MEMTYPE_HOST, MatDenseGetArray((A), (a)))
+  #define MatDenseRestoreArrayAndMemType(A, a)     MatDenseRestoreArray((A), (a))
 #endif
 #if PETSC_VERSION_LT(3, 20, 0)
   #define PetscAssertPointer(p, a) PetscValidPointer(p, a)

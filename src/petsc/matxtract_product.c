@@ -16,10 +16,12 @@
  * is ours (issue 43): on the CPU path the host format's SpMM (every column bit for bit the MatMult of
  * that column); on the GPU the device SpMM (mx_device_spmm: its kernels, or one SpMV per column
  * where its rule says so) on the dense arrays where they live (a seqdensecuda's stay on the device);
- * on several ranks both on each rank's blocks, the ghost rows of B moved by a VecScatter per column.
+ * on several ranks both on each rank's blocks, the ghost rows of all k columns in one exchange (PetscSF).
  * C takes B's dense type unless it has a dense type already; k = 0, lda > rows and a reused C are
  * PETSc's dense semantics. The other products with dense (A B', PtAP, RARt) are AIJ's, as above. */
 #include "matxtract_impl.h"
+
+#include <petscsf.h>
 
 /* The type name under which PETSc composes products for M: its AIJ base for ours. */
 static PetscErrorCode MatXtractProductTypeName(Mat M, const char **name)
@@ -93,15 +95,20 @@ static PetscErrorCode MatXtractDenseProductSeq(Mat A, Mat B, Mat C, PetscBool tr
 }
 
 /* ---- mpiaijmatxtract x mpidense(cuda) ------------------------------------------------------------------
- * A = [Ad Ao] on each rank (Ao's columns the ghost columns garray). A B: the ghost rows of B gathered
- * column by column by a VecScatter into W (nghost x k), then C_local = Ad B_local + Ao W. A' B:
- * C_local = Ad' B_local, W = Ao' B_local, each column of W added to its owners by the reverse
- * scatter. The block products are the seq ones (the host or device SpMM); every dense block has
- * B's local type, so device columns stay on the device; all communication is PETSc's. */
+ * A = [Ad Ao] on each rank (Ao's columns the ghost columns garray). A B: the ghost rows of B, all k
+ * columns in one exchange, land in W (nghost x k), then C_local = Ad B_local + Ao W; Ad B_local runs
+ * while they travel. A' B: C_local = Ad' B_local, W = Ao' B_local, W's rows added to their owners'
+ * rows of C in one exchange. The exchange is a PetscSF whose leaves are W's entries (column-major)
+ * and whose roots are the entries of the MPI dense's local array (B's for A B, C's for A' B): the
+ * SF moves the arrays where they live (host or device, staged by PETSc where MPI cannot take device
+ * memory). Its graph holds nghost x k edges, made again when A's pattern, k or that lda changes.
+ * The block products are the seq ones (the host or device SpMM); every dense block has B's local
+ * type, so device columns stay on the device. */
 typedef struct {
-  VecScatter       ghosts; /* A's column layout -> Ao's ghost columns */
-  Mat              W;      /* nghost x k */
-  Mat              T;      /* A B: local rows x k, Ao W */
+  PetscSF          ghosts;  /* leaves: W's entries; roots: the local array of the dense named below */
+  PetscInt         k, lda;  /* that dense's columns and leading dimension when the SF was made */
+  Mat              W;       /* nghost x k, leading dimension nghost */
+  Mat              T;       /* A B: local rows x k, Ao W */
   PetscObjectState nzstate; /* A's nonzero state the above were made for */
 } MatXtractMPIDense;
 
@@ -110,7 +117,7 @@ static PetscErrorCode MatXtractMPIDenseDestroy(void *ctx)
   MatXtractMPIDense *d = (MatXtractMPIDense *)ctx;
 
   PetscFunctionBegin;
-  PetscCall(VecScatterDestroy(&d->ghosts));
+  PetscCall(PetscSFDestroy(&d->ghosts));
   PetscCall(MatDestroy(&d->W));
   PetscCall(MatDestroy(&d->T));
   PetscCall(PetscFree(d));
@@ -135,56 +142,107 @@ static PetscErrorCode MatXtractLocalDense(Mat B, PetscInt m, Mat *W)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The scatter and work blocks for A's current pattern (made again when it changed). */
-static PetscErrorCode MatXtractMPIDenseSetUp(Mat A, Mat B, PetscBool transpose, MatXtractMPIDense *d)
+/* The SF of the ghost rows: leaf j nghost + i (W's entry (i, j)) <-> root j lda_p + r on the rank p
+ * that owns ghost column garray[i] as its local row r, lda_p being p's leading dimension of M
+ * (every rank's is gathered: collective). M's row layout is A's column layout. */
+static PetscErrorCode MatXtractGhostRowsSF(Mat A, Mat M, PetscInt k, PetscInt lda, PetscSF *sf)
 {
+  MPI_Comm        comm = PetscObjectComm((PetscObject)A);
   const PetscInt *garray;
-  Mat             Ad, Ao;
-  PetscInt        nghost;
-  IS              from;
-  Vec             gx, lx;
+  Mat             Ao;
+  PetscInt        nghost, *ldas, nroots = k > 0 ? lda * (k - 1) + M->rmap->n : 0;
+  PetscMPIInt     size, owner;
+  PetscSFNode    *remote;
 
   PetscFunctionBegin;
-  if (d->ghosts && d->nzstate == A->nonzerostate) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(VecScatterDestroy(&d->ghosts));
-  PetscCall(MatDestroy(&d->W));
-  PetscCall(MatDestroy(&d->T));
-  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, NULL, &Ao, &garray));
   PetscCall(MatGetLocalSize(Ao, NULL, &nghost));
-  PetscCall(MatCreateVecs(A, &gx, NULL));
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, nghost, &lx));
-  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_USE_POINTER, &from));
-  PetscCall(VecScatterCreate(gx, from, lx, NULL, &d->ghosts));
-  PetscCall(ISDestroy(&from));
-  PetscCall(VecDestroy(&lx));
-  PetscCall(VecDestroy(&gx));
-  PetscCall(MatXtractLocalDense(B, nghost, &d->W));
-  if (!transpose) PetscCall(MatXtractLocalDense(B, A->rmap->n, &d->T));
-  d->nzstate = A->nonzerostate;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscMalloc1(size, &ldas));
+  PetscCallMPI(MPI_Allgather(&lda, 1, MPIU_INT, ldas, 1, MPIU_INT, comm));
+  PetscCall(PetscMalloc1(nghost * k, &remote));
+  for (PetscInt i = 0; i < nghost; i++) {
+    PetscCall(PetscLayoutFindOwner(A->cmap, garray[i], &owner));
+    for (PetscInt j = 0; j < k; j++) {
+      remote[j * nghost + i].rank  = owner;
+      remote[j * nghost + i].index = j * ldas[owner] + garray[i] - A->cmap->range[owner];
+    }
+  }
+  PetscCall(PetscFree(ldas));
+  PetscCall(PetscSFCreate(comm, sf));
+  PetscCall(PetscSFSetGraph(*sf, nroots, nghost * k, NULL, PETSC_OWN_POINTER, remote, PETSC_OWN_POINTER));
+  PetscCall(PetscSFSetUp(*sf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Column j of the MPI dense M moved between the global layout and the seq block W's column j. */
-static PetscErrorCode MatXtractScatterColumn(VecScatter sc, Mat M, Mat W, PetscInt j, PetscBool reverse)
+/* The SF and work blocks for A's current pattern and the dense M whose local array is the SF's
+ * roots (B for A B, C for A' B); made again when the pattern, M's k or its lda changed. Collective. */
+static PetscErrorCode MatXtractMPIDenseSetUp(Mat A, Mat B, Mat M, PetscBool transpose, MatXtractMPIDense *d)
 {
-  Vec g, w;
+  Mat       Ao, Ml;
+  PetscInt  nghost, k, lda, lda_w, same, all_same;
 
   PetscFunctionBegin;
-  if (!reverse) {
-    PetscCall(MatDenseGetColumnVecRead(M, j, &g));
-    PetscCall(MatDenseGetColumnVecWrite(W, j, &w));
-    PetscCall(VecScatterBegin(sc, g, w, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(sc, g, w, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(MatDenseRestoreColumnVecWrite(W, j, &w));
-    PetscCall(MatDenseRestoreColumnVecRead(M, j, &g));
-  } else {
-    PetscCall(MatDenseGetColumnVec(M, j, &g));
-    PetscCall(MatDenseGetColumnVecRead(W, j, &w));
-    PetscCall(VecScatterBegin(sc, w, g, ADD_VALUES, SCATTER_REVERSE));
-    PetscCall(VecScatterEnd(sc, w, g, ADD_VALUES, SCATTER_REVERSE));
-    PetscCall(MatDenseRestoreColumnVecRead(W, j, &w));
-    PetscCall(MatDenseRestoreColumnVec(M, j, &g));
+  PetscCall(MatGetSize(M, NULL, &k));
+  PetscCall(MatDenseGetLocalMatrix(M, &Ml));
+  PetscCall(MatDenseGetLDA(Ml, &lda));
+  same = d->ghosts && d->nzstate == A->nonzerostate && d->k == k && d->lda == lda;
+  PetscCall(MPIU_Allreduce(&same, &all_same, 1, MPIU_INT, MPI_MIN, PetscObjectComm((PetscObject)A))); /* one rank's new lda remakes every rank's SF */
+  if (all_same) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscSFDestroy(&d->ghosts));
+  PetscCall(MatDestroy(&d->W));
+  PetscCall(MatDestroy(&d->T));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, NULL, &Ao, NULL));
+  PetscCall(MatGetLocalSize(Ao, NULL, &nghost));
+  PetscCall(MatXtractGhostRowsSF(A, M, k, lda, &d->ghosts));
+  PetscCall(MatXtractLocalDense(B, nghost, &d->W));
+  PetscCall(MatDenseGetLDA(d->W, &lda_w));
+  PetscCheck(nghost == 0 || lda_w == nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matxtract: the ghost block's leading dimension %" PetscInt_FMT " is not its rows %" PetscInt_FMT, lda_w, nghost);
+  if (!transpose) PetscCall(MatXtractLocalDense(B, A->rmap->n, &d->T));
+  d->nzstate = A->nonzerostate;
+  d->k       = k;
+  d->lda     = lda;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C = A B: the ghost rows of B into W while Ad B_local runs, then C_local += Ao W. */
+static PetscErrorCode MatXtractDenseProductMPIAB(Mat Ad, Mat Ao, Mat Bl, Mat Cl, MatXtractMPIDense *d)
+{
+  const PetscScalar *b;
+  PetscScalar       *w;
+  PetscMemType       bm, wm;
+
+  PetscFunctionBegin;
+  PetscCall(MatDenseGetArrayReadAndMemType(Bl, &b, &bm));
+  PetscCall(MatDenseGetArrayWriteAndMemType(d->W, &w, &wm));
+  PetscCall(PetscSFBcastWithMemTypeBegin(d->ghosts, MPIU_SCALAR, bm, b, wm, w, MPI_REPLACE));
+  PetscCall(MatXtractDenseProductSeq(Ad, Bl, Cl, PETSC_FALSE));
+  PetscCall(PetscSFBcastEnd(d->ghosts, MPIU_SCALAR, b, w, MPI_REPLACE));
+  PetscCall(MatDenseRestoreArrayWriteAndMemType(d->W, &w));
+  PetscCall(MatDenseRestoreArrayReadAndMemType(Bl, &b));
+  if (d->W->rmap->n > 0) {
+    PetscCall(MatXtractDenseProductSeq(Ao, d->W, d->T, PETSC_FALSE));
+    PetscCall(MatAXPY(Cl, 1.0, d->T, SAME_NONZERO_PATTERN));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C = A' B: C_local = Ad' B_local, W = Ao' B_local, W's rows added to their owners' rows of C. */
+static PetscErrorCode MatXtractDenseProductMPIAtB(Mat Ad, Mat Ao, Mat Bl, Mat Cl, MatXtractMPIDense *d)
+{
+  const PetscScalar *w;
+  PetscScalar       *c;
+  PetscMemType       wm, cm;
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractDenseProductSeq(Ad, Bl, Cl, PETSC_TRUE));
+  if (d->W->rmap->n > 0) PetscCall(MatXtractDenseProductSeq(Ao, Bl, d->W, PETSC_TRUE));
+  PetscCall(MatDenseGetArrayReadAndMemType(d->W, &w, &wm));
+  PetscCall(MatDenseGetArrayAndMemType(Cl, &c, &cm));
+  PetscCall(PetscSFReduceWithMemTypeBegin(d->ghosts, MPIU_SCALAR, wm, w, cm, c, MPI_SUM));
+  PetscCall(PetscSFReduceEnd(d->ghosts, MPIU_SCALAR, w, c, MPI_SUM));
+  PetscCall(MatDenseRestoreArrayAndMemType(Cl, &c));
+  PetscCall(MatDenseRestoreArrayReadAndMemType(d->W, &w));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -192,29 +250,16 @@ static PetscErrorCode MatXtractDenseProductMPI(Mat A, Mat B, Mat C, PetscBool tr
 {
   MatXtractMPIDense *d;
   Mat                Ad, Ao, Bl, Cl;
-  PetscInt           k, nghost;
 
   PetscFunctionBegin;
   PetscCheck(C->product && C->product->data, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "matxtract: the MPI dense product has no symbolic data");
   d = (MatXtractMPIDense *)C->product->data;
-  PetscCall(MatXtractMPIDenseSetUp(A, B, transpose, d));
+  PetscCall(MatXtractMPIDenseSetUp(A, B, transpose ? C : B, transpose, d)); /* collective: every rank, ghosts or not */
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
-  PetscCall(MatGetLocalSize(Ao, NULL, &nghost));
-  PetscCall(MatGetSize(B, NULL, &k));
   PetscCall(MatDenseGetLocalMatrix(B, &Bl));
   PetscCall(MatDenseGetLocalMatrix(C, &Cl));
-  if (!transpose) {
-    for (PetscInt j = 0; j < k; j++) PetscCall(MatXtractScatterColumn(d->ghosts, B, d->W, j, PETSC_FALSE)); /* collective: every rank, ghosts or not */
-    PetscCall(MatXtractDenseProductSeq(Ad, Bl, Cl, PETSC_FALSE));
-    if (nghost > 0) {
-      PetscCall(MatXtractDenseProductSeq(Ao, d->W, d->T, PETSC_FALSE));
-      PetscCall(MatAXPY(Cl, 1.0, d->T, SAME_NONZERO_PATTERN));
-    }
-  } else {
-    PetscCall(MatXtractDenseProductSeq(Ad, Bl, Cl, PETSC_TRUE));
-    if (nghost > 0) PetscCall(MatXtractDenseProductSeq(Ao, Bl, d->W, PETSC_TRUE));
-    for (PetscInt j = 0; j < k; j++) PetscCall(MatXtractScatterColumn(d->ghosts, C, d->W, j, PETSC_TRUE)); /* collective: every rank */
-  }
+  if (!transpose) PetscCall(MatXtractDenseProductMPIAB(Ad, Ao, Bl, Cl, d));
+  else PetscCall(MatXtractDenseProductMPIAtB(Ad, Ao, Bl, Cl, d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -277,12 +322,12 @@ static PetscErrorCode MatProductSymbolic_MatXtract_Dense(Mat C)
     PetscCall(PetscNew(&d));
     product->data    = d;
     product->destroy = MatXtractMPIDenseDestroy;
-    PetscCall(MatXtractMPIDenseSetUp(A, B, transpose, d));
+    PetscCall(MatXtractMPIDenseSetUp(A, B, transpose ? C : B, transpose, d));
   }
   C->ops->productnumeric = MatProductNumeric_MatXtract_Dense;
   if (transpose) C->ops->transposematmultnumeric = MatTransposeMatMultNumeric_MatXtract_Dense;
   else C->ops->matmultnumeric = MatMatMultNumeric_MatXtract_Dense;
-  PetscCall(PetscInfo(C, "matxtract: %s with %" PetscInt_FMT " dense columns: the type's SpMM%s\n", MatProductTypes[product->type], B->cmap->N, mpi ? " on each rank's blocks, ghost rows by a scatter per column" : ""));
+  PetscCall(PetscInfo(C, "matxtract: %s with %" PetscInt_FMT " dense columns: the type's SpMM%s\n", MatProductTypes[product->type], B->cmap->N, mpi ? " on each rank's blocks, ghost rows of all columns in one exchange" : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,7 +1,7 @@
 /* test_petsc_dense_product - MatProduct of a matxtract matrix with a dense B (issue 43) against AIJ's:
  *   - A B (MatMatMult) and A' B (MatTransposeMatMult) for k = 1, 2, 3, 8, 9, 17, 64, 256 columns, on a
  *     stencil, a power-law graph and a random matrix, at crux (0,0) and at cruxes with a hot part;
- *   - B and C with a leading dimension above their rows (MatDenseSetLDA), C created by the product
+ *   - B and C with a leading dimension above their rows (MatDenseSetLDA; each rank's differs), C created by the product
  *     or given (MatProductCreateWithMat), C reused after A's values changed (MAT_REUSE_MATRIX);
  *   - MatPtAP with a dense A and P ours (PETSc composes it of A P and P' (A P), calling the parts'
  *     numeric ops directly);
@@ -12,7 +12,7 @@
  *     MatXtractMultDense event); on the GPU path the device SpMM ran (the same event; its kernels or
  *     one SpMV per column by its plan, checked against AIJ).
  * -gpu: on the GPU with seqdensecuda B and C (77 without PETSc+CUDA or a usable GPU). Runs on any
- * number of ranks (on several, the type's MPI product: the blocks' SpMM and a ghost scatter per column,
+ * number of ranks (on several, the type's MPI product: the blocks' SpMM and one ghost exchange of all columns,
  * checked against AIJ). */
 #include <string.h>
 #include <matxtract.h>
@@ -24,17 +24,20 @@ static const char help[] = "matxtract x dense products vs AIJ.\n";
 static MatType   g_dense  = MATDENSE; /* MATDENSECUDA under -gpu */
 static PetscBool g_on_gpu = PETSC_FALSE;
 
-/* A dense rows x k matrix of type MATDENSE with leading dimension rows + pad (on one rank), random entries. */
+/* A dense rows x k matrix of type g_dense with leading dimension local rows + pad + rank (pad > 0:
+ * every rank's differs), random entries. */
 static PetscErrorCode RandomDense(MPI_Comm comm, PetscInt rows, PetscInt k, PetscInt pad, PetscRandom rnd, Mat *B)
 {
-  PetscMPIInt size;
+  PetscMPIInt rank;
+  PetscInt    local = PETSC_DECIDE;
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscSplitOwnership(comm, &local, &rows)); /* the default layout, as A's */
   PetscCall(MatCreate(comm, B));
-  PetscCall(MatSetSizes(*B, PETSC_DECIDE, PETSC_DECIDE, rows, k));
+  PetscCall(MatSetSizes(*B, local, PETSC_DECIDE, rows, k));
   PetscCall(MatSetType(*B, g_dense));
-  if (size == 1) PetscCall(MatDenseSetLDA(*B, rows + pad));
+  if (pad > 0) PetscCall(MatDenseSetLDA(*B, local + pad + rank));
   PetscCall(MatSetUp(*B));
   PetscCall(MatSetRandom(*B, rnd));
   PetscFunctionReturn(0);
@@ -116,7 +119,7 @@ static PetscErrorCode CheckMatrix(Mat Aaij, Mat Amx, const char *name, PetscRand
   PetscCall(Expect((PetscBool)(info.on_device == g_on_gpu), "MatMult runs where asked", name));
   for (size_t q = 0; q < sizeof ks / sizeof ks[0]; q++) {
     const PetscInt k = ks[q];
-    Mat            B, Bt, Cr, Cm, Ctr, Ctm, Cg;
+    Mat            B, Bt, Cr, Cm, Ctr, Ctm, Cg, Ctg;
     PetscInt       before, after;
     char           what[128];
 
@@ -149,6 +152,14 @@ static PetscErrorCode CheckMatrix(Mat Aaij, Mat Amx, const char *name, PetscRand
     PetscCall(MatProductNumeric(Cg));
     PetscCall(PetscSNPrintf(what, sizeof what, "A B into a given C (lda > rows), k = %" PetscInt_FMT, k));
     PetscCall(CheckDenseClose(Cr, Cg, what, name));
+    PetscCall(RandomDense(comm, n, k, 4, rnd, &Ctg)); /* A' B into a given C: on several ranks the ghost sums land in its padded array */
+    PetscCall(MatProductCreateWithMat(Amx, Bt, NULL, Ctg));
+    PetscCall(MatProductSetType(Ctg, MATPRODUCT_AtB));
+    PetscCall(MatProductSetFromOptions(Ctg));
+    PetscCall(MatProductSymbolic(Ctg));
+    PetscCall(MatProductNumeric(Ctg));
+    PetscCall(PetscSNPrintf(what, sizeof what, "A' B into a given C (lda > rows), k = %" PetscInt_FMT, k));
+    PetscCall(CheckDenseClose(Ctr, Ctg, what, name));
     /* new values in both, the products reused */
     PetscCall(MatScale(Aaij, -0.5));
     PetscCall(MatScale(Amx, -0.5));
@@ -163,7 +174,10 @@ static PetscErrorCode CheckMatrix(Mat Aaij, Mat Amx, const char *name, PetscRand
     PetscCall(MatProductNumeric(Cg)); /* the given C again, on the new values */
     PetscCall(PetscSNPrintf(what, sizeof what, "A B into the given C after new values, k = %" PetscInt_FMT, k));
     PetscCall(CheckDenseClose(Cr, Cg, what, name));
-    for (Mat *M = (Mat[]){B, Bt, Cr, Cm, Ctr, Ctm, Cg}, *e = M + 7; M < e; M++) PetscCall(MatDestroy(M));
+    PetscCall(MatProductNumeric(Ctg));
+    PetscCall(PetscSNPrintf(what, sizeof what, "A' B into the given C after new values, k = %" PetscInt_FMT, k));
+    PetscCall(CheckDenseClose(Ctr, Ctg, what, name));
+    for (Mat *M = (Mat[]){B, Bt, Cr, Cm, Ctr, Ctm, Cg, Ctg}, *e = M + 8; M < e; M++) PetscCall(MatDestroy(M));
   }
   if (m == n) { /* PtAP with a dense A and P ours: PETSc composes it of A P and P' (A P), our A' B in there */
     Mat Ad, Pr, Pm;
