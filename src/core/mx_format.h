@@ -155,9 +155,10 @@ void mx_spmv_t(const mx_format *F, const double *x, double *y);                 
 void mx_spmv_t_add(const mx_format *F, const double *x, const double *z, double *y);/* y = A'x + z */
 /* k columns at once (column-major, leading dimensions ldb, ldc >= the rows of B, C): C = A B and
  * C = A' B, column c bit for bit mx_spmv / mx_spmv_t of column c; the padding rows of B are not
- * read nor those of C written. */
-void mx_spmm(const mx_format *F, int32_t k, const double *B, int64_t ldb, double *C, int64_t ldc);
-void mx_spmm_t(const mx_format *F, int32_t k, const double *B, int64_t ldb, double *C, int64_t ldc);
+ * read nor those of C written. MX_OK, or MX_ERR_MEM (a work panel of 8 columns of B or C could not
+ * be allocated; C not written). */
+mx_status mx_spmm(const mx_format *F, int32_t k, const double *B, int64_t ldb, double *C, int64_t ldc);
+mx_status mx_spmm_t(const mx_format *F, int32_t k, const double *B, int64_t ldb, double *C, int64_t ldc);
 
 #ifdef __cplusplus
 }

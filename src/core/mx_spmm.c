@@ -6,48 +6,66 @@
  * transpose scattering rows in order). The columns go in blocks of MX_SPMM_COLS, so that each
  * nonzero, its column index and the block's B entries of that column are read once per block
  * instead of once per column. Rows ldb > nrows (ldc > nrows) of the padding are never read
- * (written). */
+ * (written).
+ *
+ * Panels: where the rows' nonzeros do not follow diagonals (rows_follow_diagonals: a row reads
+ * other B lines than the row above, as in graphs) and the matrix has at least as many nonzeros as
+ * the side a nonzero's column indexes (B's rows for A B, C's rows for A' B), that side of a block
+ * of 8 columns is a row-major panel P[j kb + c]: a nonzero then reads (A B) or adds to (A' B) kb
+ * consecutive doubles, one or two cache lines instead of kb. Copying the panel in (A B) or out
+ * (A' B) costs one pass over the block. Elsewhere the blocks are of 4 columns, column-major. Neither
+ * changes any sum's order. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mx_core_internal.h"
 
-/* columns per block: the accumulators of one row stay in registers */
-#define MX_SPMM_COLS 8
+/* columns per block: the accumulators of one row stay in registers; MX_SPMM_COLS_LOCAL without a
+ * panel (8 column-major streams of B and of C share cache sets when the leading dimension is a
+ * multiple of 512 doubles; 4 stay within an 8-way set) */
+#define MX_SPMM_COLS       8
+#define MX_SPMM_COLS_LOCAL 4
 
-/* C[i + c ldc] = sum over the cold row i of v B[j + c ldb], c < kb, in row order from 0. Inlined into
+/* A block's side that nonzeros index by column: column-major (entry (j, c) at j + c ld) or a
+ * row-major panel (at j kb + c: ld = 1, step = kb). */
+typedef struct {
+  double *a;
+  int64_t ld, step;
+} mx_side;
+
+static inline double *side_at(mx_side s, int32_t j, int c) { return s.a + (int64_t)j * s.step + (int64_t)c * s.ld; }
+
+/* C[i + c ldc] = sum over the cold row i of v B(j, c), c < kb, in row order from 0. Inlined into
  * cold_block once per kb = 1..8, so that the accumulators are registers and the column loop unrolled. */
-static inline __attribute__((always_inline)) void cold_rows(const mx_format *F, const int kb, const double *B, int64_t ldb, double *C,
-                                                            int64_t ldc) {
+static inline __attribute__((always_inline)) void cold_rows(const mx_format *F, const int kb, mx_side B, double *C, int64_t ldc) {
   const int32_t *Cp = F->cold_rowptr, *Cj = F->cold_col;
   const double *Cx = F->cold_val;
   for (int32_t i = 0; i < F->nrows; i++) {
     double s[MX_SPMM_COLS] = {0};
     for (int32_t p = Cp[i]; p < Cp[i + 1]; p++) {
-      const double v = Cx[p], *b = B + Cj[p];
-      for (int c = 0; c < kb; c++) s[c] += v * b[c * ldb];
+      const double v = Cx[p], *b = side_at(B, Cj[p], 0);
+      for (int c = 0; c < kb; c++) s[c] += v * b[c * B.ld];
     }
     for (int c = 0; c < kb; c++) C[i + c * ldc] = s[c];
   }
 }
 
-/* fn(F, KB, B, ldb, C, ldc) with the block width kb as a constant 1..MX_SPMM_COLS (one inlined copy each) */
-#define MX_SPMM_BY_WIDTH(fn, kb, F, B, ldb, C, ldc) \
+/* fn(F, KB, X, Y, ld) with the block width kb as a constant 1..MX_SPMM_COLS (one inlined copy each) */
+#define MX_SPMM_BY_WIDTH(fn, kb, F, X, Y, ld) \
   do { \
     switch (kb) { \
-    case 1: fn(F, 1, B, ldb, C, ldc); break; \
-    case 2: fn(F, 2, B, ldb, C, ldc); break; \
-    case 3: fn(F, 3, B, ldb, C, ldc); break; \
-    case 4: fn(F, 4, B, ldb, C, ldc); break; \
-    case 5: fn(F, 5, B, ldb, C, ldc); break; \
-    case 6: fn(F, 6, B, ldb, C, ldc); break; \
-    case 7: fn(F, 7, B, ldb, C, ldc); break; \
-    default: fn(F, MX_SPMM_COLS, B, ldb, C, ldc); break; \
+    case 1: fn(F, 1, X, Y, ld); break; \
+    case 2: fn(F, 2, X, Y, ld); break; \
+    case 3: fn(F, 3, X, Y, ld); break; \
+    case 4: fn(F, 4, X, Y, ld); break; \
+    case 5: fn(F, 5, X, Y, ld); break; \
+    case 6: fn(F, 6, X, Y, ld); break; \
+    case 7: fn(F, 7, X, Y, ld); break; \
+    default: fn(F, MX_SPMM_COLS, X, Y, ld); break; \
     } \
   } while (0)
 
-static void cold_block(const mx_format *F, int kb, const double *B, int64_t ldb, double *C, int64_t ldc) {
-  MX_SPMM_BY_WIDTH(cold_rows, kb, F, B, ldb, C, ldc);
-}
+static void cold_block(const mx_format *F, int kb, mx_side B, double *C, int64_t ldc) { MX_SPMM_BY_WIDTH(cold_rows, kb, F, B, C, ldc); }
 
 /* acc[r][c] added into C at the chunk's real rows (hr[r] >= 0), as mx_chunk_store_add does per column. */
 static void chunk_store_block(const int32_t *hr, double acc[MX_CHUNK_ROWS][MX_SPMM_COLS], int kb, double *C, int64_t ldc) {
@@ -57,7 +75,7 @@ static void chunk_store_block(const int32_t *hr, double acc[MX_CHUNK_ROWS][MX_SP
 }
 
 /* DU blocks of each chunk, the set bits in order (as hot_add_du). */
-static void hot_du_block(const mx_format *F, int kb, const double *B, int64_t ldb, double *C, int64_t ldc) {
+static void hot_du_block(const mx_format *F, int kb, mx_side B, double *C, int64_t ldc) {
   const int32_t *cp = F->du_chunkptr, *col = F->du_col, *vp = F->du_valptr;
   for (int32_t q = 0; q < F->nchunks; q++) {
     double acc[MX_CHUNK_ROWS][MX_SPMM_COLS] = {{0}};
@@ -67,7 +85,7 @@ static void hot_du_block(const mx_format *F, int kb, const double *B, int64_t ld
       for (uint32_t bits = F->du_bitmap[b]; bits; bits &= bits - 1) {
         const int bit = __builtin_ctz(bits), j = bc[bit % MX_BLOCK_COLS];
         const double v = *bv++;
-        for (int c = 0; c < kb; c++) acc[bit / MX_BLOCK_COLS][c] += v * (j >= 0 ? B[j + c * ldb] : 0.0);
+        for (int c = 0; c < kb; c++) acc[bit / MX_BLOCK_COLS][c] += v * (j >= 0 ? *side_at(B, j, c) : 0.0);
       }
     }
     chunk_store_block(F->hot_row + (int64_t)q * MX_CHUNK_ROWS, acc, kb, C, ldc);
@@ -75,33 +93,92 @@ static void hot_du_block(const mx_format *F, int kb, const double *B, int64_t ld
 }
 
 /* SE slots of each chunk in order (as hot_add_se). */
-static void hot_se_block(const mx_format *F, int kb, const double *B, int64_t ldb, double *C, int64_t ldc) {
+static void hot_se_block(const mx_format *F, int kb, mx_side B, double *C, int64_t ldc) {
   const int32_t *sp = F->se_ptr, *col = F->se_col;
   for (int32_t q = 0; q < F->nchunks; q++) {
     double acc[MX_CHUNK_ROWS][MX_SPMM_COLS] = {{0}};
     for (int32_t s = sp[q]; s < sp[q + 1]; s += MX_CHUNK_ROWS)
       for (int r = 0; r < MX_CHUNK_ROWS; r++)
         if (col[s + r] >= 0)
-          for (int c = 0; c < kb; c++) acc[r][c] += F->se_val[s + r] * B[col[s + r] + c * ldb];
+          for (int c = 0; c < kb; c++) acc[r][c] += F->se_val[s + r] * *side_at(B, col[s + r], c);
     chunk_store_block(F->hot_row + (int64_t)q * MX_CHUNK_ROWS, acc, kb, C, ldc);
   }
 }
 
-void mx_spmm(const mx_format *F, int32_t k, const double *B, int64_t ldb, double *C, int64_t ldc) {
-  for (int32_t c0 = 0; c0 < k; c0 += MX_SPMM_COLS) {
-    const int kb = k - c0 < MX_SPMM_COLS ? (int)(k - c0) : MX_SPMM_COLS;
-    const double *Bb = B + c0 * ldb;
-    double *Cb = C + c0 * ldc;
-    cold_block(F, kb, Bb, ldb, Cb, ldc);
-    if (F->mode == MX_HOT_DU) hot_du_block(F, kb, Bb, ldb, Cb, ldc);
-    if (F->mode == MX_HOT_SE) hot_se_block(F, kb, Bb, ldb, Cb, ldc);
+/* 1 when most cold nonzeros (i, j) continue a diagonal of the row above ((i - 1, j - 1) is one too:
+ * stencils, banded FEM), so that the B (C) lines a row touches column-major are the row above's;
+ * counted over up to MX_SPMM_SAMPLE_ROWS rows spread over the matrix. */
+#define MX_SPMM_SAMPLE_ROWS 64
+static int rows_follow_diagonals(const mx_format *F) {
+  const int32_t *Cp = F->cold_rowptr, *Cj = F->cold_col;
+  const int32_t step = F->nrows / MX_SPMM_SAMPLE_ROWS + 1;
+  int64_t seen = 0, follow = 0;
+  for (int32_t i = 1; i < F->nrows; i += step) {
+    int32_t q = Cp[i - 1];
+    for (int32_t p = Cp[i]; p < Cp[i + 1]; p++) { /* both rows' columns ascend: one merge */
+      while (q < Cp[i] && Cj[q] < Cj[p] - 1) q++;
+      follow += q < Cp[i] && Cj[q] == Cj[p] - 1;
+      seen++;
+    }
   }
+  return 2 * follow >= seen;
 }
 
-/* C[j + c ldc] += v B[i + c ldb] over the cold entries of every row i, rows in order (inlined per kb as
+/* How the k columns go: blocks of `width`, and whether the side the nonzeros index is a panel. */
+typedef struct {
+  int width, panel;
+} mx_spmm_way;
+
+static mx_spmm_way spmm_way(const mx_format *F, int32_t k) {
+  mx_spmm_way w = {MX_SPMM_COLS_LOCAL, 0};
+  if (k >= 2 && F->ncols > 0 && F->nnz >= (int64_t)F->ncols && !rows_follow_diagonals(F)) w = (mx_spmm_way){MX_SPMM_COLS, 1};
+  return w;
+}
+
+/* P[j kb + c] = B[j + c ldb], j < n, c < kb */
+static void panel_in(const double *B, int64_t ldb, int32_t n, int kb, double *P) {
+  for (int32_t j = 0; j < n; j++)
+    for (int c = 0; c < kb; c++) P[(int64_t)j * kb + c] = B[j + c * ldb];
+}
+
+/* C[j + c ldc] = P[j kb + c], j < n, c < kb */
+static void panel_out(const double *P, int32_t n, int kb, double *C, int64_t ldc) {
+  for (int c = 0; c < kb; c++)
+    for (int32_t j = 0; j < n; j++) C[j + c * ldc] = P[(int64_t)j * kb + c];
+}
+
+/* The panel of a way that takes one (8 columns of n rows), else NULL; MX_ERR_MEM in *st if it
+ * could not be allocated. */
+static double *panel_alloc(mx_spmm_way w, int32_t n, mx_status *st) {
+  double *P = w.panel ? malloc(sizeof(double) * (size_t)n * (size_t)w.width) : NULL;
+  *st = w.panel && !P ? MX_ERR_MEM : MX_OK;
+  return P;
+}
+
+mx_status mx_spmm(const mx_format *F, int32_t k, const double *B, int64_t ldb, double *C, int64_t ldc) {
+  const mx_spmm_way w = spmm_way(F, k);
+  mx_status st;
+  double *P = panel_alloc(w, F->ncols, &st);
+  if (st != MX_OK) return st;
+  for (int32_t c0 = 0; c0 < k; c0 += w.width) {
+    const int kb = k - c0 < w.width ? (int)(k - c0) : w.width;
+    mx_side Bs = {(double *)(B + c0 * ldb), ldb, 1};
+    double *Cb = C + c0 * ldc;
+    if (P) {
+      panel_in(Bs.a, ldb, F->ncols, kb, P);
+      Bs = (mx_side){P, 1, kb};
+    }
+    cold_block(F, kb, Bs, Cb, ldc);
+    if (F->mode == MX_HOT_DU) hot_du_block(F, kb, Bs, Cb, ldc);
+    if (F->mode == MX_HOT_SE) hot_se_block(F, kb, Bs, Cb, ldc);
+  }
+  free(P);
+  return MX_OK;
+}
+
+/* C(j, c) += v B[i + c ldb] over the cold entries of every row i, rows in order (inlined per kb as
  * cold_rows). */
-static inline __attribute__((always_inline)) void cold_t_rows(const mx_format *F, const int kb, const double *B, int64_t ldb, double *C,
-                                                              int64_t ldc) {
+static inline __attribute__((always_inline)) void cold_t_rows(const mx_format *F, const int kb, mx_side C, const double *B, int64_t ldb) {
   const int32_t *Cp = F->cold_rowptr, *Cj = F->cold_col;
   const double *Cx = F->cold_val;
   for (int32_t i = 0; i < F->nrows; i++) {
@@ -109,15 +186,13 @@ static inline __attribute__((always_inline)) void cold_t_rows(const mx_format *F
     for (int c = 0; c < kb; c++) bi[c] = B[i + c * ldb];
     for (int32_t p = Cp[i]; p < Cp[i + 1]; p++) {
       const double v = Cx[p];
-      double *t = C + Cj[p];
-      for (int c = 0; c < kb; c++) t[c * ldc] += v * bi[c];
+      double *t = side_at(C, Cj[p], 0);
+      for (int c = 0; c < kb; c++) t[c * C.ld] += v * bi[c];
     }
   }
 }
 
-static void cold_t_block(const mx_format *F, int kb, const double *B, int64_t ldb, double *C, int64_t ldc) {
-  MX_SPMM_BY_WIDTH(cold_t_rows, kb, F, B, ldb, C, ldc);
-}
+static void cold_t_block(const mx_format *F, int kb, mx_side C, const double *B, int64_t ldb) { MX_SPMM_BY_WIDTH(cold_t_rows, kb, F, C, B, ldb); }
 
 /* B's entries at the chunk's rows (0 at padding rows), as the transposed hot kernels read x. */
 static void chunk_rows_block(const int32_t *hr, int kb, const double *B, int64_t ldb, double br[MX_CHUNK_ROWS][MX_SPMM_COLS]) {
@@ -125,7 +200,7 @@ static void chunk_rows_block(const int32_t *hr, int kb, const double *B, int64_t
     for (int c = 0; c < kb; c++) br[r][c] = hr[r] >= 0 ? B[hr[r] + c * ldb] : 0.0;
 }
 
-static void hot_t_du_block(const mx_format *F, int kb, const double *B, int64_t ldb, double *C, int64_t ldc) {
+static void hot_t_du_block(const mx_format *F, int kb, const double *B, int64_t ldb, mx_side C) {
   const int32_t *cp = F->du_chunkptr, *col = F->du_col, *vp = F->du_valptr;
   for (int32_t q = 0; q < F->nchunks; q++) {
     double br[MX_CHUNK_ROWS][MX_SPMM_COLS];
@@ -136,14 +211,14 @@ static void hot_t_du_block(const mx_format *F, int kb, const double *B, int64_t 
       for (uint32_t bits = F->du_bitmap[b]; bits; bits &= bits - 1) {
         const int bit = __builtin_ctz(bits);
         const double v = *bv++;
-        double *t = C + bc[bit % MX_BLOCK_COLS];
-        for (int c = 0; c < kb; c++) t[c * ldc] += v * br[bit / MX_BLOCK_COLS][c];
+        double *t = side_at(C, bc[bit % MX_BLOCK_COLS], 0);
+        for (int c = 0; c < kb; c++) t[c * C.ld] += v * br[bit / MX_BLOCK_COLS][c];
       }
     }
   }
 }
 
-static void hot_t_se_block(const mx_format *F, int kb, const double *B, int64_t ldb, double *C, int64_t ldc) {
+static void hot_t_se_block(const mx_format *F, int kb, const double *B, int64_t ldb, mx_side C) {
   const int32_t *sp = F->se_ptr, *col = F->se_col;
   for (int32_t q = 0; q < F->nchunks; q++) {
     double br[MX_CHUNK_ROWS][MX_SPMM_COLS];
@@ -151,18 +226,28 @@ static void hot_t_se_block(const mx_format *F, int kb, const double *B, int64_t 
     for (int32_t s = sp[q]; s < sp[q + 1]; s += MX_CHUNK_ROWS)
       for (int r = 0; r < MX_CHUNK_ROWS; r++)
         if (col[s + r] >= 0)
-          for (int c = 0; c < kb; c++) C[col[s + r] + c * ldc] += F->se_val[s + r] * br[r][c];
+          for (int c = 0; c < kb; c++) *side_at(C, col[s + r], c) += F->se_val[s + r] * br[r][c];
   }
 }
 
-void mx_spmm_t(const mx_format *F, int32_t k, const double *B, int64_t ldb, double *C, int64_t ldc) {
-  for (int32_t c0 = 0; c0 < k; c0 += MX_SPMM_COLS) {
-    const int kb = k - c0 < MX_SPMM_COLS ? (int)(k - c0) : MX_SPMM_COLS;
+mx_status mx_spmm_t(const mx_format *F, int32_t k, const double *B, int64_t ldb, double *C, int64_t ldc) {
+  const mx_spmm_way w = spmm_way(F, k);
+  mx_status st;
+  double *P = panel_alloc(w, F->ncols, &st);
+  if (st != MX_OK) return st;
+  for (int32_t c0 = 0; c0 < k; c0 += w.width) {
+    const int kb = k - c0 < w.width ? (int)(k - c0) : w.width;
     const double *Bb = B + c0 * ldb;
     double *Cb = C + c0 * ldc;
-    for (int c = 0; c < kb && F->ncols > 0; c++) memset(Cb + c * ldc, 0, (size_t)F->ncols * sizeof(double));
-    cold_t_block(F, kb, Bb, ldb, Cb, ldc);
-    if (F->mode == MX_HOT_DU) hot_t_du_block(F, kb, Bb, ldb, Cb, ldc);
-    if (F->mode == MX_HOT_SE) hot_t_se_block(F, kb, Bb, ldb, Cb, ldc);
+    const mx_side Cs = P ? (mx_side){P, 1, kb} : (mx_side){Cb, ldc, 1};
+    if (P) memset(P, 0, sizeof(double) * (size_t)F->ncols * (size_t)kb);
+    else
+      for (int c = 0; c < kb && F->ncols > 0; c++) memset(Cb + c * ldc, 0, (size_t)F->ncols * sizeof(double));
+    cold_t_block(F, kb, Cs, Bb, ldb);
+    if (F->mode == MX_HOT_DU) hot_t_du_block(F, kb, Bb, ldb, Cs);
+    if (F->mode == MX_HOT_SE) hot_t_se_block(F, kb, Bb, ldb, Cs);
+    if (P) panel_out(P, F->ncols, kb, Cb, ldc);
   }
+  free(P);
+  return MX_OK;
 }

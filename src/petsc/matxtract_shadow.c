@@ -538,6 +538,7 @@ PetscErrorCode MatXtractShadowApplyDenseCPU(Mat A, PetscBool transpose, Mat B, M
   const PetscScalar *b;
   PetscScalar       *c;
   PetscInt           k, ldb, ldc;
+  mx_status          st;
 
   PetscFunctionBegin;
   PetscCheck(!x->D, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matxtract: the host SpMM runs on the CPU path only");
@@ -548,8 +549,9 @@ PetscErrorCode MatXtractShadowApplyDenseCPU(Mat A, PetscBool transpose, Mat B, M
   PetscCall(MatDenseGetArrayRead(B, &b));
   PetscCall(MatDenseGetArrayWrite(C, &c));
   PetscCall(PetscLogEventBegin(MATXTRACT_MultDense, A, B, C, 0));
-  if (transpose) mx_spmm_t(&x->F, (int32_t)k, (const double *)b, (int64_t)ldb, (double *)c, (int64_t)ldc);
-  else mx_spmm(&x->F, (int32_t)k, (const double *)b, (int64_t)ldb, (double *)c, (int64_t)ldc);
+  if (transpose) st = mx_spmm_t(&x->F, (int32_t)k, (const double *)b, (int64_t)ldb, (double *)c, (int64_t)ldc);
+  else st = mx_spmm(&x->F, (int32_t)k, (const double *)b, (int64_t)ldb, (double *)c, (int64_t)ldc);
+  PetscCheck(st == MX_OK, PETSC_COMM_SELF, PETSC_ERR_MEM, "matxtract: the host SpMM could not allocate its panel of %d columns x %" PetscInt_FMT " rows", k < 8 ? (int)k : 8, A->cmap->n);
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)x->F.nnz * (PetscLogDouble)k));
   PetscCall(PetscLogEventEnd(MATXTRACT_MultDense, A, B, C, 0));
   PetscCall(MatDenseRestoreArrayWrite(C, &c));

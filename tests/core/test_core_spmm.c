@@ -16,8 +16,8 @@ static void check_one(const mx_format *F, const t_csr *A, int32_t k, int transpo
   double *y = malloc(sizeof(double) * (size_t)(rout + 1)), *yr = malloc(sizeof(double) * (size_t)(rout + 1));
   for (int64_t p = 0; p < ldb * k; p++) B[p] = (p % ldb) < rin ? 2.0 * t_unif(&r) - 1.0 : NAN;
   for (int64_t p = 0; p < ldc * k; p++) C[p] = POISON;
-  if (transpose) mx_spmm_t(F, k, B, ldb, C, ldc);
-  else mx_spmm(F, k, B, ldb, C, ldc);
+  const mx_status st = transpose ? mx_spmm_t(F, k, B, ldb, C, ldc) : mx_spmm(F, k, B, ldb, C, ldc);
+  CHECK(st == MX_OK, "%s k=%d %s: status %d", what, k, transpose ? "A'B" : "AB", (int)st);
   int bitwise = 1, padding = 1;
   double err = 0.0;
   for (int32_t c = 0; c < k; c++) {
