@@ -26,46 +26,49 @@
 #define MX_SPMM_COLS       8
 #define MX_SPMM_COLS_LOCAL 4
 
-/* A block's side that nonzeros index by column: column-major (entry (j, c) at j + c ld) or a
- * row-major panel (at j kb + c: ld = 1, step = kb). */
-typedef struct {
-  double *a;
-  int64_t ld, step;
-} mx_side;
-
-static inline double *side_at(mx_side s, int32_t j, int c) { return s.a + (int64_t)j * s.step + (int64_t)c * s.ld; }
+/* Entry (j, c) of a block's side that nonzeros index by column: column-major (at j + c ld) or a
+ * row-major panel of kb columns (at j kb + c). Inlined with panel and kb constant in the cold loops. */
+static inline __attribute__((always_inline)) double *side_at(double *a, int64_t ld, int panel, int kb, int32_t j, int c) {
+  return panel ? a + (int64_t)j * kb + c : a + j + (int64_t)c * ld;
+}
 
 /* C[i + c ldc] = sum over the cold row i of v B(j, c), c < kb, in row order from 0. Inlined into
  * cold_block once per kb = 1..8, so that the accumulators are registers and the column loop unrolled. */
-static inline __attribute__((always_inline)) void cold_rows(const mx_format *F, const int kb, mx_side B, double *C, int64_t ldc) {
+static inline __attribute__((always_inline)) void cold_rows(const mx_format *F, const int kb, const int panel, double *B, int64_t ldb, double *C,
+                                                            int64_t ldc) {
   const int32_t *Cp = F->cold_rowptr, *Cj = F->cold_col;
   const double *Cx = F->cold_val;
   for (int32_t i = 0; i < F->nrows; i++) {
     double s[MX_SPMM_COLS] = {0};
     for (int32_t p = Cp[i]; p < Cp[i + 1]; p++) {
-      const double v = Cx[p], *b = side_at(B, Cj[p], 0);
-      for (int c = 0; c < kb; c++) s[c] += v * b[c * B.ld];
+      const double v = Cx[p];
+      for (int c = 0; c < kb; c++) s[c] += v * *side_at(B, ldb, panel, kb, Cj[p], c);
     }
     for (int c = 0; c < kb; c++) C[i + c * ldc] = s[c];
   }
 }
+#define cold_rows_cm(F, KB, B, ldb, C, ldc)    cold_rows(F, KB, 0, B, ldb, C, ldc)
+#define cold_rows_panel(F, KB, B, ldb, C, ldc) cold_rows(F, KB, 1, B, ldb, C, ldc)
 
-/* fn(F, KB, X, Y, ld) with the block width kb as a constant 1..MX_SPMM_COLS (one inlined copy each) */
-#define MX_SPMM_BY_WIDTH(fn, kb, F, X, Y, ld) \
+/* fn(F, KB, X, ldx, Y, ldy) with the block width kb as a constant 1..MX_SPMM_COLS (one inlined copy each) */
+#define MX_SPMM_BY_WIDTH(fn, kb, F, X, ldx, Y, ldy) \
   do { \
     switch (kb) { \
-    case 1: fn(F, 1, X, Y, ld); break; \
-    case 2: fn(F, 2, X, Y, ld); break; \
-    case 3: fn(F, 3, X, Y, ld); break; \
-    case 4: fn(F, 4, X, Y, ld); break; \
-    case 5: fn(F, 5, X, Y, ld); break; \
-    case 6: fn(F, 6, X, Y, ld); break; \
-    case 7: fn(F, 7, X, Y, ld); break; \
-    default: fn(F, MX_SPMM_COLS, X, Y, ld); break; \
+    case 1: fn(F, 1, X, ldx, Y, ldy); break; \
+    case 2: fn(F, 2, X, ldx, Y, ldy); break; \
+    case 3: fn(F, 3, X, ldx, Y, ldy); break; \
+    case 4: fn(F, 4, X, ldx, Y, ldy); break; \
+    case 5: fn(F, 5, X, ldx, Y, ldy); break; \
+    case 6: fn(F, 6, X, ldx, Y, ldy); break; \
+    case 7: fn(F, 7, X, ldx, Y, ldy); break; \
+    default: fn(F, MX_SPMM_COLS, X, ldx, Y, ldy); break; \
     } \
   } while (0)
 
-static void cold_block(const mx_format *F, int kb, mx_side B, double *C, int64_t ldc) { MX_SPMM_BY_WIDTH(cold_rows, kb, F, B, C, ldc); }
+static void cold_block(const mx_format *F, int kb, int panel, double *B, int64_t ldb, double *C, int64_t ldc) {
+  if (panel) MX_SPMM_BY_WIDTH(cold_rows_panel, kb, F, B, ldb, C, ldc);
+  else MX_SPMM_BY_WIDTH(cold_rows_cm, kb, F, B, ldb, C, ldc);
+}
 
 /* acc[r][c] added into C at the chunk's real rows (hr[r] >= 0), as mx_chunk_store_add does per column. */
 static void chunk_store_block(const int32_t *hr, double acc[MX_CHUNK_ROWS][MX_SPMM_COLS], int kb, double *C, int64_t ldc) {
@@ -75,7 +78,7 @@ static void chunk_store_block(const int32_t *hr, double acc[MX_CHUNK_ROWS][MX_SP
 }
 
 /* DU blocks of each chunk, the set bits in order (as hot_add_du). */
-static void hot_du_block(const mx_format *F, int kb, mx_side B, double *C, int64_t ldc) {
+static void hot_du_block(const mx_format *F, int kb, int panel, double *B, int64_t ldb, double *C, int64_t ldc) {
   const int32_t *cp = F->du_chunkptr, *col = F->du_col, *vp = F->du_valptr;
   for (int32_t q = 0; q < F->nchunks; q++) {
     double acc[MX_CHUNK_ROWS][MX_SPMM_COLS] = {{0}};
@@ -85,7 +88,7 @@ static void hot_du_block(const mx_format *F, int kb, mx_side B, double *C, int64
       for (uint32_t bits = F->du_bitmap[b]; bits; bits &= bits - 1) {
         const int bit = __builtin_ctz(bits), j = bc[bit % MX_BLOCK_COLS];
         const double v = *bv++;
-        for (int c = 0; c < kb; c++) acc[bit / MX_BLOCK_COLS][c] += v * (j >= 0 ? *side_at(B, j, c) : 0.0);
+        for (int c = 0; c < kb; c++) acc[bit / MX_BLOCK_COLS][c] += v * (j >= 0 ? *side_at(B, ldb, panel, kb, j, c) : 0.0);
       }
     }
     chunk_store_block(F->hot_row + (int64_t)q * MX_CHUNK_ROWS, acc, kb, C, ldc);
@@ -93,14 +96,14 @@ static void hot_du_block(const mx_format *F, int kb, mx_side B, double *C, int64
 }
 
 /* SE slots of each chunk in order (as hot_add_se). */
-static void hot_se_block(const mx_format *F, int kb, mx_side B, double *C, int64_t ldc) {
+static void hot_se_block(const mx_format *F, int kb, int panel, double *B, int64_t ldb, double *C, int64_t ldc) {
   const int32_t *sp = F->se_ptr, *col = F->se_col;
   for (int32_t q = 0; q < F->nchunks; q++) {
     double acc[MX_CHUNK_ROWS][MX_SPMM_COLS] = {{0}};
     for (int32_t s = sp[q]; s < sp[q + 1]; s += MX_CHUNK_ROWS)
       for (int r = 0; r < MX_CHUNK_ROWS; r++)
         if (col[s + r] >= 0)
-          for (int c = 0; c < kb; c++) acc[r][c] += F->se_val[s + r] * *side_at(B, col[s + r], c);
+          for (int c = 0; c < kb; c++) acc[r][c] += F->se_val[s + r] * *side_at(B, ldb, panel, kb, col[s + r], c);
     chunk_store_block(F->hot_row + (int64_t)q * MX_CHUNK_ROWS, acc, kb, C, ldc);
   }
 }
@@ -162,15 +165,12 @@ mx_status mx_spmm(const mx_format *F, int32_t k, const double *B, int64_t ldb, d
   if (st != MX_OK) return st;
   for (int32_t c0 = 0; c0 < k; c0 += w.width) {
     const int kb = k - c0 < w.width ? (int)(k - c0) : w.width;
-    mx_side Bs = {(double *)(B + c0 * ldb), ldb, 1};
-    double *Cb = C + c0 * ldc;
-    if (P) {
-      panel_in(Bs.a, ldb, F->ncols, kb, P);
-      Bs = (mx_side){P, 1, kb};
-    }
-    cold_block(F, kb, Bs, Cb, ldc);
-    if (F->mode == MX_HOT_DU) hot_du_block(F, kb, Bs, Cb, ldc);
-    if (F->mode == MX_HOT_SE) hot_se_block(F, kb, Bs, Cb, ldc);
+    double *Bb = (double *)(B + c0 * ldb), *Cb = C + c0 * ldc;
+    if (P) panel_in(Bb, ldb, F->ncols, kb, P);
+    double *Bs = P ? P : Bb;
+    cold_block(F, kb, P != NULL, Bs, ldb, Cb, ldc);
+    if (F->mode == MX_HOT_DU) hot_du_block(F, kb, P != NULL, Bs, ldb, Cb, ldc);
+    if (F->mode == MX_HOT_SE) hot_se_block(F, kb, P != NULL, Bs, ldb, Cb, ldc);
   }
   free(P);
   return MX_OK;
@@ -178,7 +178,8 @@ mx_status mx_spmm(const mx_format *F, int32_t k, const double *B, int64_t ldb, d
 
 /* C(j, c) += v B[i + c ldb] over the cold entries of every row i, rows in order (inlined per kb as
  * cold_rows). */
-static inline __attribute__((always_inline)) void cold_t_rows(const mx_format *F, const int kb, mx_side C, const double *B, int64_t ldb) {
+static inline __attribute__((always_inline)) void cold_t_rows(const mx_format *F, const int kb, const int panel, double *C, int64_t ldc,
+                                                              const double *B, int64_t ldb) {
   const int32_t *Cp = F->cold_rowptr, *Cj = F->cold_col;
   const double *Cx = F->cold_val;
   for (int32_t i = 0; i < F->nrows; i++) {
@@ -186,13 +187,17 @@ static inline __attribute__((always_inline)) void cold_t_rows(const mx_format *F
     for (int c = 0; c < kb; c++) bi[c] = B[i + c * ldb];
     for (int32_t p = Cp[i]; p < Cp[i + 1]; p++) {
       const double v = Cx[p];
-      double *t = side_at(C, Cj[p], 0);
-      for (int c = 0; c < kb; c++) t[c * C.ld] += v * bi[c];
+      for (int c = 0; c < kb; c++) *side_at(C, ldc, panel, kb, Cj[p], c) += v * bi[c];
     }
   }
 }
+#define cold_t_rows_cm(F, KB, C, ldc, B, ldb)    cold_t_rows(F, KB, 0, C, ldc, B, ldb)
+#define cold_t_rows_panel(F, KB, C, ldc, B, ldb) cold_t_rows(F, KB, 1, C, ldc, B, ldb)
 
-static void cold_t_block(const mx_format *F, int kb, mx_side C, const double *B, int64_t ldb) { MX_SPMM_BY_WIDTH(cold_t_rows, kb, F, C, B, ldb); }
+static void cold_t_block(const mx_format *F, int kb, int panel, double *C, int64_t ldc, const double *B, int64_t ldb) {
+  if (panel) MX_SPMM_BY_WIDTH(cold_t_rows_panel, kb, F, C, ldc, B, ldb);
+  else MX_SPMM_BY_WIDTH(cold_t_rows_cm, kb, F, C, ldc, B, ldb);
+}
 
 /* B's entries at the chunk's rows (0 at padding rows), as the transposed hot kernels read x. */
 static void chunk_rows_block(const int32_t *hr, int kb, const double *B, int64_t ldb, double br[MX_CHUNK_ROWS][MX_SPMM_COLS]) {
@@ -200,7 +205,7 @@ static void chunk_rows_block(const int32_t *hr, int kb, const double *B, int64_t
     for (int c = 0; c < kb; c++) br[r][c] = hr[r] >= 0 ? B[hr[r] + c * ldb] : 0.0;
 }
 
-static void hot_t_du_block(const mx_format *F, int kb, const double *B, int64_t ldb, mx_side C) {
+static void hot_t_du_block(const mx_format *F, int kb, const double *B, int64_t ldb, int panel, double *C, int64_t ldc) {
   const int32_t *cp = F->du_chunkptr, *col = F->du_col, *vp = F->du_valptr;
   for (int32_t q = 0; q < F->nchunks; q++) {
     double br[MX_CHUNK_ROWS][MX_SPMM_COLS];
@@ -211,14 +216,13 @@ static void hot_t_du_block(const mx_format *F, int kb, const double *B, int64_t 
       for (uint32_t bits = F->du_bitmap[b]; bits; bits &= bits - 1) {
         const int bit = __builtin_ctz(bits);
         const double v = *bv++;
-        double *t = side_at(C, bc[bit % MX_BLOCK_COLS], 0);
-        for (int c = 0; c < kb; c++) t[c * C.ld] += v * br[bit / MX_BLOCK_COLS][c];
+        for (int c = 0; c < kb; c++) *side_at(C, ldc, panel, kb, bc[bit % MX_BLOCK_COLS], c) += v * br[bit / MX_BLOCK_COLS][c];
       }
     }
   }
 }
 
-static void hot_t_se_block(const mx_format *F, int kb, const double *B, int64_t ldb, mx_side C) {
+static void hot_t_se_block(const mx_format *F, int kb, const double *B, int64_t ldb, int panel, double *C, int64_t ldc) {
   const int32_t *sp = F->se_ptr, *col = F->se_col;
   for (int32_t q = 0; q < F->nchunks; q++) {
     double br[MX_CHUNK_ROWS][MX_SPMM_COLS];
@@ -226,7 +230,7 @@ static void hot_t_se_block(const mx_format *F, int kb, const double *B, int64_t 
     for (int32_t s = sp[q]; s < sp[q + 1]; s += MX_CHUNK_ROWS)
       for (int r = 0; r < MX_CHUNK_ROWS; r++)
         if (col[s + r] >= 0)
-          for (int c = 0; c < kb; c++) *side_at(C, col[s + r], c) += F->se_val[s + r] * br[r][c];
+          for (int c = 0; c < kb; c++) *side_at(C, ldc, panel, kb, col[s + r], c) += F->se_val[s + r] * br[r][c];
   }
 }
 
@@ -239,13 +243,13 @@ mx_status mx_spmm_t(const mx_format *F, int32_t k, const double *B, int64_t ldb,
     const int kb = k - c0 < w.width ? (int)(k - c0) : w.width;
     const double *Bb = B + c0 * ldb;
     double *Cb = C + c0 * ldc;
-    const mx_side Cs = P ? (mx_side){P, 1, kb} : (mx_side){Cb, ldc, 1};
+    double *Cs = P ? P : Cb;
     if (P) memset(P, 0, sizeof(double) * (size_t)F->ncols * (size_t)kb);
     else
       for (int c = 0; c < kb && F->ncols > 0; c++) memset(Cb + c * ldc, 0, (size_t)F->ncols * sizeof(double));
-    cold_t_block(F, kb, Cs, Bb, ldb);
-    if (F->mode == MX_HOT_DU) hot_t_du_block(F, kb, Bb, ldb, Cs);
-    if (F->mode == MX_HOT_SE) hot_t_se_block(F, kb, Bb, ldb, Cs);
+    cold_t_block(F, kb, P != NULL, Cs, ldc, Bb, ldb);
+    if (F->mode == MX_HOT_DU) hot_t_du_block(F, kb, Bb, ldb, P != NULL, Cs, ldc);
+    if (F->mode == MX_HOT_SE) hot_t_se_block(F, kb, Bb, ldb, P != NULL, Cs, ldc);
     if (P) panel_out(P, F->ncols, kb, Cb, ldc);
   }
   free(P);

@@ -1,6 +1,6 @@
 /* spmm_petsc_bench.c - matxtract-spmm-bench: products with k dense columns through PETSc (issue 43).
  *
- *   matxtract-spmm-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-cpu] [-o DIR]
+ *   matxtract-spmm-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-cpu] [-transpose] [-o DIR]
  *
  * For every matrix, every type (aijcusparse and matxtract with MATDENSECUDA columns on a GPU; aij and
  * matxtract with MATDENSE on the CPU, or under -cpu) and every k:
@@ -8,6 +8,7 @@
  *   spmm_us      the median of -reps MatMatMult(A, B, MAT_REUSE_MATRIX) calls, each synchronised;
  *   kspmv_us     the median of -reps rounds of k MatMults, one per column (column vectors of B and C);
  *   rel_err      ||C - C_ref||_F / ||C_ref||_F against AIJ's product on the host (must be <= 1e-12).
+ * -transpose: A' B instead (MatTransposeMatMult, k MatMultTransposes; B has A's rows).
  * Writes DIR/spmm_petsc.csv (one row per matrix, type and k) and DIR/spmm_petsc_env.txt (mode, PETSc);
  * prints a table of spmm_us per type and the ratio base / matxtract. Exit 1 on a wrong product. */
 #include <stdio.h>
@@ -29,7 +30,17 @@
 #define MAXK    32
 #define TOL     1e-12
 
-static PetscBool g_gpu = PETSC_FALSE;
+static PetscBool g_gpu       = PETSC_FALSE;
+static PetscBool g_transpose = PETSC_FALSE; /* -transpose: A' B */
+
+/* C = A B, or A' B under -transpose */
+static PetscErrorCode Product(Mat A, Mat B, MatReuse reuse, Mat *C)
+{
+  PetscFunctionBegin;
+  if (g_transpose) PetscCall(MatTransposeMatMult(A, B, reuse, PETSC_DEFAULT, C));
+  else PetscCall(MatMatMult(A, B, reuse, PETSC_DEFAULT, C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* Wait for the device (nothing on the CPU). */
 static PetscErrorCode Sync(void)
@@ -85,7 +96,7 @@ static PetscErrorCode RelErr(Mat R, Mat C, double *err)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The median over reps of k MatMults, one per column of B into C. */
+/* The median over reps of k MatMults (MatMultTransposes), one per column of B into C. */
 static PetscErrorCode TimeColumns(Mat A, Mat B, Mat C, PetscInt reps, double *us)
 {
   PetscInt k;
@@ -102,7 +113,8 @@ static PetscErrorCode TimeColumns(Mat A, Mat B, Mat C, PetscInt reps, double *us
       Vec b, y;
       PetscCall(MatDenseGetColumnVecRead(B, c, &b));
       PetscCall(MatDenseGetColumnVecWrite(C, c, &y));
-      PetscCall(MatMult(A, b, y));
+      if (g_transpose) PetscCall(MatMultTranspose(A, b, y));
+      else PetscCall(MatMult(A, b, y));
       PetscCall(MatDenseRestoreColumnVecWrite(C, c, &y));
       PetscCall(MatDenseRestoreColumnVecRead(B, c, &b));
     }
@@ -131,15 +143,15 @@ static PetscErrorCode RunOne(Mat Aaij, MatType type, Mat B, Mat R, PetscInt reps
   PetscCall(Sync());
   PetscCall(PetscTime(&t0));
   PetscCall(MatConvert(Aaij, type, MAT_INITIAL_MATRIX, &A));
-  PetscCall(MatMatMult(A, B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C));
+  PetscCall(Product(A, B, MAT_INITIAL_MATRIX, &C));
   PetscCall(Sync());
   PetscCall(PetscTime(&t1));
   res->setup_ms = 1e3 * (t1 - t0);
-  for (PetscInt r = 0; r < 3; r++) PetscCall(MatMatMult(A, B, MAT_REUSE_MATRIX, PETSC_DEFAULT, &C)); /* warm-up */
+  for (PetscInt r = 0; r < 3; r++) PetscCall(Product(A, B, MAT_REUSE_MATRIX, &C)); /* warm-up */
   for (PetscInt r = 0; r < reps; r++) {
     PetscCall(Sync());
     PetscCall(PetscTime(&t0));
-    PetscCall(MatMatMult(A, B, MAT_REUSE_MATRIX, PETSC_DEFAULT, &C));
+    PetscCall(Product(A, B, MAT_REUSE_MATRIX, &C));
     PetscCall(Sync());
     PetscCall(PetscTime(&t1));
     t[r] = 1e6 * (t1 - t0);
@@ -192,6 +204,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", out, sizeof out, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-cpu", &cpu, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-transpose", &g_transpose, NULL));
   PetscCheck(nsrc > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "give matrices with -gen SPEC or -f FILE");
   PetscCheck(reps >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-reps must be >= 1");
   PetscCall(ParseKs(kstr, ks, &nk));
@@ -209,7 +222,7 @@ int main(int argc, char **argv)
   PetscCall(PetscSNPrintf(path, sizeof path, "%s/spmm_petsc_env.txt", out));
   f = fopen(path, "w");
   PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot write %s", path);
-  fprintf(f, "mode=%s\npetsc=%d.%d.%d\nreps=%d\n", g_gpu ? "gpu" : "cpu", PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, PETSC_VERSION_SUBMINOR, (int)reps);
+  fprintf(f, "mode=%s\nproduct=%s\npetsc=%d.%d.%d\nreps=%d\n", g_gpu ? "gpu" : "cpu", g_transpose ? "AtB" : "AB", PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, PETSC_VERSION_SUBMINOR, (int)reps);
   fclose(f);
   PetscCall(PetscSNPrintf(path, sizeof path, "%s/spmm_petsc.csv", out));
   f = fopen(path, "w");
@@ -217,7 +230,7 @@ int main(int argc, char **argv)
   fprintf(f, "matrix,rows,cols,nnz,type,dense_type,k,setup_ms,spmm_us,kspmv_us,rel_err\n");
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
   PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "# %s, reps %d; us per product (median); ratio = %s / matxtract\n", g_gpu ? "GPU" : "CPU", (int)reps, types[0]));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "# %s, %s, reps %d; us per product (median); ratio = %s / matxtract\n", g_gpu ? "GPU" : "CPU", g_transpose ? "A' B" : "A B", (int)reps, types[0]));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-28s %5s %12s %12s %12s %8s\n", "matrix", "k", types[0], "matxtract", "mx k SpMVs", "ratio"));
   for (PetscInt s = 0; s < nsrc; s++) {
     Mat      Aaij;
@@ -231,8 +244,8 @@ int main(int argc, char **argv)
     for (PetscInt q = 0; q < nk; q++) {
       Mat    Bh, B, R;
       Result res[2];
-      PetscCall(RandomDense(n, ks[q], MATSEQDENSE, rnd, &Bh));
-      PetscCall(MatMatMult(Aaij, Bh, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &R)); /* the reference on the host */
+      PetscCall(RandomDense(g_transpose ? m : n, ks[q], MATSEQDENSE, rnd, &Bh));
+      PetscCall(Product(Aaij, Bh, MAT_INITIAL_MATRIX, &R)); /* the reference on the host */
       PetscCall(MatConvert(Bh, dense, MAT_INITIAL_MATRIX, &B));
       for (int t = 0; t < 2; t++) {
         PetscCall(RunOne(Aaij, types[t], B, R, reps, &res[t]));
