@@ -3,9 +3,9 @@
  *
  * Rule: column c of C is bit for bit mx_spmv (mx_spmv_t) of column c of B: every column's sums are
  * made in the SpMV's order (a cold row left to right from 0, then the hot chunks in order; the
- * transpose scattering rows in order). The columns go in blocks of MX_SPMM_COLS, so that each
- * nonzero, its column index and the block's B entries of that column are read once per block
- * instead of once per column. Rows ldb > nrows (ldc > nrows) of the padding are never read
+ * transpose scattering rows in order). The columns go in blocks (of 8 with a panel, else 4), so
+ * that each nonzero, its column index and the block's B entries of that column are read once per
+ * block instead of once per column. Rows ldb > nrows (ldc > nrows) of the padding are never read
  * (written).
  *
  * Panels: where the rows' nonzeros do not follow diagonals (rows_follow_diagonals: a row reads
@@ -108,7 +108,7 @@ static void hot_se_block(const mx_format *F, int kb, int panel, double *B, int64
   }
 }
 
-/* 1 when most cold nonzeros (i, j) continue a diagonal of the row above ((i - 1, j - 1) is one too:
+/* 1 when at least half of the cold nonzeros (i, j) continue a diagonal of the row above ((i - 1, j - 1) is one too:
  * stencils, banded FEM), so that the B (C) lines a row touches column-major are the row above's;
  * counted over up to MX_SPMM_SAMPLE_ROWS rows spread over the matrix. */
 #define MX_SPMM_SAMPLE_ROWS 64
