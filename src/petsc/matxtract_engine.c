@@ -707,16 +707,18 @@ static PetscErrorCode MatXtractEngineStep(Mat A, PetscBool *changed)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Before a product: a step of the loop while a lever is pending, then the plain arrays a pack in use
+/* Before a product: a step of the loop while a lever is pending (only every lever_period-th product
+ * when that is > 1), then the plain arrays a pack in use
  * replaces freed (a pack just kept, or arrays a lever or a refresh decoded back); the free device
  * bytes read again only after a lever was applied (cudaMemGetInfo costs microseconds). */
 PetscErrorCode MatXtractEngineBeforeMult(Mat A)
 {
-  Mat_MatXtract *x       = (Mat_MatXtract *)A->spptr;
-  PetscBool      changed = PETSC_FALSE;
+  Mat_MatXtract  *x       = (Mat_MatXtract *)A->spptr;
+  const PetscBool weigh   = (PetscBool)(x->lever_period <= 1 || x->products % x->lever_period == 0);
+  PetscBool       changed = PETSC_FALSE;
 
   PetscFunctionBegin;
-  if (mx_engine_pending(x->levers, MATXTRACT_NLEVERS)) PetscCall(MatXtractEngineStep(A, &changed));
+  if (weigh && mx_engine_pending(x->levers, MATXTRACT_NLEVERS)) PetscCall(MatXtractEngineStep(A, &changed));
   PetscCall(MatXtractShadowReleasePackPlain(A));
   if (changed) MatXtractReadBytesFree(x);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -728,6 +730,7 @@ PetscErrorCode MatXtractEngineAfterMult(Mat A, PetscLogDouble cpu_seconds)
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
 
   PetscFunctionBegin;
+  x->products++;
   x->plan.mults++;
   x->plan.spent += cpu_seconds;
   PetscFunctionReturn(PETSC_SUCCESS);

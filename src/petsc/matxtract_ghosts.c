@@ -254,6 +254,7 @@ static PetscErrorCode MatXtractMPIGhostRowsMake(Mat A, Mat Ao, PetscInt n, const
     PetscCall(MatConvert_SeqAIJ_SeqAIJMatXtract(m->Aoc, MATSEQAIJMATXTRACT, MAT_INPLACE_MATRIX, &m->Aoc));
     MatXtractMPIColdSettings(&m->set, &cold);
     PetscCall(MatXtractSetSettings_SeqAIJ(m->Aoc, &cold));
+    PetscCall(MatXtractSetLeverPeriod_SeqAIJ(m->Aoc, m->lever_period));
     PetscCall(PetscObjectCompose((PetscObject)A, MATXTRACT_GHOST_ROWS_KEY, (PetscObject)m->Aoc));
     PetscCall(MatCreateVecs(m->Aoc, NULL, &m->tc));
     PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, n, NULL, &rowsv)); /* the local rows' layout only */

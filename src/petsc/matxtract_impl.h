@@ -160,6 +160,9 @@ typedef struct {
   mx_plan        plan_prev;
   mx_cold_kernel cold_prev;  /* the cold kernel before the cold lever */
   PetscErrorCode engine_err; /* a PETSc error raised inside a lever's callback */
+  PetscInt       products;     /* A x products since the matrix was made (never reset: an MPI matrix's blocks count the
+                                  same on every rank, every rank making every MatMult) */
+  PetscInt       lever_period; /* > 1: the levers are weighed only before products 0, P, 2P, ... (MatXtractSetLeverPeriod_SeqAIJ) */
   size_t         bytes_free; /* free device memory, read after each build and each lever applied (cudaMemGetInfo
                                 costs microseconds: not read before every product) */
   PetscBool  staged_info_done; /* PetscInfo about host-vector staging printed once */
@@ -202,6 +205,7 @@ typedef struct {
    * format of its own unless a product uses it). Made again before a product when Ao or its state
    * changed. */
   PetscInt         ghost_rows; /* MATXTRACT_GHOST_ROWS_*: the option */
+  PetscInt         lever_period; /* -mat_matxtract_lever_period: the blocks' levers weighed every this many MatMults */
   PetscInt         ao_form;    /* MATXTRACT_AO_*: what the products use now */
   Mat              Aoc;        /* MATXTRACT_AO_COMPRESSED: Ao's non-empty rows, in order */
   Vec              tc;         /* Aoc's rows: y there plus Aoc x_ghost, or x there (transpose) */
@@ -262,7 +266,12 @@ PETSC_INTERN const char *const MatXtractModeNames[], *const MatXtractDeviceNames
 PETSC_INTERN PetscErrorCode MatXtractSetSettings_SeqAIJ(Mat, const MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractSetVerifyColumns_SeqAIJ(Mat);
 PETSC_INTERN PetscErrorCode MatXtractSetLazy_SeqAIJ(Mat, PetscBool);
+PETSC_INTERN PetscErrorCode MatXtractSetLeverPeriod_SeqAIJ(Mat, PetscInt);
 PETSC_INTERN PetscErrorCode MatXtractOnDevice_SeqAIJ(Mat, PetscBool *);
+
+/* -mat_matxtract_lever_period's default on several ranks: a lever waits at most this many MatMults
+ * minus one for the next MatMult at which every rank weighs its levers (docs/options.md) */
+#define MATXTRACT_MPI_LEVER_PERIOD 32
 
 /* SpMVs timed on the GPU (median, after 2 warm-ups, CUDA events) for a plan's time per MatMult and by
  * the guard: 5 suffice where the choices differ by the 5-40% they decide on (docs/performance.md,

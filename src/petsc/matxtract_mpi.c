@@ -4,7 +4,8 @@
  * does; the ghost side (exchange, off-diagonal rows and products) is matxtract_ghosts.c's. The block
  * ops are called through their ops tables and check their own state, so stale shadows are
  * impossible. The diagonal block (Ad) gets the user's settings; the off-diagonal block (Ao) is all
- * cold (crux (0,0)): it is thin and its columns are ghost indices. */
+ * cold (crux (0,0)): it is thin and its columns are ghost indices. On several ranks the blocks weigh
+ * their levers only every -mat_matxtract_lever_period MatMults, the same MatMults on every rank. */
 #include "matxtract_impl.h"
 #include <petscdevice.h>
 
@@ -21,11 +22,15 @@ static PetscErrorCode MatXtractMPIConvertBlocks(Mat A)
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
   MatXtractMPIColdSettings(&m->set, &cold);
-  if (m->Aoc) PetscCall(MatXtractSetSettings_SeqAIJ(m->Aoc, &cold));
+  if (m->Aoc) {
+    PetscCall(MatXtractSetSettings_SeqAIJ(m->Aoc, &cold));
+    PetscCall(MatXtractSetLeverPeriod_SeqAIJ(m->Aoc, m->lever_period));
+  }
   if (Ad) {
     PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQAIJMATXTRACT, &ours));
     if (!ours) PetscCall(MatConvert_SeqAIJ_SeqAIJMatXtract(Ad, MATSEQAIJMATXTRACT, MAT_INPLACE_MATRIX, &Ad));
     PetscCall(MatXtractSetSettings_SeqAIJ(Ad, &m->set));
+    PetscCall(MatXtractSetLeverPeriod_SeqAIJ(Ad, m->lever_period));
   }
   if (Ao) {
     PetscCall(PetscObjectTypeCompare((PetscObject)Ao, MATSEQAIJMATXTRACT, &ours));
@@ -33,6 +38,7 @@ static PetscErrorCode MatXtractMPIConvertBlocks(Mat A)
     /* MPIAIJ may compact Ao's columns in place at assembly: its shadow checks them, and is rebuilt
      * only when they (or its pattern) changed, else its values are refreshed */
     PetscCall(MatXtractSetSettings_SeqAIJ(Ao, &cold));
+    PetscCall(MatXtractSetLeverPeriod_SeqAIJ(Ao, m->lever_period));
     PetscCall(MatXtractSetVerifyColumns_SeqAIJ(Ao));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -110,7 +116,7 @@ static PetscErrorCode MatMultTranspose_MPIAIJMatXtract(Mat A, Vec xx, Vec yy)
 static PetscErrorCode MatSetFromOptions_MPIAIJMatXtract(Mat A, PetscOptionItems *PetscOptionsObject)
 {
   Mat_MPIAIJMatXtract *m          = (Mat_MPIAIJMatXtract *)A->spptr;
-  PetscInt             ghost_rows = m->ghost_rows;
+  PetscInt             ghost_rows = m->ghost_rows, period = m->lever_period;
   PetscBool            changed;
 
   PetscFunctionBegin;
@@ -119,8 +125,12 @@ static PetscErrorCode MatSetFromOptions_MPIAIJMatXtract(Mat A, PetscOptionItems 
   PetscOptionsHeadBegin(PetscOptionsObject, "MATMPIAIJMATXTRACT options");
   PetscCall(PetscOptionsEList("-mat_matxtract_ghost_exchange", "How MatMult's ghost values travel: vecscatter (PETSc's VecScatter, host-staged without a CUDA-aware MPI) or nccl (ncclSend/ncclRecv between the ranks' GPUs, on a stream of its own beside the diagonal block's product; needs NCCL at build time, PETSc with CUDA, device vectors and one GPU per rank; the transpose products send the ghosts' partial sums back the same way)", "", MatXtractExchangeNames, 2, MatXtractExchangeNames[m->exchange], &m->exchange, NULL));
   PetscCall(PetscOptionsEList("-mat_matxtract_ghost_rows", "Which rows of the off-diagonal block (the ghost columns' block) the products run: auto (only the rows with ghost columns, added into y at their rows, when at least 60% of the rows have none: PETSc's own rule for compressed rows), compressed (always only those rows) or all", "", MatXtractGhostRowsNames, 3, MatXtractGhostRowsNames[m->ghost_rows], &m->ghost_rows, NULL));
+  PetscCall(PetscOptionsInt("-mat_matxtract_lever_period", "On several ranks, the blocks weigh their levers (prediction, packing, row patterns, hub split) only every N-th MatMult, the same MatMults on every rank: ranks whose levers come due in the same N MatMults apply them in the same MatMult and wait for each other once, a lever waiting at most N - 1 MatMults (1: every MatMult, as on one rank)", "", period, &period, NULL));
   PetscOptionsHeadEnd();
+  PetscCheck(period >= 1, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_matxtract_lever_period %" PetscInt_FMT ": need N >= 1 (1: every MatMult)", period);
   if (m->ghost_rows != ghost_rows) m->ao_src = NULL; /* decided again at the next product */
+  if (period != m->lever_period) changed = PETSC_TRUE;
+  m->lever_period = period;
   if (changed && A->preallocated) PetscCall(MatXtractMPIConvertBlocks(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -162,6 +172,7 @@ static PetscErrorCode MatView_MPIAIJMatXtract(Mat A, PetscViewer viewer)
   if (format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS); /* ::ascii_info stays MPIAIJ's */
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
   PetscCall(MatXtractMPIGhostsView(A, viewer));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: the blocks weigh their levers every %" PetscInt_FMT " MatMults, the same on every rank (-mat_matxtract_lever_period)\n", m->lever_period));
   {
     PetscViewer sub;
     PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: diagonal block of rank 0:\n"));
@@ -215,6 +226,20 @@ static PetscErrorCode MatDuplicate_MPIAIJMatXtract(Mat A, MatDuplicateOption op,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -mat_matxtract_lever_period as the options database gives it (MatConvert calls no
+ * MatSetFromOptions): default MATXTRACT_MPI_LEVER_PERIOD on several ranks, 1 on one. */
+static PetscErrorCode MatXtractMPILeverPeriodFromDatabase(Mat A, PetscInt *period)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  *period = size > 1 ? MATXTRACT_MPI_LEVER_PERIOD : 1;
+  PetscCall(PetscOptionsGetInt(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_matxtract_lever_period", period, NULL));
+  PetscCheck(*period >= 1, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_matxtract_lever_period %" PetscInt_FMT ": need N >= 1 (1: every MatMult)", *period);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
   Mat                  B = *newmat;
@@ -229,6 +254,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat A, MatType type, MatReuse r
   PetscCall(PetscNew(&m));
   B->spptr = m;
   m->set   = set; /* takes set's model reference */
+  PetscCall(MatXtractMPILeverPeriodFromDatabase(B, &m->lever_period));
   PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", &m->preallocation));
   PetscCheck(m->preallocation, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "matxtract: MPIAIJ preallocation function not found");
   m->assemblyend         = B->ops->assemblyend;

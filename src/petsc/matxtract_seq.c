@@ -179,6 +179,19 @@ PetscErrorCode MatXtractSetLazy_SeqAIJ(Mat A, PetscBool lazy)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* period > 1: A's levers are weighed only before its products 0, period, 2 period, ... (the MPI
+ * type's blocks: every rank makes every MatMult, so ranks whose levers come due in the same period
+ * apply them in the same MatMult and wait for each other once); 1: before every product. */
+PetscErrorCode MatXtractSetLeverPeriod_SeqAIJ(Mat A, PetscInt period)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCheck(period >= 1, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "matxtract: lever period %" PetscInt_FMT ": need >= 1", period);
+  x->lever_period = period;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Whether A's products run on the GPU (its format synced first: made if it is not). */
 PetscErrorCode MatXtractOnDevice_SeqAIJ(Mat A, PetscBool *on)
 {

@@ -10,6 +10,7 @@
  *   - a crux fixed by an option or MatXtractSetCrux is never overridden (the hot mode still is
  *     predicted: the model prefers se at any hot crux);
  *   - a missing or malformed model file is a clear PETSc error naming the file;
+ *   - -mat_matxtract_lever_period: the levers weighed every P-th MatMult only, the same on every rank;
  * and every product equals AIJ's (relative error <= 1e-12) before and after every change of plan.
  * Usage: test_petsc_predictor (any number of ranks) */
 #include <matxtract.h>
@@ -86,7 +87,7 @@ static PetscErrorCode ExpectAll(PetscBool ok, const char *what, const char *name
  * hold for this conversion only. */
 static PetscErrorCode Convert(Mat A, const char *opts, Mat *B)
 {
-  static const char *const names[] = {"crux", "mode", "cold", "device", "predictor", "model", "upgrade", "expected_mults", "guard"};
+  static const char *const names[] = {"crux", "mode", "cold", "device", "predictor", "model", "upgrade", "expected_mults", "guard", "lever_period"};
   char                     common[PETSC_MAX_PATH_LEN + 64];
 
   PetscFunctionBegin;
@@ -204,7 +205,7 @@ static PetscErrorCode CheckRefreshAndPattern(Mat A)
   PetscInt      n, rstart, rend, N;
 
   PetscFunctionBegin;
-  PetscCall(Convert(A, "-mat_matxtract_guard 0 -mat_matxtract_expected_mults 100000", &B));
+  PetscCall(Convert(A, "-mat_matxtract_guard 0 -mat_matxtract_expected_mults 100000 -mat_matxtract_lever_period 1", &B));
   PetscCall(MultUntil(B, UpgradeTried, &n));
   PetscCall(Expect((PetscBool)(n <= 3), "expected_mults large: upgrade at the second MatMult", "expected 100000"));
   PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &A2));
@@ -233,6 +234,54 @@ static PetscErrorCode CheckRefreshAndPattern(Mat A)
   PetscCall(CheckProducts(A2, B, "new pattern, upgraded", 33));
   PetscCall(MatDestroy(&A2));
   PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(0);
+}
+
+/* -mat_matxtract_lever_period P (an MPI option: default 32 on several ranks; the sequential type
+ * weighs every MatMult, P = 1): the levers are weighed before MatMults 1, P + 1, 2P + 1, ... only.
+ * With a large expected_mults: at MatMult 1 the prediction waits for a time per MatMult (none yet on
+ * the CPU), at P + 1 it is applied, at 2P + 1 the rebuild: after 2P MatMults every rank has
+ * predicted and none has tried the upgrade, after one more every rank has. */
+static PetscErrorCode CheckLeverPeriod(Mat A)
+{
+  static const PetscInt periods[] = {1, 8, 0}; /* 0: the option not given */
+  PetscMPIInt           size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  for (size_t k = 0; k < sizeof periods / sizeof periods[0]; k++) {
+    Mat           B;
+    MatXtractInfo info;
+    char          opts[160], name[64];
+    PetscInt      period = size == 1 ? 1 : periods[k] ? periods[k] : 32, n = 2 * period;
+    PetscMPIInt   mine, any;
+    PetscCall(PetscSNPrintf(name, sizeof name, "lever period %" PetscInt_FMT " (option %" PetscInt_FMT ")", period, periods[k]));
+    PetscCall(PetscSNPrintf(opts, sizeof opts, "-mat_matxtract_guard 0 -mat_matxtract_expected_mults 100000"));
+    if (periods[k]) PetscCall(PetscSNPrintf(opts, sizeof opts, "-mat_matxtract_guard 0 -mat_matxtract_expected_mults 100000 -mat_matxtract_lever_period %" PetscInt_FMT, period));
+    PetscCall(Convert(A, opts, &B));
+    PetscCall(MultUntil(B, NULL, &n));
+    PetscCall(MatXtractGetInfo(B, &info));
+    mine = info.upgrade_tried ? 1 : 0;
+    PetscCallMPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD));
+    PetscCall(ExpectAll((PetscBool)(!any && info.predicted), "after 2P MatMults: predicted, no rank upgraded", name));
+    n = 1;
+    PetscCall(MultUntil(B, NULL, &n));
+    PetscCall(MatXtractGetInfo(B, &info));
+    PetscCall(ExpectAll((PetscBool)(info.upgrade_tried && info.crux_source == MATXTRACT_CRUX_UPGRADE && info.mults == 1), "every rank upgraded at MatMult 2P + 1", name));
+    PetscCall(CheckProducts(A, B, name, 61 + (int)k));
+    PetscCall(MatDestroy(&B));
+  }
+  PetscCall(PetscOptionsInsertString(NULL, "-mat_matxtract_lever_period 0"));
+  {
+    Mat            B;
+    PetscErrorCode ierr;
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatConvert(A, MATMATXTRACT, MAT_INITIAL_MATRIX, &B);
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_lever_period"));
+    PetscCall(ExpectAll((PetscBool)(size == 1 || ierr == PETSC_ERR_ARG_OUTOFRANGE), "-mat_matxtract_lever_period 0: a PETSc error on several ranks", "lever period 0"));
+    if (!ierr) PetscCall(MatDestroy(&B));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -343,6 +392,7 @@ int main(int argc, char **argv)
   PetscCall(CheckAuto(A, PETSC_FALSE));
   PetscCall(CheckAuto(A, PETSC_TRUE));
   PetscCall(CheckRefreshAndPattern(A));
+  PetscCall(CheckLeverPeriod(A));
   PetscCall(CheckNoUpgrade(A));
   PetscCall(CheckFixedCrux(A));
   {
