@@ -245,16 +245,24 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJMatXtract(Mat A, MatType type, MatReuse r
   Mat                  B = *newmat;
   Mat_MPIAIJMatXtract *m;
   MatXtractSettings    set;
+  PetscInt             period;
+  PetscErrorCode       ierr;
 
   PetscFunctionBegin;
   PetscCall(MatXtractConvertBegin(A, reuse, &B));
   if (B->spptr) PetscFunctionReturn(PETSC_SUCCESS); /* already ours */
   PetscCall(MatXtractConvertSettings(&B, reuse, &set));
+  ierr = MatXtractMPILeverPeriodFromDatabase(B, &period);
+  if (ierr) {
+    PetscCall(MatXtractSettingsDestroy(&set));
+    if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDestroy(&B));
+  }
+  PetscCall(ierr);
 
   PetscCall(PetscNew(&m));
-  B->spptr = m;
-  m->set   = set; /* takes set's model reference */
-  PetscCall(MatXtractMPILeverPeriodFromDatabase(B, &m->lever_period));
+  B->spptr        = m;
+  m->set          = set; /* takes set's model reference */
+  m->lever_period = period;
   PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", &m->preallocation));
   PetscCheck(m->preallocation, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "matxtract: MPIAIJ preallocation function not found");
   m->assemblyend         = B->ops->assemblyend;
