@@ -5,7 +5,8 @@ petsc): E2E_CPU=1 on a stencil, a PageRank graph and one real Matrix Market file
 bcsstk13 from tests/data), 200 MatMults, one repetition: exit status 0; runs.tsv one line per case and
 type, each exit status 0; e2e_protocol.csv one row per run with the product checked; protocol.csv one
 row per case with the values label and ratios; protocol.md the criteria table. A run past the time
-budget is listed as skipped and fails the script (exit status 1). --gpu (label gpu): the GPU mode
+budget is listed as skipped and fails the script (exit status 1). E2E_SMALL_REPS=2 with E2E_SMALL_NNZ
+100000: bcsstk13 runs twice per type, lap2d_300 once, and protocol.csv counts 2 runs for it. --gpu (label gpu): the GPU mode
 (aijcusparse vs matxtract) on lap3d_100; exit 77 (skipped) when nvidia-smi names no GPU. Exits 1 on a
 wrong result."""
 import csv
@@ -64,6 +65,14 @@ with tempfile.TemporaryDirectory() as tmp:
     if rc:
         print(text)
     check(out, {"lap2d_300": "stencil", "kron15_pagerank": "pagerank", "bcsstk13": "own"}, "aij")
+    small = os.path.join(tmp, "small")
+    rc, text = run(small, tmp, {"E2E_CPU": "1", "E2E_ONLY": "^(lap2d_300|bcsstk13)$", "E2E_SMALL_REPS": "2", "E2E_SMALL_NNZ": "100000"})
+    runs = list(csv.DictReader(open(os.path.join(small, "runs.tsv")), delimiter="\t")) if os.path.exists(os.path.join(small, "runs.tsv")) else []
+    count = {(c, t): sum(1 for r in runs if (r["case"], r["type"]) == (c, t)) for c in ("lap2d_300", "bcsstk13") for t in ("aij", "matxtract")}
+    table = {r["case"]: r for r in csv.DictReader(open(os.path.join(small, "protocol.csv")))} if os.path.exists(os.path.join(small, "protocol.csv")) else {}
+    expect(rc == 0 and count == {("lap2d_300", "aij"): 1, ("lap2d_300", "matxtract"): 1, ("bcsstk13", "aij"): 2, ("bcsstk13", "matxtract"): 2},
+           "E2E_SMALL_REPS=2: the case under E2E_SMALL_NNZ runs twice per type, the other once (%s)" % count)
+    expect(table.get("bcsstk13", {}).get("mx_n") == "2" and table.get("lap2d_300", {}).get("mx_n") == "1", "protocol.csv: the small case's median over its 2 runs")
     late = os.path.join(tmp, "late")
     rc, text = run(late, tmp, {"E2E_CPU": "1", "E2E_ONLY": "^lap2d_300$", "E2E_BUDGET_S": "0"})
     runs = list(csv.DictReader(open(os.path.join(late, "runs.tsv")), delimiter="\t"))

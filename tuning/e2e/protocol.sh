@@ -41,7 +41,11 @@
 #   . tuning/gpu_env.sh && bash tuning/e2e/protocol.sh /tmp/e2e build-gpu
 # then bring back /tmp/e2e/protocol.md, protocol.csv, e2e_protocol.csv, runs.tsv and a tarball of logs/ (the
 # device tool returns at most 8 files).
-# Environment: E2E_CPU, E2E_REPS (3; CPU 1), E2E_REP0 (1), E2E_ITS (3000; CPU 1000), E2E_ONLY / E2E_SKIP (regex on case
+# Small cases (under E2E_SMALL_NNZ nonzeros, default 2,000,000: the real matrices of 0.08-1.1M) take about a
+# second per run and swing most from run to run (+-25% on an H200), and they decide the never-lose criteria:
+# E2E_SMALL_REPS (default E2E_REPS) gives them more repetitions, run after the others with the numbers that
+# follow (a later call's E2E_REP0 then starts after the larger of the two counts).
+# Environment: E2E_CPU, E2E_REPS (3; CPU 1), E2E_SMALL_REPS, E2E_SMALL_NNZ, E2E_REP0 (1), E2E_ITS (3000; CPU 1000), E2E_ONLY / E2E_SKIP (regex on case
 # names), E2E_MATRICES, E2E_CACHE (/tmp/matxtract-e2e-cache), E2E_LARGE_MAX_NNZ (real-large files above this
 # many entries are left out; default none, CPU 1200000: all but G3_circuit), E2E_BUDGET_S (default 420: no run
 # starts once the runs took that long; the rest is listed as skipped), E2E_TIMEOUT_S (per run, 180),
@@ -60,6 +64,7 @@ ONLY=${E2E_ONLY:-}
 SKIP=${E2E_SKIP:-}
 CACHE=${E2E_CACHE:-/tmp/matxtract-e2e-cache}
 BUDGET=${E2E_BUDGET_S:-420}
+SMALL_NNZ=${E2E_SMALL_NNZ:-2000000}
 TIMEOUT=${E2E_TIMEOUT_S:-180}
 read -ra EXTRA <<< "${E2E_ARGS:-}"
 if [ -n "${E2E_MATRICES:-}" ]; then MATRICES=$E2E_MATRICES
@@ -80,6 +85,7 @@ if [ "$CPU" = 1 ]; then
   RUNARGS=(-cpu)
   ITS=${E2E_ITS:-1000}
   REPS=${E2E_REPS:-1}
+  SMALL_REPS=${E2E_SMALL_REPS:-$REPS}
   LARGE_MAX=${E2E_LARGE_MAX_NNZ:-1200000}
   GENERATED="lap2d_300 lap2d:300 stencil
 lap2d_300_unique lap2d:300@unique unique
@@ -95,6 +101,7 @@ else
   RUNARGS=(-device_enable eager)
   ITS=${E2E_ITS:-3000}
   REPS=${E2E_REPS:-3}
+  SMALL_REPS=${E2E_SMALL_REPS:-$REPS}
   LARGE_MAX=${E2E_LARGE_MAX_NNZ:-}
   [ -f tuning/gpu_env.sh ] && . tuning/gpu_env.sh # PETSC_OPTIONS -use_gpu_aware_mpi 0 (the host's MPI is not CUDA-aware)
   GENERATED="lap2d_2000 lap2d:2000 stencil
@@ -140,7 +147,7 @@ CASES=$(printf '%s%s\n' "$GENERATED" "$REAL" | awk 'NF == 3')
 
 {
   echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "command=E2E_CPU=$CPU E2E_REPS=$REPS E2E_REP0=$REP0 E2E_ITS=$ITS${ONLY:+ E2E_ONLY=$ONLY}${SKIP:+ E2E_SKIP=$SKIP}${E2E_ARGS:+ E2E_ARGS=\"$E2E_ARGS\"} bash tuning/e2e/protocol.sh $*"
+  echo "command=E2E_CPU=$CPU E2E_REPS=$REPS E2E_SMALL_REPS=$SMALL_REPS E2E_SMALL_NNZ=$SMALL_NNZ E2E_REP0=$REP0 E2E_ITS=$ITS${ONLY:+ E2E_ONLY=$ONLY}${SKIP:+ E2E_SKIP=$SKIP}${E2E_ARGS:+ E2E_ARGS=\"$E2E_ARGS\"} bash tuning/e2e/protocol.sh $*"
   echo "mode=$([ "$CPU" = 1 ] && echo cpu || echo gpu)"
   echo "base_type=$BASE"
   echo "gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2> /dev/null | head -1)"
@@ -201,11 +208,14 @@ run_one() { # name spec values type rep
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$type" "$rep" "$rc" "$(awk -v ms=$((($(date +%s%N) - t0) / 1000000)) 'BEGIN { printf "%.1f", ms / 1000 }')" "$log" >> "$runs"
   grep -h "^e2e: setup\|^e2e: total" "$out/$log" | sed "s/^e2e:/  $name $type:/"
 }
-for rep in $(seq "$REP0" $((REP0 + REPS - 1))); do
-  stamp "repetition $rep"
+# small: the case's PETSc binary file holds under E2E_SMALL_NNZ nonzeros (12 bytes each, about)
+is_small() { [ "$(stat -c %s "$CACHE/$1.petsc" 2> /dev/null || echo 0)" -lt $((12 * SMALL_NNZ)) ]; }
+for rep in $(seq "$REP0" $((REP0 + (SMALL_REPS > REPS ? SMALL_REPS : REPS) - 1))); do
+  stamp "repetition $rep$([ $((rep - REP0)) -ge "$REPS" ] && echo " (small cases only)")"
   i=0
   while read -r name spec values; do
     [ -s "$CACHE/$name.petsc" ] || { echo "no $CACHE/$name.petsc: $name skipped"; status=1; continue; }
+    if [ $((rep - REP0)) -ge "$REPS" ] && ! is_small "$name"; then continue; fi
     if [ $(((i + rep) % 2)) = 1 ]; then types="$BASE matxtract"; else types="matxtract $BASE"; fi
     for type in $types; do run_one "$name" "$spec" "$values" "$type" "$rep"; done
     i=$((i + 1))
