@@ -43,6 +43,23 @@ static PetscErrorCode RandomDense(MPI_Comm comm, PetscInt rows, PetscInt k, Pets
   PetscFunctionReturn(0);
 }
 
+/* *C = A B (AB) or A' B (AtB) into a C given to MatProductCreateWithMat: rows x k, leading
+ * dimension local rows + pad + rank, random entries before the product. */
+static PetscErrorCode ProductIntoGiven(Mat A, Mat B, MatProductType type, PetscInt rows, PetscInt pad, PetscRandom rnd, Mat *C)
+{
+  PetscInt k;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(B, NULL, &k));
+  PetscCall(RandomDense(PetscObjectComm((PetscObject)A), rows, k, pad, rnd, C));
+  PetscCall(MatProductCreateWithMat(A, B, NULL, *C));
+  PetscCall(MatProductSetType(*C, type));
+  PetscCall(MatProductSetFromOptions(*C));
+  PetscCall(MatProductSymbolic(*C));
+  PetscCall(MatProductNumeric(*C));
+  PetscFunctionReturn(0);
+}
+
 /* ||R - C||_F <= TOL ||R||_F */
 static PetscErrorCode CheckDenseClose(Mat R, Mat C, const char *what, const char *name)
 {
@@ -144,20 +161,10 @@ static PetscErrorCode CheckMatrix(Mat Aaij, Mat Amx, const char *name, PetscRand
     /* one SpMM per product on one rank; on several, one per block of A that has columns (Ad, and Ao where the rank has ghosts) */
     PetscCall(Expect((PetscBool)(size == 1 ? after - before == 2 : after - before >= 2), "both products by the type's own SpMM (MatXtractMultDense)", name));
     /* C given, with a leading dimension above its rows */
-    PetscCall(RandomDense(comm, m, k, 7, rnd, &Cg));
-    PetscCall(MatProductCreateWithMat(Amx, B, NULL, Cg));
-    PetscCall(MatProductSetType(Cg, MATPRODUCT_AB));
-    PetscCall(MatProductSetFromOptions(Cg));
-    PetscCall(MatProductSymbolic(Cg));
-    PetscCall(MatProductNumeric(Cg));
+    PetscCall(ProductIntoGiven(Amx, B, MATPRODUCT_AB, m, 7, rnd, &Cg));
     PetscCall(PetscSNPrintf(what, sizeof what, "A B into a given C (lda > rows), k = %" PetscInt_FMT, k));
     PetscCall(CheckDenseClose(Cr, Cg, what, name));
-    PetscCall(RandomDense(comm, n, k, 4, rnd, &Ctg)); /* A' B into a given C: on several ranks the ghost sums land in its padded array */
-    PetscCall(MatProductCreateWithMat(Amx, Bt, NULL, Ctg));
-    PetscCall(MatProductSetType(Ctg, MATPRODUCT_AtB));
-    PetscCall(MatProductSetFromOptions(Ctg));
-    PetscCall(MatProductSymbolic(Ctg));
-    PetscCall(MatProductNumeric(Ctg));
+    PetscCall(ProductIntoGiven(Amx, Bt, MATPRODUCT_AtB, n, 4, rnd, &Ctg)); /* on several ranks the ghost sums land in its padded array */
     PetscCall(PetscSNPrintf(what, sizeof what, "A' B into a given C (lda > rows), k = %" PetscInt_FMT, k));
     PetscCall(CheckDenseClose(Ctr, Ctg, what, name));
     /* new values in both, the products reused */

@@ -252,12 +252,12 @@ static PetscErrorCode CheckLeverPeriod(Mat A)
   for (size_t k = 0; k < sizeof periods / sizeof periods[0]; k++) {
     Mat           B;
     MatXtractInfo info;
-    char          opts[160], name[64];
+    char          opts[160], name[64], given[64] = "";
     PetscInt      period = size == 1 ? 1 : periods[k] ? periods[k] : 32, n = 2 * period;
     PetscMPIInt   mine, any;
     PetscCall(PetscSNPrintf(name, sizeof name, "lever period %" PetscInt_FMT " (option %" PetscInt_FMT ")", period, periods[k]));
-    PetscCall(PetscSNPrintf(opts, sizeof opts, "-mat_matxtract_guard 0 -mat_matxtract_expected_mults 100000"));
-    if (periods[k]) PetscCall(PetscSNPrintf(opts, sizeof opts, "-mat_matxtract_guard 0 -mat_matxtract_expected_mults 100000 -mat_matxtract_lever_period %" PetscInt_FMT, period));
+    if (periods[k]) PetscCall(PetscSNPrintf(given, sizeof given, " -mat_matxtract_lever_period %" PetscInt_FMT, periods[k]));
+    PetscCall(PetscSNPrintf(opts, sizeof opts, "-mat_matxtract_guard 0 -mat_matxtract_expected_mults 100000%s", given));
     PetscCall(Convert(A, opts, &B));
     PetscCall(MultUntil(B, NULL, &n));
     PetscCall(MatXtractGetInfo(B, &info));
