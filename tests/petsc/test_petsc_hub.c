@@ -217,8 +217,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &on_gpu, NULL));
   PetscCall(PetscSNPrintf(view_path, sizeof view_path, "%s/test_petsc_hub_view_np%d%s.txt", MX_TEST_TMPDIR, (int)size, on_gpu ? "_gpu" : ""));
   /* the plan stays as asked: no predicted upgrade moves the crux under the checks; the split is made
-   * at the first MatMult (a long solve) and kept (no guard timing tiny matrices) */
+   * at the first MatMult (a long solve) and kept (no guard timing tiny matrices); on several ranks
+   * the blocks weigh their levers before every MatMult too, as one rank does (the default period
+   * would hold the split back to MatMult 33) */
   PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_predictor", "0"));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_lever_period", "1"));
   PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_expected_mults", "1000000000"));
   PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_guard", "0"));
   if (on_gpu) {
