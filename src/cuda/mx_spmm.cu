@@ -397,11 +397,12 @@ __device__ __forceinline__ unsigned panel_group_mask() {
   return (MX_FULL_MASK >> (32 - G)) << ((threadIdx.x & 31) & ~(G - 1));
 }
 
-/* A group's step covers S = G R nonzeros, R = 8 / G for groups narrower than 8 lanes (else 1): lane
- * u loads nonzeros p + r G + u, r < R, so that every lane has 8 gathers in flight per batch. */
+/* A group's step covers S = G R nonzeros: R = 8 / G for the panels below 8 columns (groups of 1 and
+ * 2 lanes: lane u loads nonzeros p + r G + u, r < R, so that every lane has 8 gathers in flight), else
+ * R = 1 (one nonzero a lane). The batch of gathers in flight is NB = min(S, 8) nonzeros. */
 template <int P>
 struct panel_shape {
-  static constexpr int G = P / 2, R = G < 8 ? 8 / G : 1, S = G * R;
+  static constexpr int G = P / 2, R = G < 4 ? 8 / G : 1, S = G * R, NB = S < 8 ? S : 8;
 };
 
 /* Lane u's sums for its two columns over the nonzeros [p, p + S) of every step p, p + stride, ...
@@ -410,7 +411,7 @@ struct panel_shape {
 template <int P>
 __device__ __forceinline__ double2 panel_sum(int p, int p1, int stride, int u, const int *__restrict__ col, const double *__restrict__ val,
                                              const int *__restrict__ xhot_col, const double2 *__restrict__ Bp2) {
-  constexpr int G = panel_shape<P>::G, R = panel_shape<P>::R, S = panel_shape<P>::S;
+  constexpr int G = panel_shape<P>::G, R = panel_shape<P>::R, S = panel_shape<P>::S, NB = panel_shape<P>::NB;
   const unsigned gmask = panel_group_mask<G>();
   double2 acc = make_double2(0.0, 0.0);
   for (; p < p1; p += stride) {
@@ -424,20 +425,20 @@ __device__ __forceinline__ double2 panel_sum(int p, int p1, int stride, int u, c
       v[r] = q < p1 ? __ldg(val + q) : 0.0;
     }
 #pragma unroll
-    for (int i0 = 0; i0 < S; i0 += 8) {
+    for (int i0 = 0; i0 < S; i0 += NB) {
       if (i0 >= n) break; /* uniform in the group */
-      int ci[8];
-      double vi[8];
-      double2 b[8];
+      int ci[NB];
+      double vi[NB];
+      double2 b[NB];
 #pragma unroll
-      for (int j = 0; j < 8; ++j) { /* nonzero p + i0 + j: lane (i0 + j) % G's slot (i0 + j) / G */
+      for (int j = 0; j < NB; ++j) { /* nonzero p + i0 + j: lane (i0 + j) % G's slot (i0 + j) / G */
         ci[j] = __shfl_sync(gmask, c[(i0 + j) / G], (i0 + j) % G, G);
         vi[j] = __shfl_sync(gmask, v[(i0 + j) / G], (i0 + j) % G, G);
       }
 #pragma unroll
-      for (int j = 0; j < 8; ++j) b[j] = ci[j] != -1 ? __ldg(Bp2 + (long long)ci[j] * G + u) : make_double2(0.0, 0.0);
+      for (int j = 0; j < NB; ++j) b[j] = ci[j] != -1 ? __ldg(Bp2 + (long long)ci[j] * G + u) : make_double2(0.0, 0.0);
 #pragma unroll
-      for (int j = 0; j < 8; ++j)
+      for (int j = 0; j < NB; ++j)
         if (ci[j] != -1) {
           acc.x += vi[j] * b[j].x;
           acc.y += vi[j] * b[j].y;
