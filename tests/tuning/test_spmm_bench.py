@@ -3,7 +3,8 @@
 (tuning/bench/spmm_petsc_bench.c): two tiny matrices, k = 1, 3, 8, 3 repetitions. Host part (-cpu): exit 0,
 the environment file says mode=cpu, spmm_petsc.csv holds one row per matrix, type (aij, matxtract) and k with
 the product checked (rel_err <= 1e-12) and times > 0; then the same with -transpose (A' B, product=AtB in the
-environment file). --gpu: the same without -cpu, aijcusparse vs matxtract
+environment file); then A B after -mults 5 single-vector products (mults=5 in the environment file).
+--gpu: the same without -cpu, aijcusparse vs matxtract
 on device columns; exit 77 (skipped) when the program ran on the CPU (PETSc without CUDA, or no GPU)."""
 import csv
 import os
@@ -15,7 +16,7 @@ from checks import expect, finish, skip  # beside this file
 
 BIN, GPU = sys.argv[1], "--gpu" in sys.argv[2:]
 
-def run(extra, product):
+def run(extra, product, mults=0):
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [BIN, "-gen", "lap2d:20", "-gen", "kron:8:8@unique", "-k", "1,3,8", "-reps", "3", "-o", tmp] + extra
         if not GPU:
@@ -27,6 +28,7 @@ def run(extra, product):
             skip("the program ran on the CPU (PETSc without CUDA, or no GPU)")
         want_mode, base = ("mode=gpu", "aijcusparse") if GPU else ("mode=cpu", "aij")
         expect(p.returncode == 0 and want_mode in env and "product=" + product in env, "%s runs (%s, exit status %d)" % (product, want_mode, p.returncode))
+        expect("mults=%d\n" % mults in env, "%s: the environment file says mults=%d" % (product, mults))
         if p.returncode:
             print(p.stdout)
         rows = list(csv.DictReader(open(os.path.join(tmp, "spmm_petsc.csv")))) if os.path.exists(os.path.join(tmp, "spmm_petsc.csv")) else []
@@ -40,4 +42,5 @@ def run(extra, product):
 
 run([], "AB")
 run(["-transpose"], "AtB")
+run(["-mults", "5"], "AB", mults=5)
 finish()
