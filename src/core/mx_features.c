@@ -21,7 +21,14 @@
  *   chunk8_density   nnz / (8 * sum over 8-row groups of distinct columns): the density after the
  *                    first cascade at crux (1,1) without sorting (duplicates can make it exceed 1);
  *   chunk8_sorted_density the same with rows sorted by length (descending, ties by index)
- * Every feature of an empty dimension (n = 0) is 0. */
+ *   val_row_eq_frac  fraction of entries whose value equals (==) their row's first entry's: 1 when
+ *                    every row holds one value (a 1.0-valued graph), about rows / nnz when no two
+ *                    values are equal
+ *   val_col_eq_frac  the same for columns, a column's first entry being its entry of the smallest
+ *                    position: 1 for column constants (a PageRank-scaled graph's 1 / out-degree)
+ *                    and for one value; the packed SE hot values and the cold packs pay where
+ *                    values repeat, which the sparsity features cannot tell
+ * Every feature of an empty dimension (n = 0) is 0; both value features are 0 when nnz = 0. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +56,8 @@ static const char *const feature_names[MX_NFEATURES] = {
     "row_p50", "row_p90", "row_p99", "col_p50", "col_p90", "col_p99",
     "row_skew", "col_skew",
     "aspect", "diag_frac", "upper_frac", "band_max", "band_mean", "row_span", "row_long32_frac", "row_adjdiff",
-    "ell8_fill", "ell8_sorted_fill", "chunk8_density", "chunk8_sorted_density"};
+    "ell8_fill", "ell8_sorted_fill", "chunk8_density", "chunk8_sorted_density",
+    "val_row_eq_frac", "val_col_eq_frac"};
 
 /* Positions of the feature groups in f->v (checked against the name table by the tests). */
 enum {
@@ -60,7 +68,7 @@ enum {
   F_DENSITY = 51, F_ROW_CV, F_COL_CV, F_ROW_GINI, F_COL_GINI, F_ROW_EMPTY, F_COL_EMPTY, F_ROW_SINGLE,
   F_COL_SINGLE, F_ROW_P50, F_ROW_P90, F_ROW_P99, F_COL_P50, F_COL_P90, F_COL_P99, F_ROW_SKEW, F_COL_SKEW,
   F_ASPECT, F_DIAG, F_UPPER, F_BAND_MAX, F_BAND_MEAN, F_ROW_SPAN, F_ROW_LONG32, F_ROW_ADJDIFF,
-  F_ELL8, F_ELL8_SORTED, F_CHUNK8, F_CHUNK8_SORTED, F_END
+  F_ELL8, F_ELL8_SORTED, F_CHUNK8, F_CHUNK8_SORTED, F_VAL_ROW_EQ, F_VAL_COL_EQ, F_END
 };
 _Static_assert(F_END == MX_NFEATURES, "feature positions must fill MX_NFEATURES exactly");
 _Static_assert(sizeof(feature_names) / sizeof(feature_names[0]) == MX_NFEATURES, "one name per feature");
@@ -231,6 +239,24 @@ static int64_t chunk8_distinct(const mx_csr *A, const int32_t *perm, int32_t *ma
   return distinct;
 }
 
+/* The value counts (row_first_eq, col_first_eq): first[j] is the position of column j's first
+ * entry once the pass has seen one (-1 before), so each entry is compared as it is met. */
+static void value_counts(const mx_csr *A, int32_t *first, mx_feature_counts *c) {
+  const int32_t m = A->nrows, *Ap = A->rowptr, *Aj = A->colidx;
+  const double *v = A->val;
+  int64_t row_eq = 0, col_eq = 0;
+  for (int32_t j = 0; j < A->ncols; j++) first[j] = -1;
+  for (int32_t i = 0; i < m; i++)
+    for (int32_t k = Ap[i]; k < Ap[i + 1]; k++) {
+      const int32_t j = Aj[k];
+      if (first[j] < 0) first[j] = k;
+      row_eq += v[k] == v[Ap[i]];
+      col_eq += v[k] == v[first[j]];
+    }
+  c->row_first_eq = row_eq;
+  c->col_first_eq = col_eq;
+}
+
 /* Positional counts from one pass over the entries and the row lengths. */
 static void positional(const mx_csr *A, const int32_t *rowlen, mx_feature_counts *c) {
   const int32_t m = A->nrows, *Ap = A->rowptr, *Aj = A->colidx;
@@ -305,6 +331,7 @@ mx_status mx_features_from_counts(const mx_feature_counts *c, mx_features *f) {
   memset(f, 0, sizeof(*f));
   if (c->nrows < 0 || c->ncols < 0 || c->nnz < 0 || !bins_valid(&c->rows, c->nrows, c->nnz) || !bins_valid(&c->cols, c->ncols, c->nnz))
     return MX_ERR_ARG;
+  if (c->row_first_eq < 0 || c->row_first_eq > c->nnz || c->col_first_eq < 0 || c->col_first_eq > c->nnz) return MX_ERR_ARG;
   const int32_t m = c->nrows, n = c->ncols, nnz = c->nnz;
   len_stats rs, cs;
   length_stats(&c->rows, m, nnz, &rs);
@@ -321,6 +348,8 @@ mx_status mx_features_from_counts(const mx_feature_counts *c, mx_features *f) {
   f->v[F_ELL8_SORTED] = rs.ell8;
   f->v[F_CHUNK8] = c->chunk8_distinct > 0 ? (double)nnz / (8.0 * (double)c->chunk8_distinct) : 0.0;
   f->v[F_CHUNK8_SORTED] = c->chunk8_sorted_distinct > 0 ? (double)nnz / (8.0 * (double)c->chunk8_sorted_distinct) : 0.0;
+  f->v[F_VAL_ROW_EQ] = nnz > 0 ? (double)c->row_first_eq / nnz : 0.0;
+  f->v[F_VAL_COL_EQ] = nnz > 0 ? (double)c->col_first_eq / nnz : 0.0;
   return MX_OK;
 }
 
@@ -350,6 +379,7 @@ mx_status mx_features_compute(const mx_csr *A, mx_features *f) {
     c.rows.len = row_len, c.rows.cnt = row_cnt;
     c.cols.len = col_len, c.cols.cnt = col_cnt;
     positional(A, rowlen, &c);
+    value_counts(A, mark, &c);
     c.chunk8_distinct = chunk8_distinct(A, NULL, mark);
     c.chunk8_sorted_distinct = chunk8_distinct(A, perm, mark);
     st = mx_features_from_counts(&c, f);

@@ -1,5 +1,6 @@
 /* mx_features.h - sparsity features of a CSR block (paper Table 2 in full, plus density and
- * balance measures), computed in O(nnz + nrows + ncols). They feed the crux predictor. */
+ * balance measures) and two measures of how its values repeat, computed in O(nnz + nrows + ncols). They feed
+ * the crux predictor. */
 #ifndef MX_FEATURES_H
 #define MX_FEATURES_H
 
@@ -13,7 +14,7 @@ extern "C" {
  * column name used by tuning/ and by the embedded model). MX_NFEATURES is the length. The exact
  * definition of every entry (e.g. pratio = max / max(min, 1), nearest-rank percentiles, what an
  * empty dimension gives) is the comment at the top of mx_features.c. */
-#define MX_NFEATURES 80
+#define MX_NFEATURES 82
 
 typedef struct {
   double v[MX_NFEATURES];
@@ -45,16 +46,21 @@ typedef struct {
  *   long32_nnz      entries in rows longer than 32; adj_sum: sum of |l_i - l_{i+1}| (original order);
  *   ell8_cells      sum over 8-row groups of the original order of 8 * (the group's longest row);
  *   chunk8_distinct sum over 8-row groups of the original order of the group's distinct columns;
- *   chunk8_sorted_distinct the same with rows sorted by length, descending, ties by index. */
+ *   chunk8_sorted_distinct the same with rows sorted by length, descending, ties by index;
+ *   row_first_eq    entries whose value equals (==) the value of their row's first entry;
+ *   col_first_eq    entries whose value equals the value of their column's first entry (the one
+ *                   at the smallest position of the CSR arrays). */
 typedef struct {
   int32_t nrows, ncols, nnz;
   mx_length_bins rows, cols;
   int64_t diag, upper, band_max, band_sum, nonempty_rows, span_sum, long32_nnz, adj_sum, ell8_cells;
   int64_t chunk8_distinct, chunk8_sorted_distinct;
+  int64_t row_first_eq, col_first_eq;
 } mx_feature_counts;
 
 /* f from the counts (MX_ERR_ARG on NULL or inconsistent arguments: bins not ascending, an empty bin,
- * counts that do not add up to nrows / ncols, lengths that do not add up to nnz). */
+ * counts that do not add up to nrows / ncols, lengths that do not add up to nnz, value counts outside
+ * [0, nnz]). */
 mx_status mx_features_from_counts(const mx_feature_counts *c, mx_features *f);
 
 #ifdef __cplusplus

@@ -28,6 +28,7 @@ typedef struct {
   double *tree_weight, *threshold, *value;
   mx_plan *cand;
   int32_t ntrees, nnodes, cap, ncand;
+  int32_t ninputs, input_at[MX_MODEL_NINPUTS]; /* the file's inputs: input i is this library's input_at[i] */
 } building;
 
 static mx_model_status perr(parser *P, mx_model_status st, const char *fmt, ...) {
@@ -178,22 +179,32 @@ static mx_model_status read_header(parser *P, mx_model *M) {
   return get_finite(P, 1, "base_score", &M->base_score);
 }
 
-/* 'inputs N' and N 'input i name' records equal to this library's inputs, in order. */
-static mx_model_status read_inputs(parser *P) {
+/* This library's input named name, or -1. */
+static int32_t library_input(const char *name) {
+  for (int32_t k = 0; k < MX_MODEL_NINPUTS; k++)
+    if (strcmp(name, mx_model_input_name(k)) == 0) return k;
+  return -1;
+}
+
+/* 'inputs N' and N 'input i name' records, i = 0.. in order: every name one of this library's inputs,
+ * none twice. A model may use fewer inputs than the library has (one trained before a feature was
+ * added): its nodes' input i is read as the library's input of the same name (B->input_at). */
+static mx_model_status read_inputs(parser *P, building *B) {
   mx_model_status st = expect(P, "inputs", 1);
   int32_t n;
-  if (st != MX_MODEL_OK || (st = get_int(P, 1, "inputs", 0, INT32_MAX, MX_MODEL_ERR_INPUTS, &n)) != MX_MODEL_OK) return st;
-  if (n != MX_MODEL_NINPUTS)
-    return perr(P, MX_MODEL_ERR_INPUTS, "%d inputs; this library has %d (%d features + %d plan inputs)", (int)n,
-                MX_MODEL_NINPUTS, MX_NFEATURES, MX_MODEL_NPLAN_INPUTS);
-  for (int i = 0; i < n; i++) {
-    int32_t idx;
+  if (st != MX_MODEL_OK || (st = get_int(P, 1, "inputs", 1, MX_MODEL_NINPUTS, MX_MODEL_ERR_INPUTS, &n)) != MX_MODEL_OK) return st;
+  for (int32_t i = 0; i < n; i++) {
+    int32_t idx, at;
     if ((st = expect(P, "input", 2)) != MX_MODEL_OK) return st;
     if ((st = get_int(P, 1, "input index", i, i, MX_MODEL_ERR_SYNTAX, &idx)) != MX_MODEL_OK) return st;
-    if (strcmp(P->tok[2], mx_model_input_name(i)) != 0)
-      return perr(P, MX_MODEL_ERR_INPUTS, "input %d is '%s'; this library's input %d is '%s'", i, P->tok[2], i,
-                  mx_model_input_name(i));
+    if ((at = library_input(P->tok[2])) < 0)
+      return perr(P, MX_MODEL_ERR_INPUTS, "input %d '%s' is none of this library's %d inputs (%d features + %d plan inputs)", (int)i,
+                  P->tok[2], MX_MODEL_NINPUTS, MX_NFEATURES, MX_MODEL_NPLAN_INPUTS);
+    for (int32_t q = 0; q < i; q++)
+      if (B->input_at[q] == at) return perr(P, MX_MODEL_ERR_INPUTS, "input %d '%s' is input %d as well", (int)i, P->tok[2], (int)q);
+    B->input_at[i] = at;
   }
+  B->ninputs = n;
   return MX_MODEL_OK;
 }
 
@@ -211,6 +222,8 @@ static mx_model_status read_node(parser *P, building *B, int32_t nn, int32_t n) 
       (st = get_double(P, 6, "value", &val)) != MX_MODEL_OK)
     return st;
   char what[160];
+  if (feat >= B->ninputs) return perr(P, MX_MODEL_ERR_TREE, "tree %d node %d: input %d; the file lists %d inputs", (int)B->ntrees, (int)n, (int)feat, (int)B->ninputs);
+  if (feat >= 0) feat = B->input_at[feat];
   if (mx_model_node_problem(nn, n, feat, thr, l, r, val, what, sizeof what))
     return perr(P, MX_MODEL_ERR_TREE, "tree %d node %d: %s", (int)B->ntrees, (int)n, what);
   const int32_t k = B->nnodes++;
@@ -320,7 +333,7 @@ mx_model_status mx_model_read_stream(FILE *f, const char *name, mx_model *M, cha
   parser P = {.f = f, .name = name ? name : "model", .err = err, .errlen = errlen};
   building B = {0};
   mx_model_status st = read_header(&P, M);
-  if (st == MX_MODEL_OK) st = read_inputs(&P);
+  if (st == MX_MODEL_OK) st = read_inputs(&P, &B);
   if (st == MX_MODEL_OK) st = read_trees(&P, M, &B);
   if (st == MX_MODEL_OK) st = read_candidates(&P, &B);
   if (st == MX_MODEL_OK) st = read_tail(&P, M);

@@ -29,9 +29,12 @@
  *   trained_on <text to the end of the line>
  *   ensemble sum|mean|weighted_median
  *   base_score <double>
- *   inputs <MX_MODEL_NINPUTS>
- *   input <i> <name>                  x MX_MODEL_NINPUTS, i = 0.. in order; names must equal
- *                                     mx_feature_name(i), then plan_tau_c plan_tau_r plan_mode plan_cold
+ *   inputs <n>                        1 <= n <= MX_MODEL_NINPUTS
+ *   input <i> <name>                  x n, i = 0.. in order; each name one of this library's
+ *                                     inputs (mx_model_input_name), none twice; a node's <feature>
+ *                                     i is read as the library's input of that name, so a model
+ *                                     trained before a feature was added still loads (the writer
+ *                                     lists every input of the library, in its order)
  *   trees <ntrees>
  *   tree <t> <nnodes> <weight>        then nnodes lines:
  *   node <n> <feature> <threshold> <left> <right> <value>   (leaf: feature -1, left -1, right -1)

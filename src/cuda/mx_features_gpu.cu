@@ -26,7 +26,10 @@
  *      counting sort; on the bits of the longest row where the upload measured it, else of nnz: no
  *      row is longer, and nothing waits for the longest row), then pass 3 on the sorted groups;
  *   6. one copy of the counters, the long rows' extreme columns and the pairs to the pinned buffer
- *      (finish reads them from there: no copy call, no second wait). */
+ *      (finish reads them from there: no copy call, no second wait).
+ * After 2, the value counts: a warp per row (the long rows spread as in 3) counts the entries equal
+ * to the row's first and marks each column's first entry, then a pass over the entries counts those
+ * equal to their column's first. */
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -39,10 +42,11 @@ namespace {
 
 /* slots of the device counters: row_pass's sums (C_DIAG..C_CELLS), the two distinct-key counts, the
  * longest row and column, the rows and columns longer than their histogram, the long rows listed,
- * the histograms' non-zero bins listed (integer atomics only: the totals do not depend on the order) */
+ * the histograms' non-zero bins listed, the entries equal to their row's and their column's first
+ * (the value passes) (integer atomics only: the totals do not depend on the order) */
 enum { C_DIAG, C_UPPER, C_BAND_MAX, C_BAND_SUM, C_NONEMPTY, C_SPAN, C_LONG32, C_ADJ, C_CELLS, C_DISTINCT, C_SORTED_DISTINCT,
        C_ROW_MAX, C_COL_MAX, C_ROW_OVER, C_COL_OVER, C_NLONG, C_NPAIRS, C_TABLES, C_SORTED_TABLES, C_NBIG, C_SORTED_NBIG,
-       C_NGLOBAL, C_SORTED_NGLOBAL,
+       C_NGLOBAL, C_SORTED_NGLOBAL, C_VAL_ROW_EQ, C_VAL_COL_EQ,
        C_NCOUNTS };
 
 /* the slots of one order's 8-row groups (pass 3): distinct columns, ints of global hash tables
@@ -381,6 +385,75 @@ long_rows_pass(int n, const int *__restrict__ rowptr, const int *__restrict__ co
   }
 }
 
+/* The value passes (the core's row_first_eq and col_first_eq). For the entries p = beg + t + stride q
+ * of a row [beg, end) whose first value is `first` (thread t of stride threads on the row): how many
+ * equal (==) first, and colkey[j] = max(colkey[j], nnz - p) for their columns j (colkey zeroed before,
+ * so that nnz - colkey[j] is the position of column j's first entry once every entry was seen). The
+ * loads of kBatch entries are issued before any is used (as for_row_entries). */
+__device__ __forceinline__ unsigned long long value_row_entries(int beg, int end, int t, int stride, int nnz, double first,
+                                                                const int *__restrict__ col, const double *__restrict__ val, int *colkey) {
+  unsigned long long eq = 0;
+  for (int p0 = beg + t; p0 < end; p0 += stride * kBatch) {
+    int j[kBatch];
+    double v[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int p = p0 + stride * u;
+      j[u] = p < end ? col[p] : -1; /* -1: past the row */
+      v[u] = p < end ? val[p] : 0.0;
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u)
+      if (j[u] >= 0) {
+        eq += v[u] == first;
+        atomicMax(colkey + j[u], nnz - (p0 + stride * u));
+      }
+  }
+  return eq;
+}
+
+/* A warp per row (rows blockIdx.x kWarpsPerBlock + warp, then a grid's warps further) but the rows
+ * longer than kLongRow, which row_pass listed and value_long_rows takes; the count summed per warp. */
+__global__ void __launch_bounds__(32 * kWarpsPerBlock)
+value_row_pass(int m, int nnz, const int *__restrict__ rowptr, const int *__restrict__ col, const double *__restrict__ val, int *colkey,
+               unsigned long long *counts) {
+  const int lane = threadIdx.x & 31;
+  unsigned long long eq = 0;
+  for (long long i = (long long)blockIdx.x * kWarpsPerBlock + threadIdx.x / 32; i < m; i += (long long)gridDim.x * kWarpsPerBlock) {
+    const int beg = rowptr[i], end = rowptr[i + 1];
+    if (beg == end || end - beg > kLongRow) continue; /* warp-uniform */
+    eq += value_row_entries(beg, end, lane, 32, nnz, val[beg], col, val, colkey);
+  }
+  eq = warp_sum(eq);
+  if (lane == 0 && eq) atomicAdd(&counts[C_VAL_ROW_EQ], eq);
+}
+
+/* The long rows listed by row_pass, each spread over kLongBlocks blocks (blockIdx.x; rows blockIdx.y
+ * + gridDim.y q), as long_rows_pass spreads them. */
+__global__ void __launch_bounds__(kLongThreads)
+value_long_rows(int nnz, const int *__restrict__ rowptr, const int *__restrict__ col, const double *__restrict__ val,
+                const int *__restrict__ long_rows, int *colkey, unsigned long long *counts) {
+  const int nlong = (int)counts[C_NLONG];
+  const int t = blockIdx.x * kLongThreads + threadIdx.x, stride = gridDim.x * kLongThreads;
+  unsigned long long eq = 0;
+  for (int r = blockIdx.y; r < nlong; r += gridDim.y) {
+    const int i = long_rows[r], beg = rowptr[i];
+    eq += value_row_entries(beg, rowptr[i + 1], t, stride, nnz, val[beg], col, val, colkey);
+  }
+  eq = warp_sum(eq);
+  if ((threadIdx.x & 31) == 0 && eq) atomicAdd(&counts[C_VAL_ROW_EQ], eq);
+}
+
+__global__ void __launch_bounds__(256)
+value_col_pass(int nnz, const int *__restrict__ col, const double *__restrict__ val, const int *__restrict__ colkey,
+               unsigned long long *counts) {
+  unsigned long long eq = 0;
+  for (long long p = (long long)blockIdx.x * 256 + threadIdx.x; p < nnz; p += (long long)gridDim.x * 256)
+    eq += val[p] == val[nnz - colkey[col[p]]];
+  eq = warp_sum(eq);
+  if ((threadIdx.x & 31) == 0 && eq) atomicAdd(&counts[C_VAL_COL_EQ], eq);
+}
+
 /* hist[l] += 1 for each length l = len[i] <= bound (hist zeroed, bound + 1 long), *over += 1 for each
  * longer one (only a CSR with repeated entries has a row longer than ncols), *maxl = max(*maxl, len)
  * (add_to_histogram; the row lengths' histogram is row_pass's). blockDim is a multiple of 32. */
@@ -421,7 +494,7 @@ __global__ void invert(int m, const int *__restrict__ perm, int *rank) {
 /* Every device array of the feature passes, carved out of the device's kept workspace (mx_workspace:
  * no allocation per prediction once a process has made it). The region [0, read_bytes) holds what the
  * host reads back, in one copy queued behind the passes: counts, the long rows' extreme columns and
- * the pairs; the zeroed region [0, zero_bytes) that and both histograms and collen, so that one
+ * the pairs; the zeroed region [0, zero_bytes) that and both histograms, collen and colkey, so that one
  * memset clears it. A histogram is sized by the longest length a CSR without repeated entries can
  * have (ncols for rows, nrows for columns), so that no pass waits for the maxima; lengths beyond are
  * counted apart (full_hist_to_host then counts again). */
@@ -431,6 +504,7 @@ struct feature_arrays {
   int2 *pairs;                                  /* pair_cap: the histograms' non-zero bins (hist_pairs) */
   int *row_hist, *col_hist;                     /* ncols + 1, nrows + 1 */
   int *collen;                                  /* ncols */
+  int *colkey;                                  /* ncols: value_row_pass's first entries of the columns */
   int *long_rows;                               /* nlong_max: the rows longer than kLongRow */
   int *rowlen, *idx, *perm, *rank, *len_sorted; /* nrows each */
   unsigned long long *group_tab_off;            /* ngroups each: a big group's hash table in tables, */
@@ -479,7 +553,7 @@ size_t carve(size_t off, size_t bytes) { return (off + bytes + 255) / 256 * 256;
 /* Byte offsets of A's arrays in one buffer, the last one the row sort's CUB storage (off[NARRAYS]:
  * the whole buffer) */
 struct feature_layout {
-  enum { NARRAYS = 18, NREAD = 4, NZEROED = 7 };
+  enum { NARRAYS = 19, NREAD = 4, NZEROED = 8 };
   size_t off[NARRAYS + 1];
   size_t pair_cap, nlong_max;
 };
@@ -494,7 +568,7 @@ int feature_layout_of(int m, int n, int nnz, int maxl, feature_layout *L) {
   const size_t NL = L->nlong_max;
   const size_t bytes[feature_layout::NARRAYS] = {
       sizeof(unsigned long long) * C_NCOUNTS, I * NL, I * NL, sizeof(int2) * L->pair_cap, /* read back */
-      I * ((size_t)n + 1), I * ((size_t)m + 1), I * N,                                   /* zeroed too */
+      I * ((size_t)n + 1), I * ((size_t)m + 1), I * N, I * N,                            /* zeroed too */
       I * NL, I * M, I * M, I * M, I * M, I * M, sizeof(unsigned long long) * G, sizeof(unsigned) * G, I * G, I * 2 * Z, cub_bytes};
   L->off[0] = 0;
   for (int k = 0; k < feature_layout::NARRAYS; ++k) L->off[k + 1] = carve(L->off[k], bytes[k]);
@@ -504,7 +578,7 @@ int feature_layout_of(int m, int n, int nnz, int maxl, feature_layout *L) {
 /* A's arrays and W's CUB storage (W.cub, W.cub_bytes: the row sort's) at L's offsets of base */
 void feature_arrays_carve(char *base, const feature_layout &L, mx_scratch &W, feature_arrays *A) {
   void **at[feature_layout::NARRAYS] = {(void **)&A->counts, (void **)&A->jmax1, (void **)&A->jneg, (void **)&A->pairs,
-                                        (void **)&A->row_hist, (void **)&A->col_hist, (void **)&A->collen,
+                                        (void **)&A->row_hist, (void **)&A->col_hist, (void **)&A->collen, (void **)&A->colkey,
                                         (void **)&A->long_rows, (void **)&A->rowlen, (void **)&A->idx, (void **)&A->perm,
                                         (void **)&A->rank, (void **)&A->len_sorted, (void **)&A->group_tab_off,
                                         (void **)&A->group_tab_size, (void **)&A->big, (void **)&A->tables, &W.cub};
@@ -656,6 +730,17 @@ int queue_passes(mx_device *D, mx_features_job &J, int maxl) {
     hist_pairs<<<std::min((n + 256) / 256, 1024), 256, 0, W.stream>>>(A.row_hist, n, A.counts + C_ROW_MAX, false, A.pairs, A.counts + C_NPAIRS, A.pair_cap);
     MX_LAUNCH_CHECK("feature row hist_pairs launch");
     mx_trace_step("features: row length pairs");
+    if (D->cold_nnz > 0) {
+      value_row_pass<<<std::min((m + kWarpsPerBlock - 1) / kWarpsPerBlock, 4096), 32 * kWarpsPerBlock, 0, W.stream>>>(m, D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, A.colkey, A.counts);
+      MX_LAUNCH_CHECK("feature value_row_pass launch");
+      if ((long long)maxl > kLongRow) {
+        value_long_rows<<<dim3(kLongBlocks, kLongRowsAtOnce), kLongThreads, 0, W.stream>>>(D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, A.long_rows, A.colkey, A.counts);
+        MX_LAUNCH_CHECK("feature value_long_rows launch");
+      }
+      value_col_pass<<<std::min((D->cold_nnz + 255) / 256, 4096), 256, 0, W.stream>>>(D->cold_nnz, D->cold_col, D->cold_val, A.colkey, A.counts);
+      MX_LAUNCH_CHECK("feature value_col_pass launch");
+      mx_trace_step("features: values equal to their row's and their column's first");
+    }
     if (group_distinct_counts(D, W, A, nullptr, nullptr, kOriginalOrder, maxl)) return 1;
     mx_trace_step("features: 8-row groups, long rows");
   }
@@ -696,6 +781,8 @@ int collect_counts(mx_device *D, mx_features_job &J, mx_feature_counts *c, host_
   c->ell8_cells = (int64_t)h[C_CELLS];
   c->chunk8_distinct = (int64_t)h[C_DISTINCT];
   c->chunk8_sorted_distinct = (int64_t)h[C_SORTED_DISTINCT];
+  c->row_first_eq = (int64_t)h[C_VAL_ROW_EQ];
+  c->col_first_eq = (int64_t)h[C_VAL_COL_EQ];
   mx_trace_step("features: counts, histogram bins");
   return 0;
 }

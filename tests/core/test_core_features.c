@@ -1,4 +1,5 @@
-/* test_core_features.c - features: exact values on a hand-worked 4x5 matrix, an empty and an
+/* test_core_features.c - features: exact values on a hand-worked 4x5 matrix (its values' features
+ * with one value, column constants, row constants and distinct values), an empty and an
  * all-zero matrix, the name table, and order statistics against a qsort reference on a power-law
  * matrix. */
 #include "core/mx_features.h"
@@ -68,6 +69,30 @@ static void hand(void) {
   NEAR(&f, "row_long32_frac", 0), NEAR(&f, "row_adjdiff", 7.0 / 6.0);
   NEAR(&f, "ell8_fill", 0.25), NEAR(&f, "ell8_sorted_fill", 0.25);
   NEAR(&f, "chunk8_density", 0.2), NEAR(&f, "chunk8_sorted_density", 0.2);
+  NEAR(&f, "val_row_eq_frac", 1), NEAR(&f, "val_col_eq_frac", 1); /* one value */
+}
+
+/* The value features on the hand matrix's pattern: rows {0,1,2}, {0}, {}, {0,3,4,1}. */
+static void values(void) {
+  const int32_t p[] = {0, 3, 4, 4, 8}, j[] = {0, 1, 2, 0, 0, 3, 4, 1};
+  /* column constants (column c holds c + 1.5): rows' firsts are 1.5, 1.5, -, 1.5 */
+  const double colconst[] = {1.5, 2.5, 3.5, 1.5, 1.5, 4.5, 5.5, 2.5};
+  /* every value distinct */
+  const double unique[] = {1, 2, 3, 4, 5, 6, 7, 8};
+  /* row constants: 7 in row 0, -0.0 and +0.0 in row 3 (equal under ==) */
+  const double rowconst[] = {7, 7, 7, 2, -0.0, 0.0, 0.0, -0.0};
+  /* entries (position: value) equal to their column's first: col 0 at 0, 3, 4 (7, 2, -0): 1 of 3;
+   * col 1 at 1, 7 (7, -0): 1; cols 2, 3, 4 one each: 3 -> 5 of 8 */
+  mx_features f;
+  mx_csr A = {4, 5, p, j, colconst};
+  CHECK(mx_features_compute(&A, &f) == MX_OK, "column constants");
+  NEAR(&f, "val_col_eq_frac", 1), NEAR(&f, "val_row_eq_frac", 3.0 / 8.0); /* the rows' firsts alone */
+  A.val = unique;
+  CHECK(mx_features_compute(&A, &f) == MX_OK, "unique");
+  NEAR(&f, "val_row_eq_frac", 3.0 / 8.0), NEAR(&f, "val_col_eq_frac", 5.0 / 8.0); /* the firsts alone */
+  A.val = rowconst;
+  CHECK(mx_features_compute(&A, &f) == MX_OK, "row constants");
+  NEAR(&f, "val_row_eq_frac", 1), NEAR(&f, "val_col_eq_frac", 5.0 / 8.0);
 }
 
 static void empty(void) {
@@ -163,6 +188,11 @@ static void from_counts(void) {
   c.rows = (mx_length_bins){rl, rc, 2};
   c.diag = 2, c.upper = 1, c.band_max = 2, c.band_sum = 2, c.nonempty_rows = 2, c.span_sum = 3 + 1;
   c.long32_nnz = 0, c.adj_sum = 1, c.ell8_cells = 16, c.chunk8_distinct = 3, c.chunk8_sorted_distinct = 3;
+  c.row_first_eq = 4;
+  CHECK(mx_features_from_counts(&c, &f) == MX_ERR_ARG, "more equal values than entries refused");
+  c.row_first_eq = 3, c.col_first_eq = -1;
+  CHECK(mx_features_from_counts(&c, &f) == MX_ERR_ARG, "a negative value count refused");
+  c.col_first_eq = 3;
   CHECK(mx_features_from_counts(&c, &f) == MX_OK, "counts accepted");
   const int32_t p[] = {0, 2, 3}, j[] = {0, 2, 1};
   const double v[] = {1, 1, 1};
@@ -175,6 +205,7 @@ static void from_counts(void) {
 int main(void) {
   names();
   hand();
+  values();
   empty();
   reference();
   from_counts();

@@ -1,5 +1,6 @@
 /* test_core_predictor.c - the plan predictor: a model file with known trees gives known predictions
- * and plans (sum, mean, weighted median; float32 splits as scikit-learn), every kind of bad model
+ * and plans (sum, mean, weighted median; float32 splits as scikit-learn), inputs read by name (a
+ * model of an older, shorter input list predicts as in this library's layout), every kind of bad model
  * file is refused with its status and the line, the node array agrees with the arrays (or the model
  * is refused), the embedded model checks and round-trips through
  * the file format, a model of many trees evaluates as its trees walked one by one, a list of plans as
@@ -18,33 +19,51 @@ _Static_assert((int)MX_PLAN_COLD_AUTO == (int)MX_COLD_AUTO && (int)MX_PLAN_COLD_
 
 /* ---- a model file with known trees ---------------------------------------------------------------- */
 
-/* Tree 0 splits on nnz (input 2) at 1000, then on plan_tau_c (input 80) at 0.5:
+/* Tree 0 splits on nnz (input 2) at 1000, then on plan_tau_c (input TC of the file) at 0.5:
  *   nnz <= 1000 -> 1.0;  nnz > 1000 and tau_c <= 0.5 -> 2.0;  tau_c > 0.5 -> -1.0
- * Tree 1 splits on plan_cold (input 83) at 1.5: segment (1) -> 0.25, merge/cusparse -> -0.75 */
+ * Tree 1 splits on plan_cold (input COLD of the file) at 1.5: segment (1) -> 0.25, merge/cusparse -> -0.75
+ * (format arguments: TC, the weight of tree 1, COLD) */
 static const char *known_trees =
     "node 0 2 1000 1 2 9\n"
     "node 1 -1 0 -1 -1 1.0\n"
-    "node 2 80 0.5 3 4 9\n"
+    "node 2 %d 0.5 3 4 9\n"
     "node 3 -1 0 -1 -1 2.0\n"
     "node 4 -1 0 -1 -1 -1.0\n"
     "tree 1 3 %s\n"
-    "node 0 83 1.5 1 2 0\n"
+    "node 0 %d 1.5 1 2 0\n"
     "node 1 -1 0 -1 -1 0.25\n"
     "node 2 -1 0 -1 -1 -0.75\n";
 
-/* The model file text: header with `ensemble`, base 0.5, weights w0, w1, three candidates. */
-static char *model_text(const char *ensemble, const char *w0, const char *w1) {
+/* This library's inputs: plan_tau_c and plan_cold at 82 and 85 (the bad-file cases below name them;
+ * a feature added moves them) */
+#define TC_S   "82"
+#define NIN_S  "86"
+_Static_assert(MX_NFEATURES == 82 && MX_MODEL_NINPUTS == 86, "the bad-file cases' input numbers");
+
+/* The model file text: header with `ensemble`, base 0.5, weights w0, w1, three candidates. old: the
+ * inputs of a library of 80 features (before val_row_eq_frac and val_col_eq_frac: 84 inputs, the plan
+ * inputs at 80..83), else this library's, in its order. */
+static char *model_text_of(const char *ensemble, const char *w0, const char *w1, int old) {
   size_t cap = 1 << 16, n = 0;
   char *s = malloc(cap);
+  int listed = 0, tc = -1, cold = -1;
   n += snprintf(s + n, cap - n, "# a test model\nmatxtract-model 1\ntrained_on hand-written test trees\n"
-                                "ensemble %s\nbase_score 0.5\ninputs %d\n", ensemble, MX_MODEL_NINPUTS);
-  for (int i = 0; i < MX_MODEL_NINPUTS; i++) n += snprintf(s + n, cap - n, "input %d %s\n", i, mx_model_input_name(i));
+                                "ensemble %s\nbase_score 0.5\ninputs %d\n", ensemble, old ? 84 : MX_MODEL_NINPUTS);
+  for (int i = 0; i < MX_MODEL_NINPUTS; i++) {
+    const char *name = mx_model_input_name(i);
+    if (old && !strncmp(name, "val_", 4)) continue;
+    if (!strcmp(name, "plan_tau_c")) tc = listed;
+    if (!strcmp(name, "plan_cold")) cold = listed;
+    n += snprintf(s + n, cap - n, "input %d %s\n", listed++, name);
+  }
   n += snprintf(s + n, cap - n, "\ntrees 2\ntree 0 5 %s\n", w0);
-  n += snprintf(s + n, cap - n, known_trees, w1);
+  n += snprintf(s + n, cap - n, known_trees, tc, w1, cold);
   n += snprintf(s + n, cap - n, "candidates 3\ncandidate 0 0 0 auto segment\ncandidate 1 0.4 0.2 du merge\n"
                                 "candidate 2 1 1 se cusparse\nsetup_ns_per_nnz 10 20 30\nend\n");
   return s;
 }
+
+static char *model_text(const char *ensemble, const char *w0, const char *w1) { return model_text_of(ensemble, w0, w1, 0); }
 
 static mx_model_status read_text(const char *text, mx_model *M, char *err, size_t errlen) {
   FILE *f = tmpfile();
@@ -114,6 +133,37 @@ static void known_mean_and_median(void) {
   free(text);
 }
 
+/* Inputs are read by name: a model file of a library with fewer features (the old layout, 84
+ * inputs) predicts as the same trees in this library's layout, its nodes renumbered to this
+ * library's inputs; written again it lists every input of this library and reads back the same. */
+static void inputs_by_name(void) {
+  char err[512], *now = model_text("sum", "0.1", "0.2"), *old = model_text_of("sum", "0.1", "0.2", 1);
+  mx_model A, B, C;
+  CHECK(read_text(now, &A, err, sizeof err) == MX_MODEL_OK, "this library's layout: %s", err);
+  CHECK(read_text(old, &B, err, sizeof err) == MX_MODEL_OK, "the old layout (84 inputs) refused: %s", err);
+  CHECK(B.feature[2] == MX_NFEATURES && B.feature[5] == MX_NFEATURES + 3, "old layout's plan inputs renumbered (%d, %d)",
+        (int)B.feature[2], (int)B.feature[5]);
+  const mx_features small = features_with_nnz(500), big = features_with_nnz(5000);
+  const double tcs[] = {0.3, 0.5, 0.9};
+  const mx_plan_cold colds[] = {MX_PLAN_COLD_SEGMENT, MX_PLAN_COLD_MERGE};
+  for (int k = 0; k < 3; k++)
+    for (int c = 0; c < 2; c++)
+      CHECK(plan_y(&A, &small, tcs[k], 0.1, colds[c]) == plan_y(&B, &small, tcs[k], 0.1, colds[c]) &&
+                plan_y(&A, &big, tcs[k], 0.1, colds[c]) == plan_y(&B, &big, tcs[k], 0.1, colds[c]),
+            "old and new layout predict alike (tc %g, cold %d)", tcs[k], (int)colds[c]);
+  FILE *f = tmpfile();
+  CHECK(mx_model_write_stream(&B, f, err, sizeof err) == MX_MODEL_OK, "write: %s", err);
+  rewind(f);
+  CHECK(mx_model_read_stream(f, "again", &C, err, sizeof err) == MX_MODEL_OK, "read back: %s", err);
+  fclose(f);
+  CHECK(C.nnodes == A.nnodes && !memcmp(C.feature, A.feature, (size_t)A.nnodes * sizeof(int32_t)), "written in this library's layout");
+  mx_model_free(&A);
+  mx_model_free(&B);
+  mx_model_free(&C);
+  free(now);
+  free(old);
+}
+
 /* scikit-learn compares float32(x) with the double threshold: 2^24+1 becomes 2^24 <= 2^24 + 0.5. */
 static void float32_split(void) {
   char err[512], *text = model_text("sum", "1", "0");
@@ -168,19 +218,20 @@ static void bad_files(void) {
       {"ensemble sum", "ensemble vote", MX_MODEL_ERR_VALUE, "'vote'", "ensemble vote"},
       {"base_score 0.5", "base_score nan", MX_MODEL_ERR_VALUE, "not finite", "base_score"},
       {"base_score 0.5", "base_score 0.5x", MX_MODEL_ERR_SYNTAX, "not a number", "base_score"},
-      {"inputs 84", "inputs 83", MX_MODEL_ERR_INPUTS, "83 inputs", "inputs 83"},
-      {"input 3 row_mean", "input 3 row_average", MX_MODEL_ERR_INPUTS, "'row_average'", "input 3 row_average"},
-      {"input 5 row_min\ninput 6 row_max", "input 5 row_max\ninput 6 row_min", MX_MODEL_ERR_INPUTS, "input 5 is 'row_max'", "input 5 row_max"},
+      {"inputs " NIN_S, "inputs 87", MX_MODEL_ERR_INPUTS, "inputs 87 is outside 1.." NIN_S, "inputs 87"},
+      {"inputs " NIN_S, "inputs 0", MX_MODEL_ERR_INPUTS, "inputs 0 is outside", "inputs 0"},
+      {"input 3 row_mean", "input 3 row_average", MX_MODEL_ERR_INPUTS, "'row_average' is none of", "input 3 row_average"},
+      {"input 5 row_min\ninput 6 row_max", "input 5 row_min\ninput 6 row_min", MX_MODEL_ERR_INPUTS, "input 6 'row_min' is input 5 as well", "input 6 row_min"},
       {"input 3 row_mean", "input 4 row_mean", MX_MODEL_ERR_SYNTAX, "input index", "input 4 row_mean"},
       {"trees 2", "trees 0", MX_MODEL_ERR_VALUE, "outside 1..", "trees 0"},
       {"trees 2", "trees 3", MX_MODEL_ERR_SYNTAX, "'candidates' where 'tree' was expected", "candidates 3"},
-      {"node 0 2 1000 1 2 9", "node 0 84 1000 1 2 9", MX_MODEL_ERR_TREE, "feature 84 is outside", "node 0 84"},
+      {"node 0 2 1000 1 2 9", "node 0 " NIN_S " 1000 1 2 9", MX_MODEL_ERR_TREE, "input " NIN_S "; the file lists " NIN_S " inputs", "node 0 " NIN_S},
       {"node 0 2 1000 1 2 9", "node 0 99999999999 1000 1 2 9", MX_MODEL_ERR_TREE, "feature", "node 0 999"},
       {"node 0 2 1000 1 2 9", "node 0 2 nan 1 2 9", MX_MODEL_ERR_TREE, "threshold nan is not finite", "node 0 2 nan"},
       {"node 0 2 1000 1 2 9", "node 0 2 1000 1 5 9", MX_MODEL_ERR_TREE, "children 1, 5", "node 0 2 1000 1 5"},
-      {"node 2 80 0.5 3 4 9", "node 2 80 0.5 3 1 9", MX_MODEL_ERR_TREE, "no cycles", "node 2 80 0.5 3 1"},
-      {"node 2 80 0.5 3 4 9", "node 2 80 0.5 2 4 9", MX_MODEL_ERR_TREE, "no cycles", "node 2 80 0.5 2 4"},
-      {"node 2 80 0.5 3 4 9", "node 2 80 0.5 3 3 9", MX_MODEL_ERR_TREE, "both children", "node 2 80 0.5 3 3"},
+      {"node 2 " TC_S " 0.5 3 4 9", "node 2 " TC_S " 0.5 3 1 9", MX_MODEL_ERR_TREE, "no cycles", "node 2 " TC_S " 0.5 3 1"},
+      {"node 2 " TC_S " 0.5 3 4 9", "node 2 " TC_S " 0.5 2 4 9", MX_MODEL_ERR_TREE, "no cycles", "node 2 " TC_S " 0.5 2 4"},
+      {"node 2 " TC_S " 0.5 3 4 9", "node 2 " TC_S " 0.5 3 3 9", MX_MODEL_ERR_TREE, "both children", "node 2 " TC_S " 0.5 3 3"},
       {"node 0 2 1000 1 2 9", "node 0 2 1000 -1 2 9", MX_MODEL_ERR_TREE, "children -1, 2", "node 0 2 1000 -1"},
       {"node 1 -1 0 -1 -1 1.0", "node 1 7 0 -1 -1 1.0", MX_MODEL_ERR_TREE, "leaf has feature 7", "node 1 7"},
       {"node 1 -1 0 -1 -1 1.0", "node 1 -1 0 -1 -1 inf", MX_MODEL_ERR_TREE, "value inf", "node 1 -1 0 -1 -1 inf"},
@@ -188,7 +239,7 @@ static void bad_files(void) {
       {"node 1 -1 0 -1 -1 1.0", "node 1 -1 0 -1 -1 1.0 7", MX_MODEL_ERR_SYNTAX, "takes 6 fields, found 7", "1.0 7"},
       {"node 1 -1 0 -1 -1 1.0", "node 1 -1 0 -1 1.0", MX_MODEL_ERR_SYNTAX, "found 5", "node 1 -1 0 -1 1.0"},
       {"tree 0 5 0.1", "tree 0 5 inf", MX_MODEL_ERR_VALUE, "tree weight inf", "tree 0 5 inf"},
-      {"tree 0 5 0.1", "tree 0 4 0.1", MX_MODEL_ERR_TREE, "children 3, 4", "node 2 80"},
+      {"tree 0 5 0.1", "tree 0 4 0.1", MX_MODEL_ERR_TREE, "children 3, 4", "node 2 " TC_S},
       {"tree 0 5 0.1", "tree 0 6 0.1", MX_MODEL_ERR_SYNTAX, "'tree' where 'node' was expected", "tree 1 3"},
       {"candidate 1 0.4 0.2 du merge", "candidate 1 0.2 0.4 du merge", MX_MODEL_ERR_PLAN, "outside 0 <= tau_r", "candidate 1 0.2"},
       {"candidate 1 0.4 0.2 du merge", "candidate 1 1.5 0.2 du merge", MX_MODEL_ERR_PLAN, "outside", "candidate 1 1.5"},
@@ -592,6 +643,7 @@ int main(void) {
   known_sum();
   known_mean_and_median();
   float32_split();
+  inputs_by_name();
   bad_files();
   bad_files_more();
   check_in_memory();

@@ -1,8 +1,9 @@
 /* test_cuda_features: (1) mx_device_features equals mx_features_compute bit for bit on every zoo
- * matrix (and refuses a device format that does not hold the plain matrix), also in two steps with
- * a product running meanwhile, a job restarted, or dropped by mx_device_free while pending; (2)
- * mx_device_set_cold_kernel switches between every pair of cold kernels with products bitwise equal
- * to a format uploaded with that kernel from the start, and close to the CPU oracle.
+ * matrix, also with its values from a set of three (the value features), and refuses a device
+ * format that does not hold the plain matrix; also in two steps with a product running meanwhile, a
+ * job restarted, or dropped by mx_device_free while pending; (2) mx_device_set_cold_kernel switches
+ * between every pair of cold kernels with products bitwise equal to a format uploaded with that
+ * kernel from the start, and close to the CPU oracle.
  * Usage: test_cuda_features [small|race] [MATRICES_DIR]; exits 77 (skipped) without a GPU. */
 #include "cuda_test_util.h"
 
@@ -37,7 +38,7 @@ static bool cpu_features_and_plain_device(const Csr &A, mx_features *fc, mx_devi
   return false;
 }
 
-static void check_features(const Csr &A) {
+static void check_features_of(const Csr &A) {
   mx_features fc, fg;
   mx_device *D;
   if (!cpu_features_and_plain_device(A, &fc, &D)) return;
@@ -45,6 +46,16 @@ static void check_features(const Csr &A) {
   expect(rc == 0, A.name + ": GPU features: " + (rc ? mx_device_last_error() : ""));
   if (rc == 0) expect_same_features(fg, fc, A.name);
   mx_device_free(D);
+}
+
+/* A as it is, and with values p % 3 at position p: the value features then depend on which entry is
+ * a row's or a column's first (with distinct values only the firsts equal themselves). */
+static void check_features(const Csr &A) {
+  check_features_of(A);
+  Csr B = A;
+  B.name = A.name + " (3 values)";
+  for (size_t p = 0; p < B.val.size(); ++p) B.val[p] = (double)(p % 3);
+  check_features_of(B);
 }
 
 static std::vector<double> device_product(mx_device *D, const std::vector<double> &x, int nrows);

@@ -4,8 +4,10 @@ src/core/mx_model_default.c (the same arrays, and the same trees once more as on
 
 Command line: regenerate the C source from a model file (e.g. the embedded model, written by
 `matxtract-predictor export-default MODEL`) without retraining:
-    python3 tuning/predictor/model_export.py --c-source MODEL OUT.c [--command TEXT]
-TEXT is the regeneration command the header states (default: this command line).
+    python3 tuning/predictor/model_export.py --c-source MODEL OUT.c [--command TEXT] [--inputs NAMES]
+TEXT is the regeneration command the header states (default: this command line). NAMES (the
+library's inputs, `matxtract-predictor names > NAMES`) renumbers the nodes' inputs by name: a model
+file of an older library, with fewer features, then embeds as it predicted.
 
 Pure Python (no numpy, no scikit-learn): from_sklearn() only reads the fitted estimators' public
 tree_ arrays, so the placeholder model can be written on a machine without scikit-learn.
@@ -194,14 +196,29 @@ def _c_node(f_, t_, l_, r_, v_):
     return "{%s, %d, %d, %d}" % (repr(v_ if l_ == LEAF else t_), f_, l_, r_)
 
 
-def write_c_source(m, path, command):
+def library_positions(m, library_inputs):
+    """Per model input i, its position among library_inputs (the library's input names in its order,
+    `matxtract-predictor names`); None: the model's own order. A model trained before an input was
+    added lists fewer inputs than the library: its nodes are renumbered by name, as mx_model_read does."""
+    if library_inputs is None:
+        return list(range(len(m.input_names or [])))
+    missing = [n for n in m.input_names if n not in library_inputs]
+    if missing:
+        raise ValueError("model inputs %s are none of the library's inputs" % missing)
+    return [library_inputs.index(n) for n in m.input_names]
+
+
+def write_c_source(m, path, command, library_inputs=None):
     """src/core/mx_model_default.c: the same arrays as the model file, and the same trees once more
-    as the node array (mx_model_node) the evaluation reads, as static const data. command: how to
-    regenerate the file (one or more lines)."""
+    as the node array (mx_model_node) the evaluation reads, as static const data, each node's input
+    numbered as in library_inputs (see library_positions). command: how to regenerate the file (one
+    or more lines)."""
+    at = library_positions(m, library_inputs)
     starts, weights, feat, thr, left, right, val, node = ["0"], [], [], [], [], [], [], []
     for w, nodes in m.trees:
         weights.append(repr(w))
         for f_, t_, l_, r_, v_ in nodes:
+            f_ = at[f_] if f_ != LEAF else f_
             feat.append(str(f_)), thr.append(repr(t_)), left.append(str(l_)), right.append(str(r_)), val.append(repr(v_))
             node.append(_c_node(f_, t_, l_, r_, v_))
         starts.append(str(len(feat)))
@@ -245,9 +262,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description="Write the generated C source of a model file (no retraining).")
     ap.add_argument("--c-source", nargs=2, metavar=("MODEL", "OUT"), required=True, help="model file in, C source out")
     ap.add_argument("--command", help="the regeneration command the header states (default: this command line)")
+    ap.add_argument("--inputs", metavar="NAMES", help="the library's input names, one per line (`matxtract-predictor "
+                    "names`): the nodes renumbered by name (a model trained before an input was added)")
     a = ap.parse_args(argv)
     command = a.command or " ".join(["python3", "tuning/predictor/model_export.py"] + (sys.argv[1:] if argv is None else argv))
-    write_c_source(read_model_file(a.c_source[0]), a.c_source[1], command)
+    library_inputs = open(a.inputs).read().split() if a.inputs else None
+    write_c_source(read_model_file(a.c_source[0]), a.c_source[1], command, library_inputs)
 
 
 if __name__ == "__main__":
