@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test_refeature.py PREDICTOR_DIR BUILD_DIR - refeature.py on two labels records whose features are
+"""test_refeature.py PREDICTOR_DIR BUILD_DIR - refeature.py on three labels records whose features are
 stale (one name): every record comes back with this build's features, in the order of
 `matxtract-predictor names`, equal to what `matxtract-predictor features` gives for its matrix, the
 other fields kept; the value features tell 1.0 values from column constants from unique values; a
