@@ -3,10 +3,13 @@
  * mx_device_spmm_plan: the SpMM kernels or one SpMV per column) vs cusparseSpMM CSR ALG1, ALG2 and
  * ALG3 on the plain CSR, and vs k of our SpMVs (mx_device_spmv once per column).
  *
- * Usage: spmm-kernel-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-crux TC,TR]
+ * Usage: spmm-kernel-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-crux TC,TR|predicted]
  *                          [-mode auto|du|se] [-bw GBPS] [-group G] [-way W] [-o DIR]
  *   -gen SPEC  a generated matrix (mx_gen, e.g. lap3d:100, kron:20:16); -f FILE a Matrix Market file
- *   -crux      our format's crux (default 0,0: all cold), built on the GPU (mx_device_build)
+ *   -crux      our format's crux (default 0,0: all cold), built on the GPU (mx_device_build); predicted:
+ *              per matrix the plan the embedded model predicts from its host features (crux, hot
+ *              mode, cold kernel: what -mat_type matxtract builds at default options once it
+ *              predicts; -mode is then ignored), printed with the matrix
  *   -mode      the hot region's layout: auto (default), du (FP64 tensor cores), se
  *   -bw        the HBM bandwidth of the bound (default 3350 GB/s, an H100's HBM3; 4800 on an H200)
  *   -group     columns per launch group forced (mx_device_spmm_set_group; default 0: the library's rule)
@@ -41,7 +44,9 @@
 #include "../common/cusparse_check.h"
 
 extern "C" {
+#include "core/mx_features.h"
 #include "core/mx_format.h"
+#include "core/mx_predictor.h"
 #include "cuda/mx_device.h"
 #include "io/mx_io.h"
 }
@@ -63,6 +68,7 @@ struct Opts {
   std::vector<int> ks = {1, 2, 4, 8, 16, 32, 64, 128};
   int reps = 20;
   mx_crux crux = {0, 0};
+  bool predicted = false;              /* -crux predicted: the embedded model's plan per matrix */
   mx_mode_request mode = MX_MODE_AUTO; /* -mode */
   double gbps = 3350; /* an H100's HBM3 */
   int group = 0;      /* -group: columns per launch group forced (0: the library's rule) */
@@ -71,7 +77,7 @@ struct Opts {
 };
 
 static void usage() {
-  fprintf(stderr, "usage: spmm-kernel-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-crux TC,TR] [-mode auto|du|se] "
+  fprintf(stderr, "usage: spmm-kernel-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-crux TC,TR|predicted] [-mode auto|du|se] "
                   "[-bw GBPS] [-group G] [-way auto|kernels|panels|columns] [-o DIR]\n");
   exit(2);
 }
@@ -104,7 +110,8 @@ static Opts parse_args(int argc, char **argv) {
       else if (!strcmp(m, "se")) o.mode = MX_MODE_SE;
       else usage();
     } else if (!strcmp(argv[i], "-crux") && has_value) {
-      if (sscanf(argv[++i], "%lf,%lf", &o.crux.tau_c, &o.crux.tau_r) != 2) usage();
+      if (!strcmp(argv[++i], "predicted")) o.predicted = true;
+      else if (sscanf(argv[i], "%lf,%lf", &o.crux.tau_c, &o.crux.tau_r) != 2) usage();
     } else if (!strcmp(argv[i], "-bw") && has_value) {
       o.gbps = atof(argv[++i]);
       if (!(o.gbps > 0)) usage();
@@ -191,12 +198,12 @@ static double *random_dense(int32_t rows, int k) {
 
 /* ---- ours ------------------------------------------------------------------------------------------ */
 
-/* our device format of A at crux c and hot mode (GPU build, AUTO cold kernel and x-hot cache) */
-static mx_device *ours_build(const Csr &A, mx_crux c, mx_mode_request mode) {
+/* our device format of A at crux c, hot mode and cold kernel (GPU build, x-hot cache auto) */
+static mx_device *ours_build(const Csr &A, mx_crux c, mx_mode_request mode, mx_cold_kernel cold) {
   const mx_csr a = {A.nrows, A.ncols, A.rowptr.data(), A.col.data(), A.val.data()};
   mx_format shell;
   mx_device *D = nullptr;
-  if (mx_device_build(&a, c, mode, MX_COLD_AUTO, MX_XHOT_AUTO, &shell, &D)) {
+  if (mx_device_build(&a, c, mode, cold, MX_XHOT_AUTO, &shell, &D)) {
     fprintf(stderr, "mx_device_build at (%g,%g): %s\n", c.tau_c, c.tau_r, mx_device_last_error());
     exit(2);
   }
@@ -537,8 +544,11 @@ static bool write_env(const std::string &path, const cudaDeviceProp &prop, int a
   SP(cusparseGetProperty(MAJOR_VERSION, &major));
   SP(cusparseGetProperty(MINOR_VERSION, &minor));
   SP(cusparseGetProperty(PATCH_LEVEL, &patch));
-  fprintf(f, "gpu_name=%s\ncuda_runtime=%d\ncusparse=%d.%d.%d\nreps=%d\nwarmup=%d\nbw_GBps=%g\ncrux=%g,%g\nmode=%d\ncommand=", prop.name, rt,
-          major, minor, patch, o.reps, kWarmup, o.gbps, o.crux.tau_c, o.crux.tau_r, (int)o.mode);
+  fprintf(f, "gpu_name=%s\ncuda_runtime=%d\ncusparse=%d.%d.%d\nreps=%d\nwarmup=%d\nbw_GBps=%g\n", prop.name, rt, major, minor, patch, o.reps,
+          kWarmup, o.gbps);
+  if (o.predicted) fprintf(f, "crux=predicted\nmode=predicted\n");
+  else fprintf(f, "crux=%g,%g\nmode=%d\n", o.crux.tau_c, o.crux.tau_r, (int)o.mode);
+  fprintf(f, "command=");
   for (int i = 0; i < argc; ++i) fprintf(f, "%s%s", i ? " " : "", argv[i]);
   fprintf(f, "\n");
   fclose(f);
@@ -547,14 +557,33 @@ static bool write_env(const std::string &path, const cudaDeviceProp &prop, int a
 
 /* ---- one matrix ------------------------------------------------------------------------------------ */
 
+/* The plan the embedded model predicts for A from its host features (mx_predict_plan over the model's
+ * candidates, as MatXtractPredict at default options); false if the features or the model fail. */
+static bool predicted_plan(const Csr &A, mx_plan *p) {
+  const mx_csr a = {A.nrows, A.ncols, A.rowptr.data(), A.col.data(), A.val.data()};
+  mx_features f;
+  mx_prediction pred;
+  if (mx_features_compute(&a, &f) != MX_OK || mx_predict_plan(mx_model_default(), &f, &pred) != MX_OK) return false;
+  *p = pred.plan;
+  return true;
+}
+
 /* every k of one matrix into the table and the CSV; false if it could not be loaded or a check failed */
 static bool run_matrix(const Source &src, const Opts &o, FILE *csv) {
   Csr A;
   if (!load_matrix(src, &A)) return false;
   const std::string name = name_of(src);
-  mx_device *D = ours_build(A, o.crux, o.mode);
-  printf("%s: %d x %d, %d nnz; crux (%g,%g), cold kernel %s, x-hot %d columns\n", name.c_str(), A.nrows, A.ncols, A.nnz(), o.crux.tau_c,
-         o.crux.tau_r, cold_kernel_name(mx_device_cold_kernel(D)), mx_device_xhot_cols(D));
+  mx_plan plan = {o.crux, o.mode, MX_PLAN_COLD_AUTO};
+  if (o.predicted && !predicted_plan(A, &plan)) {
+    fprintf(stderr, "%s: no predicted plan\n", name.c_str());
+    return false;
+  }
+  if (o.predicted)
+    printf("%s: predicted plan (%g,%g) %s/%s\n", name.c_str(), plan.crux.tau_c, plan.crux.tau_r, mx_plan_mode_name(plan.mode),
+           mx_plan_cold_name(plan.cold));
+  mx_device *D = ours_build(A, plan.crux, plan.mode, (mx_cold_kernel)plan.cold);
+  printf("%s: %d x %d, %d nnz; crux (%g,%g), cold kernel %s, x-hot %d columns\n", name.c_str(), A.nrows, A.ncols, A.nnz(), plan.crux.tau_c,
+         plan.crux.tau_r, cold_kernel_name(mx_device_cold_kernel(D)), mx_device_xhot_cols(D));
   for (int k : o.ks) print_plan(ours_plan(D, k));
   CusparseCsr S = cusparse_open(A);
   print_table_header();
