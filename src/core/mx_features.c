@@ -26,8 +26,7 @@
  *                    values are equal
  *   val_col_eq_frac  the same for columns, a column's first entry being its entry of the smallest
  *                    position: 1 for column constants (a PageRank-scaled graph's 1 / out-degree)
- *                    and for one value; the packed SE hot values and the cold packs pay where
- *                    values repeat, which the sparsity features cannot tell
+ *                    and for one value
  * Every feature of an empty dimension (n = 0) is 0; both value features are 0 when nnz = 0. */
 #include <math.h>
 #include <stdlib.h>
