@@ -238,28 +238,14 @@ static int64_t chunk8_distinct(const mx_csr *A, const int32_t *perm, int32_t *ma
   return distinct;
 }
 
-/* The value counts (row_first_eq, col_first_eq): first[j] is the position of column j's first
- * entry once the pass has seen one (-1 before), so each entry is compared as it is met. */
-static void value_counts(const mx_csr *A, int32_t *first, mx_feature_counts *c) {
+/* Positional counts and the value counts from one pass over the entries and the row lengths. For
+ * the value counts, first[j] (ncols of scratch) is the position of column j's first entry once the
+ * pass has seen one (-1 before), so that each entry is compared as it is met. */
+static void positional(const mx_csr *A, const int32_t *rowlen, int32_t *first, mx_feature_counts *c) {
   const int32_t m = A->nrows, *Ap = A->rowptr, *Aj = A->colidx;
   const double *v = A->val;
-  int64_t row_eq = 0, col_eq = 0;
+  int64_t diag = 0, upper = 0, bmax = 0, long32 = 0, adj = 0, cells = 0, nonempty = 0, bsum = 0, span = 0, row_eq = 0, col_eq = 0;
   for (int32_t j = 0; j < A->ncols; j++) first[j] = -1;
-  for (int32_t i = 0; i < m; i++)
-    for (int32_t k = Ap[i]; k < Ap[i + 1]; k++) {
-      const int32_t j = Aj[k];
-      if (first[j] < 0) first[j] = k;
-      row_eq += v[k] == v[Ap[i]];
-      col_eq += v[k] == v[first[j]];
-    }
-  c->row_first_eq = row_eq;
-  c->col_first_eq = col_eq;
-}
-
-/* Positional counts from one pass over the entries and the row lengths. */
-static void positional(const mx_csr *A, const int32_t *rowlen, mx_feature_counts *c) {
-  const int32_t m = A->nrows, *Ap = A->rowptr, *Aj = A->colidx;
-  int64_t diag = 0, upper = 0, bmax = 0, long32 = 0, adj = 0, cells = 0, nonempty = 0, bsum = 0, span = 0;
   for (int32_t i = 0; i < m; i++) {
     int32_t jmin = INT32_MAX, jmax = -1;
     for (int32_t k = Ap[i]; k < Ap[i + 1]; k++) {
@@ -271,6 +257,9 @@ static void positional(const mx_csr *A, const int32_t *rowlen, mx_feature_counts
       if (d > bmax) bmax = d;
       if (j < jmin) jmin = j;
       if (j > jmax) jmax = j;
+      if (first[j] < 0) first[j] = k;
+      row_eq += v[k] == v[Ap[i]];
+      col_eq += v[k] == v[first[j]];
     }
     if (jmax >= 0) nonempty++, span += (int64_t)jmax - jmin + 1;
     if (rowlen[i] > 32) long32 += rowlen[i];
@@ -291,6 +280,8 @@ static void positional(const mx_csr *A, const int32_t *rowlen, mx_feature_counts
   c->long32_nnz = long32;
   c->adj_sum = adj;
   c->ell8_cells = cells;
+  c->row_first_eq = row_eq;
+  c->col_first_eq = col_eq;
 }
 
 /* The positional features from their counts. */
@@ -377,8 +368,7 @@ mx_status mx_features_compute(const mx_csr *A, mx_features *f) {
     c.nnz = nnz;
     c.rows.len = row_len, c.rows.cnt = row_cnt;
     c.cols.len = col_len, c.cols.cnt = col_cnt;
-    positional(A, rowlen, &c);
-    value_counts(A, mark, &c);
+    positional(A, rowlen, mark, &c);
     c.chunk8_distinct = chunk8_distinct(A, NULL, mark);
     c.chunk8_sorted_distinct = chunk8_distinct(A, perm, mark);
     st = mx_features_from_counts(&c, f);
