@@ -223,6 +223,8 @@ int main(int argc, char **argv)
       isgen[nsrc]  = (PetscBool)!strcmp(argv[a], "-gen");
       srcs[nsrc++] = argv[++a];
     }
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-gen", NULL)); /* read above from argv: mark them used */
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-f", NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-k", kstr, sizeof kstr, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", out, sizeof out, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
