@@ -1,7 +1,7 @@
 /* mx_spmm.cu - C = A B for k dense columns on the GPU (issue 43): the cold CSR on the CUDA cores
  * with a register block of B columns per pass, a DU hot region on the FP64 tensor cores with
- * 8-column slabs of B, an SE hot region on the CUDA cores; or, where the rule says so, one SpMV of D
- * per column.
+ * 8-column slabs of B, an SE hot region on the CUDA cores (on the row-major panels where the cold
+ * part runs on them); or, where the rule says so, one SpMV of D per column.
  *
  * Order and ownership (no floating-point atomics, results bitwise reproducible run to run): the cold
  * kernel writes every row of C (C = cold B); the hot kernel then adds into C at hot_row, each hot
@@ -107,11 +107,11 @@ mx_spmm_piece_kernel(long long nwarps, int npass, int k, const int2 *__restrict_
 }
 
 __global__ void __launch_bounds__(MX_SPMM_THREADS)
-mx_spmm_piece_fixup(int nlong, int k, const int *__restrict__ long_row, const int *__restrict__ long_first,
+mx_spmm_piece_fixup(int nlong, int k, int j0, int kb, const int *__restrict__ long_row, const int *__restrict__ long_first,
                     const double *__restrict__ part, double *__restrict__ C, long long ldc) {
   const long long i = (long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x;
-  if (i >= (long long)nlong * k) return;
-  const int l = (int)(i / k), j = (int)(i % k);
+  if (i >= (long long)nlong * kb) return;
+  const int l = (int)(i / kb), j = j0 + (int)(i % kb);
   double sum = 0.0;
   for (int pc = long_first[l]; pc < long_first[l + 1]; ++pc) sum += part[(long long)pc * k + j];
   C[(long long)j * ldc + long_row[l]] = sum;
@@ -187,6 +187,41 @@ mx_spmm_se_kernel(long long nwarps, int nslabs, int k, const mx_hot_work *__rest
   }
   hot_spmm_store(w, nslabs, slab, r, g, k, acc0, hot_row, C, ldc, part);
   hot_spmm_store(w, nslabs, slab, r, g + 4, k, acc1, hot_row, C, ldc, part);
+}
+
+/* SE on a row-major panel of P columns (Bp2: the panel as pairs, P / 2 a row; P >= 2) starting at
+ * column j0 (a multiple of 8): lane (r = lane & 7, g = lane >> 3) sums row r of the item's slot
+ * columns for the panel's columns 8 slab + 2 g and + 1 (one 16-byte load; the chunk's 8 rows read
+ * 8 contiguous 64-byte segments), in slot order as mx_spmm_se_kernel: each column's sum is bit for
+ * bit that kernel's. Slabs, stores and partial sums are numbered over all k columns (j0 / 8 + slab
+ * of nslabs_all), so that one mx_spmm_hot_fixup after the last panel adds the split chunks. */
+template <int P>
+__global__ void __launch_bounds__(MX_SPMM_THREADS)
+mx_spmm_se_panel_kernel(long long nwarps, int nslabs, int nslabs_all, int j0, int k, const mx_hot_work *__restrict__ work,
+                        const int *__restrict__ hot_row, const int *__restrict__ se_ptr, const int *__restrict__ se_col,
+                        const double *__restrict__ se_val, const int *__restrict__ xhot_col, const double2 *__restrict__ Bp2,
+                        double *__restrict__ C, long long ldc, double *__restrict__ part) {
+  constexpr int G = P / 2; /* pairs a panel row */
+  const int lane = threadIdx.x & 31;
+  const long long wid = ((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x) >> 5;
+  if (wid >= nwarps) return; /* warp-uniform */
+  const mx_hot_work w = work[wid / nslabs];
+  const int slab = (int)(wid % nslabs);
+  const int r = lane & 7, g = lane >> 3, pair = slab * 4 + g;
+  const bool reads = pair < G;
+  const int base = __ldg(se_ptr + w.chunk);
+  double2 acc = make_double2(0.0, 0.0);
+  for (int s = base + w.begin * MX_CHUNK_ROWS + r; s < base + w.end * MX_CHUNK_ROWS; s += MX_CHUNK_ROWS) {
+    const int c = spmm_col(__ldg(se_col + s), xhot_col);
+    if (c == -1 || !reads) continue;
+    const double v = __ldg(se_val + s);
+    const double2 b = __ldg(Bp2 + (long long)c * G + pair);
+    acc.x += v * b.x;
+    acc.y += v * b.y;
+  }
+  const int slab_all = j0 / 8 + slab;
+  hot_spmm_store(w, nslabs_all, slab_all, r, 2 * g, k, acc.x, hot_row, C, ldc, part);
+  hot_spmm_store(w, nslabs_all, slab_all, r, 2 * g + 1, k, acc.y, hot_row, C, ldc, part);
 }
 
 /* Thread (split chunk, slab, cell r * 8 + jj) adds the chunk's pieces in piece order into C. */
@@ -345,7 +380,7 @@ static int spmm_long_launch(const mx_device *D, int k, const double *B, long lon
                                                                           D->xhot_col, B, ldb, part);
   int rc = mx_cuda_check(cudaGetLastError(), "SpMM piece kernel");
   if (!rc) {
-    mx_spmm_piece_fixup<<<spmm_blocks((long long)L->nlong * k), MX_SPMM_THREADS, 0, s>>>(L->nlong, k, L->long_row, L->long_first, part, C, ldc);
+    mx_spmm_piece_fixup<<<spmm_blocks((long long)L->nlong * k), MX_SPMM_THREADS, 0, s>>>(L->nlong, k, 0, k, L->long_row, L->long_first, part, C, ldc);
     rc = mx_cuda_check(cudaGetLastError(), "SpMM piece fixup");
   }
   mx_scratch_free(part, s, pooled);
@@ -505,31 +540,68 @@ mx_spmm_panel_pieces(int npieces, int kb, int k, int j0, const int2 *__restrict_
   }
 }
 
-/* one panel: pack columns [j0, j0 + kb) of B, then the rows and the long rows' pieces */
+/* An SE hot region runs on the panels (mx_spmm_se_panel_kernel), a DU one on B in place. */
+static bool spmm_hot_on_panels(const mx_device *D) { return D->mode == MX_HOT_SE && D->hot_nwork > 0; }
+
+/* The hot partial sums of the split chunks, nslabs 8-column slabs (none without split chunks). */
+static int hot_part_alloc(const mx_device *D, int nslabs, cudaStream_t s, double **part, bool *pooled) {
+  *part = nullptr;
+  if (D->hot_nslots <= 0) return 0;
+  return mx_scratch_malloc((void **)part, sizeof(double) * 64 * (size_t)D->hot_nslots * nslabs, s, true, pooled, "SpMM: hot partial sums");
+}
+
+static int hot_fixup_launch(const mx_device *D, int nslabs, int k, const double *part, double *C, long long ldc, cudaStream_t s) {
+  if (D->hot_nsplit <= 0) return 0;
+  mx_spmm_hot_fixup<<<spmm_blocks((long long)D->hot_nsplit * nslabs * 64), MX_SPMM_THREADS, 0, s>>>(D->hot_nsplit, nslabs, k, D->hot_split,
+                                                                                                 D->hot_row, part, C, ldc);
+  return mx_cuda_check(cudaGetLastError(), "SpMM hot fixup");
+}
+
+/* scratch of the panel way: the panel, the long rows' pieces' sums, the hot split chunks' sums */
+struct spmm_panel_scratch {
+  double *Bp, *part, *hot_part;
+  bool pooled_b, pooled_p, pooled_h;
+};
+
+/* One panel: pack columns [j0, j0 + kb) of B; the cold rows (C =), the long rows' pieces and their
+ * fixup for these columns (C =); then an SE hot region adds into C (+=) while the panel is there. */
 template <int P>
 static int panel_launch(const mx_device *D, int j0, int kb, int k, const double *B, long long ldb, double *C, long long ldc,
-                        double *Bp, double *part, cudaStream_t s) {
+                        const spmm_panel_scratch &S, cudaStream_t s) {
   const mx_spmm_long *L = D->spmm_long;
   if (D->ncols > 0) {
-    mx_spmm_panel_pack<P><<<(unsigned)((D->ncols + 31) / 32), MX_SPMM_THREADS, 0, s>>>(D->ncols, kb, B + (long long)j0 * ldb, ldb, Bp);
+    mx_spmm_panel_pack<P><<<(unsigned)((D->ncols + 31) / 32), MX_SPMM_THREADS, 0, s>>>(D->ncols, kb, B + (long long)j0 * ldb, ldb, S.Bp);
     MX_LAUNCH_CHECK("SpMM panel copy");
   }
   const int W = std::max(P / 2, spmm_lanes(D));
-  const double2 *Bp2 = reinterpret_cast<const double2 *>(Bp); /* rows of 8 P bytes in a pool block: 16-byte aligned */
+  const double2 *Bp2 = reinterpret_cast<const double2 *>(S.Bp); /* rows of 8 P bytes in a pool block: 16-byte aligned */
   mx_spmm_panel_rows<P><<<spmm_blocks((long long)D->nrows * W), MX_SPMM_THREADS, 0, s>>>(D->nrows, W, kb, L->long_t, D->cold_rowptr, D->cold_col,
                                                                                         D->cold_val, D->xhot_col, Bp2, C + (long long)j0 * ldc, ldc);
   MX_LAUNCH_CHECK("SpMM panel row kernel");
   if (L->nlong) {
     mx_spmm_panel_pieces<P><<<spmm_blocks((long long)L->npieces * 32), MX_SPMM_THREADS, 0, s>>>(L->npieces, kb, k, j0, L->piece, D->cold_col,
-                                                                                              D->cold_val, D->xhot_col, Bp2, part);
+                                                                                              D->cold_val, D->xhot_col, Bp2, S.part);
     MX_LAUNCH_CHECK("SpMM panel piece kernel");
+    mx_spmm_piece_fixup<<<spmm_blocks((long long)L->nlong * kb), MX_SPMM_THREADS, 0, s>>>(L->nlong, k, j0, kb, L->long_row, L->long_first, S.part,
+                                                                                         C, ldc);
+    MX_LAUNCH_CHECK("SpMM piece fixup");
+  }
+  if (spmm_hot_on_panels(D)) {
+    const int nslabs = (kb + 7) / 8;
+    const long long nwarps = (long long)D->hot_nwork * nslabs;
+    if (nwarps * 32 / MX_SPMM_THREADS >= INT32_MAX) return mx_fail("SpMM: %lld hot warps for a panel exceed one launch", nwarps);
+    mx_spmm_se_panel_kernel<P><<<spmm_blocks(nwarps * 32), MX_SPMM_THREADS, 0, s>>>(nwarps, nslabs, (k + 7) / 8, j0, k, D->hot_work, D->hot_row,
+                                                                                   D->se_ptr, D->se_col, D->se_val, D->xhot_col, Bp2, C, ldc,
+                                                                                   S.hot_part);
+    MX_LAUNCH_CHECK("SpMM hot kernel on a panel");
   }
   return 0;
 }
 
 /* The widest panel (64, 32, 16 or 8 columns) that the columns left fill; below 8 columns the
- * narrowest of 8, 4 and 2 that holds them (padded): fewer than 4 padding columns in all. One panel
- * buffer (ncols x the widest) and the pieces' partial sums from the pool. */
+ * narrowest of 8, 4 and 2 that holds them (padded): fewer than 4 padding columns in all. Every
+ * panel therefore starts at a multiple of 8. One panel buffer (ncols x the widest) and the partial
+ * sums from the pool. */
 static int spmm_panel_width(int left) {
   int P = MX_SPMM_PANEL_MAX;
   while (P > 8 && left < P) P /= 2;
@@ -538,33 +610,41 @@ static int spmm_panel_width(int left) {
   return P;
 }
 
-static int spmm_panels_cold(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+static void spmm_panel_scratch_free(spmm_panel_scratch &S, cudaStream_t s) {
+  if (S.hot_part) mx_scratch_free(S.hot_part, s, S.pooled_h);
+  if (S.part) mx_scratch_free(S.part, s, S.pooled_p);
+  if (S.Bp) mx_scratch_free(S.Bp, s, S.pooled_b);
+}
+
+static int spmm_panel_scratch_alloc(const mx_device *D, int k, cudaStream_t s, spmm_panel_scratch &S) {
   const mx_spmm_long *L = D->spmm_long;
   const size_t panel = (size_t)std::max(D->ncols, 1) * spmm_panel_width(k);
-  double *Bp = nullptr, *part = nullptr;
-  bool pooled_b = false, pooled_p = false;
-  if (mx_scratch_malloc((void **)&Bp, sizeof(double) * panel, s, true, &pooled_b, "SpMM: a row-major panel of B")) return 1;
-  if (L->nlong && mx_scratch_malloc((void **)&part, sizeof(double) * (size_t)L->npieces * k, s, true, &pooled_p, "SpMM: long rows' partial sums")) {
-    mx_scratch_free(Bp, s, pooled_b);
+  if (mx_scratch_malloc((void **)&S.Bp, sizeof(double) * panel, s, true, &S.pooled_b, "SpMM: a row-major panel of B") ||
+      (L->nlong && mx_scratch_malloc((void **)&S.part, sizeof(double) * (size_t)L->npieces * k, s, true, &S.pooled_p, "SpMM: long rows' partial sums")) ||
+      (spmm_hot_on_panels(D) && hot_part_alloc(D, (k + 7) / 8, s, &S.hot_part, &S.pooled_h))) {
+    spmm_panel_scratch_free(S, s);
     return 1;
   }
+  return 0;
+}
+
+/* The cold part, and an SE hot part, panel by panel; the hot split chunks' fixup after the last. */
+static int spmm_panels(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  spmm_panel_scratch S = {};
+  if (spmm_panel_scratch_alloc(D, k, s, S)) return 1;
   int rc = 0;
   for (int j0 = 0; j0 < k && !rc;) {
     const int P = spmm_panel_width(k - j0), kb = std::min(P, k - j0);
-    if (P == 64) rc = panel_launch<64>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
-    else if (P == 32) rc = panel_launch<32>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
-    else if (P == 16) rc = panel_launch<16>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
-    else if (P == 8) rc = panel_launch<8>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
-    else if (P == 4) rc = panel_launch<4>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
-    else rc = panel_launch<2>(D, j0, kb, k, B, ldb, C, ldc, Bp, part, s);
+    if (P == 64) rc = panel_launch<64>(D, j0, kb, k, B, ldb, C, ldc, S, s);
+    else if (P == 32) rc = panel_launch<32>(D, j0, kb, k, B, ldb, C, ldc, S, s);
+    else if (P == 16) rc = panel_launch<16>(D, j0, kb, k, B, ldb, C, ldc, S, s);
+    else if (P == 8) rc = panel_launch<8>(D, j0, kb, k, B, ldb, C, ldc, S, s);
+    else if (P == 4) rc = panel_launch<4>(D, j0, kb, k, B, ldb, C, ldc, S, s);
+    else rc = panel_launch<2>(D, j0, kb, k, B, ldb, C, ldc, S, s);
     j0 += kb;
   }
-  if (!rc && L->nlong) {
-    mx_spmm_piece_fixup<<<spmm_blocks((long long)L->nlong * k), MX_SPMM_THREADS, 0, s>>>(L->nlong, k, L->long_row, L->long_first, part, C, ldc);
-    rc = mx_cuda_check(cudaGetLastError(), "SpMM piece fixup");
-  }
-  if (part) mx_scratch_free(part, s, pooled_p);
-  mx_scratch_free(Bp, s, pooled_b);
+  if (!rc && spmm_hot_on_panels(D)) rc = hot_fixup_launch(D, (k + 7) / 8, k, S.hot_part, C, ldc, s);
+  spmm_panel_scratch_free(S, s);
   return rc;
 }
 
@@ -575,9 +655,7 @@ static int spmm_hot_launch(const mx_device *D, int k, const double *B, long long
   if (nwarps * 32 / MX_SPMM_THREADS >= INT32_MAX) return mx_fail("SpMM: %lld hot warps for %d columns exceed one launch", nwarps, k);
   double *part = nullptr;
   bool pooled = false;
-  if (D->hot_nslots > 0 &&
-      mx_scratch_malloc((void **)&part, sizeof(double) * 64 * (size_t)D->hot_nslots * nslabs, s, true, &pooled, "SpMM: hot partial sums"))
-    return 1;
+  if (hot_part_alloc(D, nslabs, s, &part, &pooled)) return 1;
   if (D->mode == MX_HOT_DU)
     mx_spmm_du_kernel<<<spmm_blocks(nwarps * 32), MX_SPMM_THREADS, 0, s>>>(nwarps, nslabs, k, D->hot_work, D->hot_row, D->du_bitmap, D->du_col,
                                                                          D->du_valptr, D->du_val, D->xhot_col, B, ldb, C, ldc, part);
@@ -585,11 +663,7 @@ static int spmm_hot_launch(const mx_device *D, int k, const double *B, long long
     mx_spmm_se_kernel<<<spmm_blocks(nwarps * 32), MX_SPMM_THREADS, 0, s>>>(nwarps, nslabs, k, D->hot_work, D->hot_row, D->se_ptr, D->se_col,
                                                                          D->se_val, D->xhot_col, B, ldb, C, ldc, part);
   int rc = mx_cuda_check(cudaGetLastError(), "SpMM hot kernel");
-  if (!rc && D->hot_nsplit > 0) {
-    mx_spmm_hot_fixup<<<spmm_blocks((long long)D->hot_nsplit * nslabs * 64), MX_SPMM_THREADS, 0, s>>>(D->hot_nsplit, nslabs, k, D->hot_split,
-                                                                                                   D->hot_row, part, C, ldc);
-    rc = mx_cuda_check(cudaGetLastError(), "SpMM hot fixup");
-  }
+  if (!rc) rc = hot_fixup_launch(D, nslabs, k, part, C, ldc, s);
   if (part) mx_scratch_free(part, s, pooled);
   return rc;
 }
@@ -693,9 +767,12 @@ static int spmm_prepare(mx_device *D) {
 /* ---- the ways ------------------------------------------------------------------------------------ */
 
 /* The cold part on B in place (MX_SPMM_KERNELS, per launch group) or on row-major panels
- * (MX_SPMM_PANELS, all k), the hot part per launch group. */
+ * (MX_SPMM_PANELS, all k); the hot part per launch group, except an SE one on the panels. */
 static int spmm_kernels(mx_device *D, int way, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
-  if (way == MX_SPMM_PANELS && spmm_panels_cold(D, k, B, ldb, C, ldc, s)) return 1;
+  if (way == MX_SPMM_PANELS) {
+    if (spmm_panels(D, k, B, ldb, C, ldc, s)) return 1;
+    if (spmm_hot_on_panels(D) || D->mode == MX_HOT_NONE) return 0;
+  }
   const int g = spmm_group(D, k);
   for (int j0 = 0; j0 < k; j0 += g) {
     const int kb = std::min(g, k - j0);
