@@ -26,6 +26,11 @@ int mx_hub_dev_upload(const mx_cold_hub *H, mx_hub_dev **out);
 /* y += hub x on stream (device pointers, y of H's rows, x of its columns); 0 or 1 (launch failure). */
 int mx_hub_dev_spmv_add(const mx_hub_dev *d, const double *x, double *y, void *stream);
 
+/* C += hub B for k columns (column-major, leading dimensions ldb, ldc; device pointers) on stream, in
+ * slabs of 8 columns: each column's whole rows bit for bit the SpMV's, split rows within rounding of
+ * it; 0 or 1 (launch or scratch failure). */
+int mx_hub_dev_spmm_add(const mx_hub_dev *d, int k, const double *B, long long ldb, double *C, long long ldc, void *stream);
+
 void mx_hub_dev_free(mx_hub_dev *d);
 
 /* The hub columns of d. */

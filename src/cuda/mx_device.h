@@ -155,7 +155,7 @@ int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, vo
  * kernel on row-major panels of B (8, 16 or 32 columns copied per product: a nonzero's values of B
  * are then one contiguous segment, which pays on random columns) and the SpMVs, and keeps the
  * fastest for the bucket (our kernels alone under a forced launch group). Under a hub split the rest
- * device decides alike and the hub part runs one column at a time. Column j of C is within rounding
+ * device decides alike and the hub part runs in slabs of 8 columns. Column j of C is within rounding
  * of the SpMV of column j (not bitwise: other summation orders); a D's products repeat their bits
  * once the bucket's choice is made (the timed product leaves the kept way's bits in C): every way
  * repeats its bits (no floating-point atomics), which is why cuSPARSE's SpMM is not a way
@@ -173,7 +173,7 @@ typedef struct {
   int cols_per_launch;     /* columns per launch group (0: decided at the first product, from the columns'
                             * spread: all k where k columns' footprints fit half the L2, else fewer) */
   mx_hot_mode hot_mode;    /* DU: tensor cores; SE: CUDA cores; none */
-  int hub_per_column;      /* 1: a hub split's hub part runs one column at a time */
+  int hub_slabs;           /* 1: a hub split's hub part runs in slabs of 8 columns (k = 1: its SpMV) */
   int min_k;               /* the kernels are never taken below this k */
   int min_k_kernel;        /* the smallest k at which the byte rule takes the kernels (0: none up to 2^20) */
   double bytes_per_column; /* the rule's estimate of bytes moved by k SpMVs */

@@ -276,7 +276,7 @@ void mx_cold_rowpat_dev_free(mx_device *D);
 /* Free what the SpMM kernels keep on D (mx_spmm.cu; nothing without it). */
 void mx_spmm_dev_free(mx_device *D);
 /* The SpMM of a device whose products the hub split runs (mx_device_hub.cu): the rest device's SpMM
- * (mx_device_spmm), then the hub part added one column at a time. */
+ * (mx_device_spmm), then the hub part added in slabs of 8 columns (mx_hub_dev_spmm_add). */
 int mx_device_hub_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s);
 /* The rest device of D's hub split (NULL without one). */
 mx_device *mx_device_hub_rest(const mx_device *D);

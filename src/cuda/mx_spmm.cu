@@ -695,9 +695,9 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   if (!D || !plan) return mx_fail("mx_device_spmm_plan: NULL argument");
   memset(plan, 0, sizeof *plan);
   plan->k = k;
-  if (D->hub_split) { /* the rest by its own rule, the hub part one column at a time */
+  if (D->hub_split) { /* the rest by its own rule, the hub part in slabs of 8 columns */
     if (mx_device_spmm_plan(mx_device_hub_rest(D), k, plan)) return 1;
-    plan->hub_per_column = 1;
+    plan->hub_slabs = 1;
     return 0;
   }
   double in_use, plain;
