@@ -613,7 +613,8 @@ int mx_hub_dev_build(const int *rowptr, const int *col, const double *val, int m
     k_hub_slice_fill<<<hub_blocks(P), HUB_BUILD_THREADS>>>(P, order, pstart, plen, pout, d->slice_off, hub_rank, hub_val, d->slice_row,
                                                            d->rank, varies ? d->val : nullptr);
   /* 6. the product's buffers and grid */
-  d->smem = sizeof(double) * ((size_t)Kused + 1);
+  d->smem   = sizeof(double) * ((size_t)Kused + 1);
+  d->nparts = nparts;
   rc = rc || mx_cuda_check(cudaGetLastError(), "hub split: kernels") ||
        (Kused > 0 && mx_cuda_check(cudaMalloc(&d->xhub, sizeof(double) * (size_t)Kused), "hub x buffer")) ||
        (nparts > 0 && mx_cuda_check(cudaMalloc(&d->part, sizeof(double) * (size_t)nparts), "hub part slots")) ||

@@ -190,38 +190,47 @@ mx_spmm_se_kernel(long long nwarps, int nslabs, int k, const mx_hot_work *__rest
 }
 
 /* SE on a row-major panel of P columns (Bp2: the panel as pairs, P / 2 a row; P >= 2) starting at
- * column j0 (a multiple of 8): lane (r = lane & 7, g = lane >> 3) sums row r of the item's slot
- * columns for the panel's columns 8 slab + 2 g and + 1 (one 16-byte load; the chunk's 8 rows read
- * 8 contiguous 64-byte segments), in slot order as mx_spmm_se_kernel: each column's sum is bit for
- * bit that kernel's. Slabs, stores and partial sums are numbered over all k columns (j0 / 8 + slab
- * of nslabs_all), so that one mx_spmm_hot_fixup after the last panel adds the split chunks. */
+ * column j0 (a multiple of 8), a warp per work item for all the panel's columns: lane (r = lane & 7,
+ * g = lane >> 3) sums row r of the item's slot columns for the column pairs g, g + 4, ... (columns
+ * 8 i + 2 g and + 1 of the panel's slab i; one 16-byte load each, the chunk's 8 rows reading 8
+ * contiguous segments), in slot order as mx_spmm_se_kernel: each column's sum is bit for bit that
+ * kernel's, and the item's columns and values are read once per panel. Slabs, stores and partial
+ * sums are numbered over all k columns (j0 / 8 + i of nslabs_all), so that one mx_spmm_hot_fixup
+ * after the last panel adds the split chunks. */
 template <int P>
 __global__ void __launch_bounds__(MX_SPMM_THREADS)
-mx_spmm_se_panel_kernel(long long nwarps, int nslabs, int nslabs_all, int j0, int k, const mx_hot_work *__restrict__ work,
-                        const int *__restrict__ hot_row, const int *__restrict__ se_ptr, const int *__restrict__ se_col,
-                        const double *__restrict__ se_val, const int *__restrict__ xhot_col, const double2 *__restrict__ Bp2,
-                        double *__restrict__ C, long long ldc, double *__restrict__ part) {
-  constexpr int G = P / 2; /* pairs a panel row */
+mx_spmm_se_panel_kernel(int nwork, int nslabs_all, int j0, int k, const mx_hot_work *__restrict__ work, const int *__restrict__ hot_row,
+                        const int *__restrict__ se_ptr, const int *__restrict__ se_col, const double *__restrict__ se_val,
+                        const int *__restrict__ xhot_col, const double2 *__restrict__ Bp2, double *__restrict__ C, long long ldc,
+                        double *__restrict__ part) {
+  constexpr int G = P / 2;                 /* pairs a panel row */
+  constexpr int NS = P < 8 ? 1 : P / 8;    /* the panel's slabs: pairs g + 4 i, i < NS */
   const int lane = threadIdx.x & 31;
   const long long wid = ((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x) >> 5;
-  if (wid >= nwarps) return; /* warp-uniform */
-  const mx_hot_work w = work[wid / nslabs];
-  const int slab = (int)(wid % nslabs);
-  const int r = lane & 7, g = lane >> 3, pair = slab * 4 + g;
-  const bool reads = pair < G;
+  if (wid >= nwork) return; /* warp-uniform */
+  const mx_hot_work w = work[wid];
+  const int r = lane & 7, g = lane >> 3;
   const int base = __ldg(se_ptr + w.chunk);
-  double2 acc = make_double2(0.0, 0.0);
+  double2 acc[NS];
+#pragma unroll
+  for (int i = 0; i < NS; ++i) acc[i] = make_double2(0.0, 0.0);
   for (int s = base + w.begin * MX_CHUNK_ROWS + r; s < base + w.end * MX_CHUNK_ROWS; s += MX_CHUNK_ROWS) {
     const int c = spmm_col(__ldg(se_col + s), xhot_col);
-    if (c == -1 || !reads) continue;
+    if (c == -1) continue;
     const double v = __ldg(se_val + s);
-    const double2 b = __ldg(Bp2 + (long long)c * G + pair);
-    acc.x += v * b.x;
-    acc.y += v * b.y;
+#pragma unroll
+    for (int i = 0; i < NS; ++i)
+      if (g + 4 * i < G) {
+        const double2 b = __ldg(Bp2 + (long long)c * G + g + 4 * i);
+        acc[i].x += v * b.x;
+        acc[i].y += v * b.y;
+      }
   }
-  const int slab_all = j0 / 8 + slab;
-  hot_spmm_store(w, nslabs_all, slab_all, r, 2 * g, k, acc.x, hot_row, C, ldc, part);
-  hot_spmm_store(w, nslabs_all, slab_all, r, 2 * g + 1, k, acc.y, hot_row, C, ldc, part);
+#pragma unroll
+  for (int i = 0; i < NS; ++i) {
+    hot_spmm_store(w, nslabs_all, j0 / 8 + i, r, 2 * g, k, acc[i].x, hot_row, C, ldc, part);
+    hot_spmm_store(w, nslabs_all, j0 / 8 + i, r, 2 * g + 1, k, acc[i].y, hot_row, C, ldc, part);
+  }
 }
 
 /* Thread (split chunk, slab, cell r * 8 + jj) adds the chunk's pieces in piece order into C. */
@@ -587,12 +596,8 @@ static int panel_launch(const mx_device *D, int j0, int kb, int k, const double 
     MX_LAUNCH_CHECK("SpMM piece fixup");
   }
   if (spmm_hot_on_panels(D)) {
-    const int nslabs = (kb + 7) / 8;
-    const long long nwarps = (long long)D->hot_nwork * nslabs;
-    if (nwarps * 32 / MX_SPMM_THREADS >= INT32_MAX) return mx_fail("SpMM: %lld hot warps for a panel exceed one launch", nwarps);
-    mx_spmm_se_panel_kernel<P><<<spmm_blocks(nwarps * 32), MX_SPMM_THREADS, 0, s>>>(nwarps, nslabs, (k + 7) / 8, j0, k, D->hot_work, D->hot_row,
-                                                                                   D->se_ptr, D->se_col, D->se_val, D->xhot_col, Bp2, C, ldc,
-                                                                                   S.hot_part);
+    mx_spmm_se_panel_kernel<P><<<spmm_blocks((long long)D->hot_nwork * 32), MX_SPMM_THREADS, 0, s>>>(
+        D->hot_nwork, (k + 7) / 8, j0, k, D->hot_work, D->hot_row, D->se_ptr, D->se_col, D->se_val, D->xhot_col, Bp2, C, ldc, S.hot_part);
     MX_LAUNCH_CHECK("SpMM hot kernel on a panel");
   }
   return 0;
