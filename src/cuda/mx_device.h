@@ -178,6 +178,8 @@ typedef struct {
   int min_k_kernel;        /* the smallest k at which the byte rule takes the kernels (0: none up to 2^20) */
   double bytes_per_column; /* the rule's estimate of bytes moved by k SpMVs */
   double bytes_kernel;     /* ... and by the kernels */
+  double way_us[3];        /* the timed choice of this k's bucket: our kernels on B in place, on the
+                            * panels, k SpMVs (us of one product each; 0: not timed) */
 } mx_spmm_plan;
 int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan);
 int mx_device_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream);

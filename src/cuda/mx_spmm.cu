@@ -713,6 +713,7 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   plan->kernel = k >= MX_SPMM_MIN_K && plan->bytes_kernel < plan->bytes_per_column;
   const int choice = D->spmm_choice[spmm_bucket(k)];
   plan->timed = plan->kernel && choice != 0;
+  for (int w = 0; w < 3; ++w) plan->way_us[w] = D->spmm_way_us[spmm_bucket(k)][w];
   plan->cold_panels = choice == MX_SPMM_PANELS;
   if (choice == MX_SPMM_COLUMNS) plan->kernel = 0;
   plan->lanes_per_row = spmm_lanes(D);
@@ -819,8 +820,10 @@ static int spmm_timed_choice(mx_device *D, int k, const double *B, long long ldb
   for (int i = 0; i < made; ++i) cudaEventDestroy(ev[i]);
   if (rc) return 1;
   int best = 0;
-  for (int w = 1; w < nways; ++w)
+  for (int w = 0; w < nways; ++w) {
+    D->spmm_way_us[spmm_bucket(k)][w] = 1e3f * t[w];
     if (t[w] < t[best]) best = w;
+  }
   D->spmm_choice[spmm_bucket(k)] = (char)ways[best];
   return best == nways - 1 ? 0 : spmm_way(D, ways[best], k, B, ldb, C, ldc, s);
 }

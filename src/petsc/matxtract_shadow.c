@@ -559,10 +559,28 @@ PetscErrorCode MatXtractShadowApplyDenseCPU(Mat A, PetscBool transpose, Mat B, M
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -info, once per k (after its first product, which times the ways): the SpMM's way, the timed
+ * choice's times, and what of the plan the SpMM reads (hot mode, x-hot columns, hub split). */
+static PetscErrorCode MatXtractShadowInfoDense(Mat A, mx_device *D, PetscBool transpose, PetscInt k)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+  mx_spmm_plan   plan;
+  int            hubK = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractCheckDevice(A, mx_device_spmm_plan(D, (int)k, &plan), "planning the SpMM"));
+  mx_device_hub_info(D, &hubK, NULL);
+  PetscCall(PetscInfo(A, "matxtract: %s with %" PetscInt_FMT " dense columns on the GPU: %s; timed (us) kernels %.1f, panels %.1f, %" PetscInt_FMT " SpMVs %.1f; hot %s, %d x-hot columns, %d hub columns\n", transpose ? "A' B" : "A B", k,
+                      !plan.kernel ? "one SpMV per column" : plan.cold_panels ? "our SpMM kernels on row-major panels of B" : "our SpMM kernels on B in place", plan.way_us[0], plan.way_us[1], k, plan.way_us[2],
+                      plan.hot_mode == MX_HOT_DU ? "DU" : plan.hot_mode == MX_HOT_SE ? "SE" : "none", mx_device_xhot_cols(D), hubK));
+  x->spmm_k_seen = k;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* C = A B, or A' B (transpose), for the dense B and C on the GPU (D, or Dt for the transpose, built):
  * mx_device_spmm on the dense matrices' device arrays where both live there, else on their host
  * arrays through device copies. The plan per k (the SpMM kernels or one SpMV per column) is the
- * device layer's (mx_device_spmm_plan); -info names it once per matrix and k. */
+ * device layer's (mx_device_spmm_plan); -info names it once per matrix and k, with the times. */
 PetscErrorCode MatXtractShadowApplyDenseGPU(Mat A, PetscBool transpose, Mat B, Mat C)
 {
   Mat_MatXtract     *x = (Mat_MatXtract *)A->spptr;
@@ -578,12 +596,6 @@ PetscErrorCode MatXtractShadowApplyDenseGPU(Mat A, PetscBool transpose, Mat B, M
   PetscCheck(k <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "matxtract: %" PetscInt_FMT " dense columns: the SpMM takes at most 2^31 - 1", k);
   PetscCall(MatDenseGetLDA(B, &ldb));
   PetscCall(MatDenseGetLDA(C, &ldc));
-  if (k != x->spmm_k_seen) {
-    mx_spmm_plan plan;
-    PetscCall(MatXtractCheckDevice(A, mx_device_spmm_plan(D, (int)k, &plan), "planning the SpMM"));
-    PetscCall(PetscInfo(A, "matxtract: %s with %" PetscInt_FMT " dense columns on the GPU: %s\n", transpose ? "A' B" : "A B", k, !plan.kernel ? "one SpMV per column (the byte rule, k below its minimum, or timed fastest)" : !plan.timed ? "our SpMM kernels (B in place or in row-major panels) or one SpMV per column, whichever the first product times fastest" : plan.cold_panels ? "our SpMM kernels on row-major panels of B (timed fastest)" : "our SpMM kernels (timed fastest)"));
-    x->spmm_k_seen = k;
-  }
   PetscCall(PetscLogEventBegin(MATXTRACT_MultDense, A, B, C, 0));
   PetscCall(MatDenseGetArrayReadAndMemType(B, &b, &bm));
   PetscCall(MatDenseGetArrayWriteAndMemType(C, &c, &cm));
@@ -603,6 +615,7 @@ PetscErrorCode MatXtractShadowApplyDenseGPU(Mat A, PetscBool transpose, Mat B, M
     PetscCall(MatDenseRestoreArrayRead(B, &b));
   }
   PetscCall(PetscLogEventEnd(MATXTRACT_MultDense, A, B, C, 0));
+  if (k != x->spmm_k_seen) PetscCall(MatXtractShadowInfoDense(A, D, transpose, k));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
