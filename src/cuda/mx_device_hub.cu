@@ -100,7 +100,8 @@ mx_device *mx_device_hub_rest(const mx_device *D) { return D && D->hub_split ? D
 
 int mx_device_hub_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
   mx_hub_split_dev *h = D->hub_split;
-  return mx_device_spmm(h->rest, k, B, ldb, C, ldc, s) || (k == 1 ? mx_hub_dev_spmv_add(h->hub, B, C, s) : mx_hub_dev_spmm_add(h->hub, k, B, ldb, C, ldc, s));
+  if (mx_device_spmm(h->rest, k, B, ldb, C, ldc, s)) return 1;
+  return k == 1 ? mx_hub_dev_spmv_add(h->hub, B, C, s) : mx_hub_dev_spmm_add(h->hub, k, B, ldb, C, ldc, s);
 }
 
 int mx_device_hub_launch(mx_device *D, const double *x, const double *z, double *y, void *stream) {

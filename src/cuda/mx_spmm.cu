@@ -549,6 +549,9 @@ mx_spmm_panel_pieces(int npieces, int kb, int k, int j0, const int2 *__restrict_
   }
 }
 
+/* The 8-column slabs of k columns (the hot kernels' unit; the last one padded). */
+static int spmm_slabs(int k) { return (k + 7) / 8; }
+
 /* An SE hot region runs on the panels (mx_spmm_se_panel_kernel), a DU one on B in place. */
 static bool spmm_hot_on_panels(const mx_device *D) { return D->mode == MX_HOT_SE && D->hot_nwork > 0; }
 
@@ -597,7 +600,7 @@ static int panel_launch(const mx_device *D, int j0, int kb, int k, const double 
   }
   if (spmm_hot_on_panels(D)) {
     mx_spmm_se_panel_kernel<P><<<spmm_blocks((long long)D->hot_nwork * 32), MX_SPMM_THREADS, 0, s>>>(
-        D->hot_nwork, (k + 7) / 8, j0, k, D->hot_work, D->hot_row, D->se_ptr, D->se_col, D->se_val, D->xhot_col, Bp2, C, ldc, S.hot_part);
+        D->hot_nwork, spmm_slabs(k), j0, k, D->hot_work, D->hot_row, D->se_ptr, D->se_col, D->se_val, D->xhot_col, Bp2, C, ldc, S.hot_part);
     MX_LAUNCH_CHECK("SpMM hot kernel on a panel");
   }
   return 0;
@@ -626,7 +629,7 @@ static int spmm_panel_scratch_alloc(const mx_device *D, int k, cudaStream_t s, s
   const size_t panel = (size_t)std::max(D->ncols, 1) * spmm_panel_width(k);
   if (mx_scratch_malloc((void **)&S.Bp, sizeof(double) * panel, s, true, &S.pooled_b, "SpMM: a row-major panel of B") ||
       (L->nlong && mx_scratch_malloc((void **)&S.part, sizeof(double) * (size_t)L->npieces * k, s, true, &S.pooled_p, "SpMM: long rows' partial sums")) ||
-      (spmm_hot_on_panels(D) && hot_part_alloc(D, (k + 7) / 8, s, &S.hot_part, &S.pooled_h))) {
+      (spmm_hot_on_panels(D) && hot_part_alloc(D, spmm_slabs(k), s, &S.hot_part, &S.pooled_h))) {
     spmm_panel_scratch_free(S, s);
     return 1;
   }
@@ -648,14 +651,14 @@ static int spmm_panels(const mx_device *D, int k, const double *B, long long ldb
     else rc = panel_launch<2>(D, j0, kb, k, B, ldb, C, ldc, S, s);
     j0 += kb;
   }
-  if (!rc && spmm_hot_on_panels(D)) rc = hot_fixup_launch(D, (k + 7) / 8, k, S.hot_part, C, ldc, s);
+  if (!rc && spmm_hot_on_panels(D)) rc = hot_fixup_launch(D, spmm_slabs(k), k, S.hot_part, C, ldc, s);
   spmm_panel_scratch_free(S, s);
   return rc;
 }
 
 static int spmm_hot_launch(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
   if (D->mode == MX_HOT_NONE || D->hot_nwork == 0) return 0;
-  const int nslabs = (k + 7) / 8;
+  const int nslabs = spmm_slabs(k);
   const long long nwarps = (long long)D->hot_nwork * nslabs;
   if (nwarps * 32 / MX_SPMM_THREADS >= INT32_MAX) return mx_fail("SpMM: %lld hot warps for %d columns exceed one launch", nwarps, k);
   double *part = nullptr;
@@ -777,7 +780,7 @@ static int spmm_prepare(mx_device *D) {
 static int spmm_kernels(mx_device *D, int way, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
   if (way == MX_SPMM_PANELS) {
     if (spmm_panels(D, k, B, ldb, C, ldc, s)) return 1;
-    if (spmm_hot_on_panels(D) || D->mode == MX_HOT_NONE) return 0;
+    if (D->mode != MX_HOT_DU) return 0; /* no hot part, or an SE one the panels ran */
   }
   const int g = spmm_group(D, k);
   for (int j0 = 0; j0 < k; j0 += g) {
