@@ -154,8 +154,12 @@ int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, vo
  * first product of each bucket of k (floor(log2 k)) times our kernels reading B in place, our cold
  * kernel on row-major panels of B (8, 16 or 32 columns copied per product: a nonzero's values of B
  * are then one contiguous segment, which pays on random columns) and the SpMVs, and keeps the
- * fastest for the bucket (our kernels alone under a forced launch group). Under a hub split the rest
- * device decides alike and the hub part runs in slabs of 8 columns. Column j of C is within rounding
+ * fastest for the bucket (our kernels alone under a forced launch group). Under a hub split whose
+ * plain arrays are released, the rest device decides alike and the hub part runs in slabs of 8
+ * columns; where D holds its plain arrays (mx_device_hub_restore_plain before an SpMM), that split
+ * way is a fourth way of the timed choice beside the three on the whole matrix, and a release frees
+ * nothing once the kernels ran (docs/performance.md, "Many vectors", times the split's way against
+ * the whole matrix's). Column j of C is within rounding
  * of the SpMV of column j (not bitwise: other summation orders); a D's products repeat their bits
  * once the bucket's choice is made (the timed product leaves the kept way's bits in C): every way
  * repeats its bits (no floating-point atomics), which is why cuSPARSE's SpMM is not a way
@@ -166,20 +170,22 @@ int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, vo
 typedef struct {
   int k;                   /* the columns the plan is for */
   int kernel;              /* 1: the SpMM kernels; 0: one SpMV per column */
-  int timed;               /* 1: the choice of this k's bucket was timed (kernel and cold_panels say which) */
+  int timed;               /* 1: the choice of this k's bucket was timed (kernel, cold_panels and hub_slabs say which) */
   int cold_panels;         /* 1 (with kernel): the cold part by our kernel on row-major panels of B */
   int lanes_per_row;       /* cold kernel: lanes per row (2..32, by the mean cold row length) */
   int cols_per_pass;       /* cold kernel: B columns per pass (4 or 8) */
   int cols_per_launch;     /* columns per launch group (0: decided at the first product, from the columns'
                             * spread: all k where k columns' footprints fit half the L2, else fewer) */
   mx_hot_mode hot_mode;    /* DU: tensor cores; SE: CUDA cores; none */
-  int hub_slabs;           /* 1: a hub split's hub part runs in slabs of 8 columns (k = 1: its SpMV) */
+  int hub_slabs;           /* 1: the hub split's way (its rest by the rest's plan, the hub part in slabs
+                            * of 8 columns; k = 1: its SpMV): where D's plain arrays are released, or
+                            * kept by the timed choice */
   int min_k;               /* the kernels are never taken below this k */
   int min_k_kernel;        /* the smallest k at which the byte rule takes the kernels (0: none up to 2^20) */
   double bytes_per_column; /* the rule's estimate of bytes moved by k SpMVs */
   double bytes_kernel;     /* ... and by the kernels */
-  double way_us[3];        /* the timed choice of this k's bucket: our kernels on B in place, on the
-                            * panels, k SpMVs (us of one product each; 0: not timed) */
+  double way_us[4];        /* the timed choice of this k's bucket: our kernels on B in place, on the
+                            * panels, k SpMVs, the hub split's way (us of one product each; 0: not timed) */
 } mx_spmm_plan;
 int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan);
 int mx_device_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream);
@@ -189,7 +195,8 @@ typedef enum {
   MX_SPMM_WAY_AUTO     = 0,
   MX_SPMM_WAY_KERNELS  = 1, /* our kernels, B read in place (column-major) */
   MX_SPMM_WAY_COLUMNS  = 2, /* one SpMV per column */
-  MX_SPMM_WAY_PANELS   = 3  /* the cold kernel on row-major panels of B (copied per product), the hot kernels */
+  MX_SPMM_WAY_PANELS   = 3, /* the cold kernel on row-major panels of B (copied per product), the hot kernels */
+  MX_SPMM_WAY_HUB      = 4  /* the hub split's rest and hub part (timed choice only: not forced) */
 } mx_spmm_way;
 int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way);
 /* Columns per launch group forced (0: the rule), for benchmarks; 0 or 1 on a bad argument. */
@@ -210,9 +217,10 @@ int mx_device_spmv_host(mx_device *D, const double *x, const double *z, double *
  * the error recorded and D as before. */
 int mx_device_hub(mx_device *D, const mx_csr *A, int K);
 /* While the split runs D's products: D's plain columns and values freed (they are read by nothing
- * else: D all cold in input order, without a pack, row patterns, x-hot or cuSPARSE; else an error
- * and nothing freed). mx_device_hub_restore_plain(D, A) uploads the columns of A (the CSR D holds)
- * again and allocates the values, which a value refresh then fills; until then a refresh, a new
+ * else: D all cold in input order, without a pack, row patterns, x-hot, cuSPARSE or the SpMM kernels,
+ * which read them once they ran; else an error and nothing freed). mx_device_hub_restore_plain(D, A)
+ * uploads the columns of A (the CSR D holds) again, and its values where A has them (an SpMM reads
+ * them), else allocates the values, which a value refresh then fills; until then a refresh, a new
  * split, the statistics, a compression, a cold-kernel switch and the feature passes are refused.
  * 0, or 1 with the error recorded. */
 int mx_device_hub_release_plain(mx_device *D);

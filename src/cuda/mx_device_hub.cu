@@ -23,9 +23,12 @@ static void hub_free(mx_hub_split_dev *h) {
   free(h);
 }
 
+/* The split gone (and the SpMM's timed choices with it: the split's way is one of their ways). */
 void mx_device_hub_drop(mx_device *D) {
+  if (!D->hub_split) return;
   hub_free(D->hub_split);
   D->hub_split = nullptr;
+  mx_spmm_choice_reset(D);
 }
 
 /* the split of D's cold CSR by K columns, built on the GPU; the rest finished with kernel cold and packed */
@@ -77,6 +80,7 @@ extern "C" int mx_device_hub(mx_device *D, const mx_csr *A, int K) {
   if (hub_make(D, K, D->cold, &h)) return 1;
   mx_device_hub_drop(D);
   D->hub_split = h;
+  mx_spmm_choice_reset(D); /* the split's way joins the timed choices */
   return 0;
 }
 
@@ -119,8 +123,9 @@ void mx_device_hub_kernel(mx_device *D, mx_cold_kernel k) {
 extern "C" int mx_device_hub_release_plain(mx_device *D) {
   if (!D || !D->hub_split) return mx_fail("mx_device_hub_release_plain: no hub split in use");
   if (D->plain_released) return 0;
-  if (!D->cold_identity || D->csp || D->pack || D->rowpat || D->hot_pack || D->xhot_n)
-    return mx_fail("mx_device_hub_release_plain: D's plain cold CSR is read by more than the split (a pack, row patterns, x-hot or cuSPARSE)");
+  if (!D->cold_identity || D->csp || D->pack || D->rowpat || D->hot_pack || D->xhot_n || D->spmm_reads_plain)
+    return mx_fail("mx_device_hub_release_plain: D's plain cold CSR is read by more than the split (a pack, row patterns, x-hot, cuSPARSE "
+                   "or the SpMM kernels)");
   mx_features_job_drop(D);
   mx_cuda_free_on(D, &D->cold_col, (size_t)D->cold_nnz);
   mx_cuda_free_on(D, &D->cold_val, (size_t)D->cold_nnz);
@@ -128,8 +133,9 @@ extern "C" int mx_device_hub_release_plain(mx_device *D) {
   return 0;
 }
 
-/* D's columns uploaded again from A (the CSR it holds, in input order) and its value array allocated
- * (a value refresh fills it); the split stays until that refresh drops it. */
+/* D's columns uploaded again from A (the CSR it holds, in input order), and its values where A has
+ * them, else the value array allocated (a value refresh fills it); the split stays until a refresh
+ * drops it. */
 extern "C" int mx_device_hub_restore_plain(mx_device *D, const mx_csr *A) {
   if (!D || !A) return mx_fail("mx_device_hub_restore_plain: NULL argument");
   if (!D->plain_released) return 0;
@@ -140,8 +146,9 @@ extern "C" int mx_device_hub_restore_plain(mx_device *D, const mx_csr *A) {
     mx_cuda_free_on(D, &D->cold_col, (size_t)D->cold_nnz);
     return 1;
   }
-  const mx_h2d_piece cols = {D->cold_col, A->colidx, sizeof(int) * (size_t)D->cold_nnz};
-  if (mx_h2d_copy(&cols, 1, 0, "mx_device_hub_restore_plain: uploading the columns")) {
+  const mx_h2d_piece pieces[2] = {{D->cold_col, A->colidx, sizeof(int) * (size_t)D->cold_nnz},
+                                  {D->cold_val, A->val, sizeof(double) * (size_t)D->cold_nnz}};
+  if (mx_h2d_copy(pieces, A->val ? 2 : 1, 0, "mx_device_hub_restore_plain: uploading the columns and values")) {
     mx_cuda_free_on(D, &D->cold_col, (size_t)D->cold_nnz);
     mx_cuda_free_on(D, &D->cold_val, (size_t)D->cold_nnz);
     return 1;

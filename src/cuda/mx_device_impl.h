@@ -48,8 +48,8 @@ struct mx_device {
                        * products (cold_rowptr stays); mx_device_hub_restore_plain brings them back */
 
   struct mx_spmm_long *spmm_long; /* the SpMM's long cold rows in pieces (mx_spmm.cu); NULL until the first SpMM */
-  char spmm_choice[MX_SPMM_BUCKETS]; /* per bucket floor(log2 k): 0 not timed yet, else MX_SPMM_KERNELS, _COLUMNS or _PANELS */
-  float spmm_way_us[MX_SPMM_BUCKETS][3]; /* the timed choice's times (us): kernels, panels, k SpMVs */
+  char spmm_choice[MX_SPMM_BUCKETS]; /* per bucket floor(log2 k): 0 not timed yet, else MX_SPMM_KERNELS, _COLUMNS, _PANELS or _HUB */
+  float spmm_way_us[MX_SPMM_BUCKETS][4]; /* the timed choice's times (us): kernels, panels, k SpMVs, the hub split's way */
   int spmm_group;       /* mx_device_spmm_set_group: columns per launch group forced (0: the rule) */
   int spmm_reads_plain; /* D ran the SpMM kernels (mx_spmm.cu), which read the plain cold arrays: a
                          * pack release frees nothing from then on */
@@ -115,7 +115,8 @@ struct mx_device {
 enum {
   MX_SPMM_KERNELS  = MX_SPMM_WAY_KERNELS,
   MX_SPMM_COLUMNS  = MX_SPMM_WAY_COLUMNS,
-  MX_SPMM_PANELS   = MX_SPMM_WAY_PANELS
+  MX_SPMM_PANELS   = MX_SPMM_WAY_PANELS,
+  MX_SPMM_HUB      = MX_SPMM_WAY_HUB
 };
 
 /* bits of mx_device::pack_released */
@@ -279,6 +280,8 @@ void mx_spmm_dev_free(mx_device *D);
 /* The SpMM of a device whose products the hub split runs (mx_device_hub.cu): the rest device's SpMM
  * (mx_device_spmm), then the hub part added in slabs of 8 columns (mx_hub_dev_spmm_add). */
 int mx_device_hub_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s);
+/* Every bucket's SpMM way timed again at its next product (mx_spmm.cu): the ways changed (a hub split made or dropped). */
+void mx_spmm_choice_reset(mx_device *D);
 /* The rest device of D's hub split (NULL without one). */
 mx_device *mx_device_hub_rest(const mx_device *D);
 /* hub split built on the GPU (mx_cold_hub.cu): the m x n CSR (device arrays, nnz nonzeros) split by

@@ -703,7 +703,7 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   if (!D || !plan) return mx_fail("mx_device_spmm_plan: NULL argument");
   memset(plan, 0, sizeof *plan);
   plan->k = k;
-  if (D->hub_split) { /* the rest by its own rule, the hub part in slabs of 8 columns */
+  if (D->hub_split && (k == 1 || D->plain_released)) { /* the split's way alone: the rest by its own rule, the hub part in slabs */
     if (mx_device_spmm_plan(mx_device_hub_rest(D), k, plan)) return 1;
     plan->hub_slabs = 1;
     return 0;
@@ -716,8 +716,9 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   plan->kernel = k >= MX_SPMM_MIN_K && plan->bytes_kernel < plan->bytes_per_column;
   const int choice = D->spmm_choice[spmm_bucket(k)];
   plan->timed = plan->kernel && choice != 0;
-  for (int w = 0; w < 3; ++w) plan->way_us[w] = D->spmm_way_us[spmm_bucket(k)][w];
+  for (int w = 0; w < 4; ++w) plan->way_us[w] = D->spmm_way_us[spmm_bucket(k)][w];
   plan->cold_panels = choice == MX_SPMM_PANELS;
+  plan->hub_slabs = choice == MX_SPMM_HUB;
   if (choice == MX_SPMM_COLUMNS) plan->kernel = 0;
   plan->lanes_per_row = spmm_lanes(D);
   plan->cols_per_pass = k < MX_SPMM_COLS_PER_PASS ? 4 : MX_SPMM_COLS_PER_PASS;
@@ -750,6 +751,11 @@ static int spmm_group(const mx_device *D, int k) {
   int g = 1;
   while (2 * g <= k && 2 * g * fp <= budget) g *= 2;
   return g;
+}
+
+void mx_spmm_choice_reset(mx_device *D) {
+  memset(D->spmm_choice, 0, sizeof D->spmm_choice);
+  memset(D->spmm_way_us, 0, sizeof D->spmm_way_us);
 }
 
 extern "C" int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way) {
@@ -799,19 +805,21 @@ static int spmm_per_column(mx_device *D, int k, const double *B, long long ldb, 
 }
 
 static int spmm_way(mx_device *D, int way, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  if (way == MX_SPMM_HUB) return mx_device_hub_spmm(D, k, B, ldb, C, ldc, s);
   return way == MX_SPMM_COLUMNS ? spmm_per_column(D, k, B, ldb, C, ldc, s) : spmm_kernels(D, way, k, B, ldb, C, ldc, s);
 }
 
 /* The first product of a bucket where the byte rule takes the kernels: our kernels on B in place, on
- * row-major panels, and k SpMVs, each timed between CUDA events on the stream, the fastest kept
- * for the bucket; the kept way runs last, so that C holds its
+ * row-major panels, k SpMVs and, under a hub split, the split's way (its rest and hub part), each
+ * timed between CUDA events on the stream, the fastest kept for the bucket; the kept way runs last,
+ * so that C holds its
  * bits (later products repeat them). Each way runs once untimed first: a kernel's first launch in a
  * process loads its module (CUDA's lazy loading), which must not count (docs/performance.md,
  * "Many vectors"). */
 static int spmm_timed_choice(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
-  const int ways[3] = {MX_SPMM_KERNELS, MX_SPMM_PANELS, MX_SPMM_COLUMNS}, nways = 3;
-  cudaEvent_t ev[4] = {};
-  float t[3] = {0, 0, 0};
+  const int ways[4] = {MX_SPMM_KERNELS, MX_SPMM_PANELS, MX_SPMM_COLUMNS, MX_SPMM_HUB}, nways = D->hub_split ? 4 : 3;
+  cudaEvent_t ev[5] = {};
+  float t[4] = {0, 0, 0, 0};
   int rc = 0, made = 0;
   for (int w = 0; w < nways && !rc; ++w) rc = spmm_way(D, ways[w], k, B, ldb, C, ldc, s);
   for (; made <= nways && !rc; ++made) rc = mx_cuda_check(cudaEventCreate(&ev[made]), "SpMM: cudaEventCreate");
@@ -840,13 +848,13 @@ extern "C" int mx_device_spmm(mx_device *D, int k, const double *B, long long ld
   if (ldb < D->ncols || ldc < D->nrows)
     return mx_fail("mx_device_spmm: leading dimensions %lld, %lld below the rows of B (%d) or C (%d)", ldb, ldc, D->ncols, D->nrows);
   cudaStream_t s = (cudaStream_t)stream;
-  if (D->hub_split) return mx_device_hub_spmm(D, k, B, ldb, C, ldc, s);
+  if (D->hub_split && (k == 1 || D->plain_released)) return mx_device_hub_spmm(D, k, B, ldb, C, ldc, s);
   mx_spmm_plan plan;
   if (mx_device_spmm_plan(D, k, &plan)) return 1;
   if (!plan.kernel) return spmm_per_column(D, k, B, ldb, C, ldc, s);
   if (spmm_prepare(D)) return 1;
   if (D->spmm_group > 0) return spmm_kernels(D, MX_SPMM_KERNELS, k, B, ldb, C, ldc, s);
-  if (plan.timed) return spmm_kernels(D, D->spmm_choice[spmm_bucket(k)], k, B, ldb, C, ldc, s);
+  if (plan.timed) return spmm_way(D, D->spmm_choice[spmm_bucket(k)], k, B, ldb, C, ldc, s);
   return spmm_timed_choice(D, k, B, ldb, C, ldc, s);
 }
 

@@ -354,6 +354,7 @@ PetscErrorCode MatXtractShadowRefresh(Mat A)
     if (released) { /* the split ran the products alone: the plain columns back for the refresh and the new split */
       mx_csr csr;
       PetscCall(MatXtractGetCSR_SeqAIJ(A, &csr));
+      csr.val = NULL; /* the values are allocated only: the refresh writes them */
       PetscCall(MatXtractCheckDevice(A, mx_device_synchronize(), "waiting for the products in flight"));
       PetscCall(MatXtractCheckDevice(A, mx_device_hub_restore_plain(x->D, &csr), "restoring the plain cold CSR"));
     }
@@ -559,21 +560,46 @@ PetscErrorCode MatXtractShadowApplyDenseCPU(Mat A, PetscBool transpose, Mat B, M
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -info, once per k (after its first product, which times the ways): the SpMM's way, the timed
- * choice's times, and what of the plan the SpMM reads (hot mode, x-hot columns, hub split). */
-static PetscErrorCode MatXtractShadowInfoDense(Mat A, mx_device *D, PetscBool transpose, PetscInt k)
+static const char *MatXtractSpMMWayName(const mx_spmm_plan *p)
+{
+  if (p->hub_slabs) return "the hub split's way (its rest, then the hub part in slabs of 8 columns)";
+  if (!p->kernel) return "one SpMV per column";
+  return p->cold_panels ? "our SpMM kernels on row-major panels of B" : "our SpMM kernels on B in place";
+}
+
+/* -info, once per k and hub split (after the first product, which times the ways): the SpMM's way,
+ * the timed choice's times, and what of the plan the SpMM reads (hot mode, x-hot columns, hub split). */
+static PetscErrorCode MatXtractShadowInfoDense(Mat A, mx_device *D, PetscBool transpose, PetscInt k, int hubK)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
   mx_spmm_plan   plan;
-  int            hubK = 0;
 
   PetscFunctionBegin;
   PetscCall(MatXtractCheckDevice(A, mx_device_spmm_plan(D, (int)k, &plan), "planning the SpMM"));
-  mx_device_hub_info(D, &hubK, NULL);
-  PetscCall(PetscInfo(A, "matxtract: %s with %" PetscInt_FMT " dense columns on the GPU: %s; timed (us) kernels %.1f, panels %.1f, %" PetscInt_FMT " SpMVs %.1f; hot %s, %d x-hot columns, %d hub columns\n", transpose ? "A' B" : "A B", k,
-                      !plan.kernel ? "one SpMV per column" : plan.cold_panels ? "our SpMM kernels on row-major panels of B" : "our SpMM kernels on B in place", plan.way_us[0], plan.way_us[1], k, plan.way_us[2],
+  PetscCall(PetscInfo(A, "matxtract: %s with %" PetscInt_FMT " dense columns on the GPU: %s; timed (us) kernels %.1f, panels %.1f, %" PetscInt_FMT " SpMVs %.1f, hub split's way %.1f; hot %s, %d x-hot columns, %d hub columns\n",
+                      transpose ? "A' B" : "A B", k, MatXtractSpMMWayName(&plan), plan.way_us[0], plan.way_us[1], k, plan.way_us[2], plan.way_us[3],
                       plan.hot_mode == MX_HOT_DU ? "DU" : plan.hot_mode == MX_HOT_SE ? "SE" : "none", mx_device_xhot_cols(D), hubK));
-  x->spmm_k_seen = k;
+  x->spmm_k_seen   = k;
+  x->spmm_hub_seen = hubK;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Under a hub split that freed D's plain arrays, the first SpMM of k >= 2 columns uploads them again
+ * from A (columns and values, once), so that the whole matrix's ways compete with the split's in the
+ * timed choice (mx_device_spmm); from then on the split keeps them. Out of device memory the split's
+ * way runs alone (told by -info; not tried again). */
+static PetscErrorCode MatXtractShadowDensePlain(Mat A, mx_device *D, PetscInt k)
+{
+  Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
+  mx_csr         csr;
+
+  PetscFunctionBegin;
+  if (k < 2 || x->spmm_plain_kept || !mx_device_hub_plain_released(D)) PetscFunctionReturn(PETSC_SUCCESS);
+  x->spmm_plain_kept = PETSC_TRUE;
+  PetscCall(MatXtractGetCSR_SeqAIJ(A, &csr));
+  PetscCall(MatXtractCheckDevice(A, mx_device_synchronize(), "waiting for the products in flight"));
+  if (mx_device_hub_restore_plain(D, &csr)) PetscCall(PetscInfo(A, "matxtract: the SpMM runs the hub split's way alone: the plain cold CSR stays freed (%s)\n", mx_device_last_error()));
+  else PetscCall(PetscInfo(A, "matxtract: the plain cold CSR back on the device for the SpMM (%zu bytes held)\n", mx_device_bytes(D)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -589,10 +615,12 @@ PetscErrorCode MatXtractShadowApplyDenseGPU(Mat A, PetscBool transpose, Mat B, M
   PetscScalar       *c;
   PetscMemType       bm, cm;
   PetscInt           k, ldb, ldc;
+  int                hubK = 0;
 
   PetscFunctionBegin;
   PetscCheck(D, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matxtract: the GPU SpMM needs the device format");
   PetscCall(MatGetSize(B, NULL, &k));
+  if (!transpose) PetscCall(MatXtractShadowDensePlain(A, D, k));
   PetscCheck(k <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "matxtract: %" PetscInt_FMT " dense columns: the SpMM takes at most 2^31 - 1", k);
   PetscCall(MatDenseGetLDA(B, &ldb));
   PetscCall(MatDenseGetLDA(C, &ldc));
@@ -615,7 +643,8 @@ PetscErrorCode MatXtractShadowApplyDenseGPU(Mat A, PetscBool transpose, Mat B, M
     PetscCall(MatDenseRestoreArrayRead(B, &b));
   }
   PetscCall(PetscLogEventEnd(MATXTRACT_MultDense, A, B, C, 0));
-  if (k != x->spmm_k_seen) PetscCall(MatXtractShadowInfoDense(A, D, transpose, k));
+  mx_device_hub_info(D, &hubK, NULL);
+  if (k != x->spmm_k_seen || hubK != x->spmm_hub_seen) PetscCall(MatXtractShadowInfoDense(A, D, transpose, k, hubK));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -151,7 +151,9 @@ static void check_packed(const Csr &A, mx_crux c, std::mt19937_64 &rng) {
   mx_format_free(&F);
 }
 
-/* Under a hub split of the all-cold device, its plain arrays released: right. */
+/* Under a hub split of the all-cold device, its plain arrays released: right; with them back (columns
+ * and values), the timed choice weighs the split's way beside the whole matrix's: right, the plan
+ * names the way kept, and the arrays are never released again (the SpMM kernels read them). */
 static void check_hub(const Csr &A, std::mt19937_64 &rng) {
   const mx_csr v = A.view();
   mx_format F;
@@ -173,6 +175,12 @@ static void check_hub(const Csr &A, std::mt19937_64 &rng) {
       mx_spmm_plan plan;
       expect(mx_device_spmm_plan(D, 8, &plan) == 0 && plan.hub_slabs, tag + " plan names the hub part's slabs");
       check_ks(D, F, {1, 5, 8, 17}, rng, tag);
+      expect(mx_device_hub_restore_plain(D, &v) == 0 && !mx_device_hub_plain_released(D), tag + " restore: " + mx_device_last_error());
+      check_ks(D, F, {1, 5, 8, 17}, rng, tag + ", plain arrays back");
+      expect(mx_device_spmm_plan(D, 8, &plan) == 0 && plan.timed && plan.way_us[3] > 0 &&
+                 plan.hub_slabs == (plan.way_us[3] < std::min({plan.way_us[0], plan.way_us[1], plan.way_us[2]})),
+             tag + " plan: the split's way timed, named where kept");
+      expect(mx_device_hub_release_plain(D) != 0 && !mx_device_hub_plain_released(D), tag + " no release once the SpMM kernels ran");
     }
   } else {
     expect(false, tag + ": " + mx_device_last_error());

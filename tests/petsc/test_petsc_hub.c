@@ -3,7 +3,8 @@
  * stencil, with K = 64 and 4096, every product form (MatMult, MatMultAdd with y == z too,
  * MatMultTranspose(Add)) is compared with AIJ (relative error <= 1e-12), MatXtractGetInfo and
  * -mat_view report the split, and after a value refresh (MatScale, then MatSetValues + assembly of new
- * values) the products are right and the split is made again (the checks run with
+ * values) the products are right and the split is made again; MatMatMult with 8 and 3 dense columns
+ * under the split (and after the refresh) equals AIJ's (the checks run with
  * -mat_matxtract_expected_mults 1e9: the amortised split is made at the first MatMult; with 2 expected
  * MatMults it is never made). On the CPU (the default) the split is
  * not made (it runs on the GPU only): the products are the CPU kernels', info says requested, not in
@@ -105,6 +106,46 @@ static PetscErrorCode SetRowValues(Mat A, int kind)
   PetscFunctionReturn(0);
 }
 
+/* MatMatMult of B by k random dense columns (MATDENSECUDA under -gpu), made and then reused, against
+ * AIJ's: under a split that freed the plain arrays the SpMM brings them back and times the split's
+ * way beside the whole matrix's ways. */
+static PetscErrorCode CheckDense(Mat A, Mat B, PetscInt k, const char *name, unsigned long seed)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)A);
+  Mat         Xh, X, R, C, D;
+  PetscRandom rnd;
+  PetscInt    n, nloc;
+  PetscReal   nr, nd;
+  char        what[64];
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, NULL, &n));
+  PetscCall(MatGetLocalSize(A, NULL, &nloc));
+  PetscCall(PetscRandomCreate(comm, &rnd));
+  PetscCall(PetscRandomSetSeed(rnd, seed));
+  PetscCall(PetscRandomSeed(rnd));
+  PetscCall(MatCreateDense(comm, nloc, PETSC_DECIDE, n, k, NULL, &Xh));
+  PetscCall(MatSetRandom(Xh, rnd));
+  PetscCall(MatMatMult(A, Xh, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &R));
+  PetscCall(MatConvert(Xh, on_gpu ? MATDENSECUDA : MATDENSE, MAT_INITIAL_MATRIX, &X));
+  PetscCall(MatMatMult(B, X, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C));
+  PetscCall(MatMatMult(B, X, MAT_REUSE_MATRIX, PETSC_DEFAULT, &C));
+  PetscCall(MatConvert(C, MATDENSE, MAT_INPLACE_MATRIX, &C));
+  PetscCall(MatDuplicate(R, MAT_COPY_VALUES, &D));
+  PetscCall(MatAXPY(D, -1.0, C, SAME_NONZERO_PATTERN));
+  PetscCall(MatNorm(R, NORM_FROBENIUS, &nr));
+  PetscCall(MatNorm(D, NORM_FROBENIUS, &nd));
+  PetscCall(PetscSNPrintf(what, sizeof what, "MatMatMult, %" PetscInt_FMT " dense columns", k));
+  PetscCall(Record((PetscBool)(nd <= TOL * nr || (nr == 0 && nd == 0)), what, name, nd, nr));
+  PetscCall(MatDestroy(&D));
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&R));
+  PetscCall(MatDestroy(&X));
+  PetscCall(MatDestroy(&Xh));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode CheckMatrix(Mat A0, const char *name, unsigned long seed)
 {
   static const PetscInt Ks[] = {64, 4096};
@@ -118,10 +159,14 @@ static PetscErrorCode CheckMatrix(Mat A0, const char *name, unsigned long seed)
     PetscCall(ToMatXtract(A, Ks[k], 0, &B));
     PetscCall(CheckProducts(A, B, tag, seed + (unsigned long)k));
     PetscCall(CheckSplit(B, Ks[k], on_gpu, tag));
+    PetscCall(CheckDense(A, B, 8, tag, seed + 40 + (unsigned long)k));
+    PetscCall(CheckDense(A, B, 3, tag, seed + 50 + (unsigned long)k));
+    PetscCall(CheckSplit(B, Ks[k], on_gpu, tag));
     PetscCall(MatScale(A, -2.0));
     PetscCall(MatScale(B, -2.0));
     PetscCall(CheckProducts(A, B, tag, seed + 10 + (unsigned long)k));
     PetscCall(CheckSplit(B, Ks[k], on_gpu, tag));
+    PetscCall(CheckDense(A, B, 8, tag, seed + 60 + (unsigned long)k));
     PetscCall(SetRowValues(A, 0));
     PetscCall(SetRowValues(B, 0));
     PetscCall(CheckProducts(A, B, tag, seed + 20 + (unsigned long)k));
