@@ -46,12 +46,13 @@ static mx_model_status perr(parser *P, mx_model_status st, const char *fmt, ...)
 }
 
 /* One line into P->buf (without its newline) and P->raw; -1 at the end of the file. A line longer
- * than LINE_MAX_BYTES or holding a NUL byte is an error (a NUL would hide the rest of the line). */
+ * than LINE_MAX_BYTES or holding a NUL byte is an error (a NUL would hide the rest of the line).
+ * The stream is locked by mx_model_read_stream for the whole read (getc_unlocked). */
 static int read_line(parser *P, mx_model_status *st) {
   size_t len = 0;
   int c, any = 0;
   *st = MX_MODEL_OK;
-  while ((c = fgetc(P->f)) != EOF && c != '\n') {
+  while ((c = getc_unlocked(P->f)) != EOF && c != '\n') {
     any = 1;
     if (c == 0 && *st == MX_MODEL_OK) *st = MX_MODEL_ERR_SYNTAX;
     if (len < LINE_MAX_BYTES) P->buf[len] = (char)c;
@@ -68,11 +69,11 @@ static int read_line(parser *P, mx_model_status *st) {
 
 /* Next record that is neither blank nor a '#' comment, split on blanks (P->ntok counts every field,
  * P->tok keeps the first MAX_TOKENS); MX_MODEL_ERR_TRUNCATED at the end of the file ("expected"
- * says what was due). */
-static mx_model_status next_record(parser *P, const char *expected) {
+ * says what was due, in quotes when quote: the message is formatted only then, not per record). */
+static mx_model_status next_record(parser *P, const char *expected, int quote) {
   for (;;) {
     mx_model_status st;
-    if (read_line(P, &st) < 0) return perr(P, MX_MODEL_ERR_TRUNCATED, "file ends where %s was expected", expected);
+    if (read_line(P, &st) < 0) return perr(P, MX_MODEL_ERR_TRUNCATED, quote ? "file ends where '%s' was expected" : "file ends where %s was expected", expected);
     if (st != MX_MODEL_OK) return st == MX_MODEL_ERR_IO ? perr(P, st, "read error") : st;
     P->ntok = 0;
     for (char *s = strtok(P->buf, " \t\r"); s; s = strtok(NULL, " \t\r")) {
@@ -85,9 +86,7 @@ static mx_model_status next_record(parser *P, const char *expected) {
 
 /* The record must be `key` with exactly nfields fields after it. */
 static mx_model_status expect(parser *P, const char *key, int nfields) {
-  char quoted[64];
-  snprintf(quoted, sizeof quoted, "'%s'", key);
-  mx_model_status st = next_record(P, quoted);
+  mx_model_status st = next_record(P, key, 1);
   if (st != MX_MODEL_OK) return st;
   if (strcmp(P->tok[0], key) != 0) return perr(P, MX_MODEL_ERR_SYNTAX, "'%s' where '%s' was expected", P->tok[0], key);
   if (P->ntok != nfields + 1)
@@ -153,7 +152,7 @@ static int reserve_nodes(building *B, int32_t more) {
 }
 
 static mx_model_status read_header(parser *P, mx_model *M) {
-  mx_model_status st = next_record(P, "'matxtract-model'");
+  mx_model_status st = next_record(P, "matxtract-model", 1);
   if (st != MX_MODEL_OK) return st;
   if (strcmp(P->tok[0], "matxtract-model") != 0 || P->ntok != 2)
     return perr(P, MX_MODEL_ERR_VERSION, "not a matxtract model file (first record '%s')", P->tok[0]);
@@ -161,7 +160,7 @@ static mx_model_status read_header(parser *P, mx_model *M) {
   if (get_int(P, 1, "version", 0, 1000000, MX_MODEL_ERR_VERSION, &version) != MX_MODEL_OK || version != MX_MODEL_VERSION)
     return perr(P, MX_MODEL_ERR_VERSION, "version '%s': this library reads version %d", P->tok[1], MX_MODEL_VERSION);
   M->version = version;
-  if ((st = next_record(P, "'trained_on'")) != MX_MODEL_OK) return st;
+  if ((st = next_record(P, "trained_on", 1)) != MX_MODEL_OK) return st;
   if (strcmp(P->tok[0], "trained_on") != 0 || P->ntok < 2)
     return perr(P, MX_MODEL_ERR_SYNTAX, "'trained_on <text>' expected, found '%s'", P->tok[0]);
   const char *text = P->raw + strspn(P->raw, " \t");
@@ -295,7 +294,7 @@ static mx_model_status read_tail(parser *P, mx_model *M) {
       (st = get_finite(P, 3, "setup per tau_r", &M->setup.ns_tau_r)) != MX_MODEL_OK)
     return st;
   if ((st = expect(P, "end", 0)) != MX_MODEL_OK) return st;
-  st = next_record(P, "nothing");
+  st = next_record(P, "nothing", 0);
   if (st == MX_MODEL_OK) return perr(P, MX_MODEL_ERR_SYNTAX, "'%s' after 'end'", P->tok[0]);
   return st == MX_MODEL_ERR_TRUNCATED ? MX_MODEL_OK : st;
 }
@@ -332,11 +331,13 @@ mx_model_status mx_model_read_stream(FILE *f, const char *name, mx_model *M, cha
   if (!f) return MX_MODEL_ERR_IO;
   parser P = {.f = f, .name = name ? name : "model", .err = err, .errlen = errlen};
   building B = {0};
+  flockfile(f); /* one lock for the read, not one per character */
   mx_model_status st = read_header(&P, M);
   if (st == MX_MODEL_OK) st = read_inputs(&P, &B);
   if (st == MX_MODEL_OK) st = read_trees(&P, M, &B);
   if (st == MX_MODEL_OK) st = read_candidates(&P, &B);
   if (st == MX_MODEL_OK) st = read_tail(&P, M);
+  funlockfile(f);
   if (st == MX_MODEL_OK) {
     adopt(&B, M);
     char what[200];
