@@ -594,8 +594,8 @@ static PetscErrorCode MatXtractShadowDensePlain(Mat A, mx_device *D, PetscInt k)
   mx_csr         csr;
 
   PetscFunctionBegin;
-  if (k < 2 || x->spmm_plain_kept || !mx_device_hub_plain_released(D)) PetscFunctionReturn(PETSC_SUCCESS);
-  x->spmm_plain_kept = PETSC_TRUE;
+  if (k < 2 || x->spmm_plain_tried || !mx_device_hub_plain_released(D)) PetscFunctionReturn(PETSC_SUCCESS);
+  x->spmm_plain_tried = PETSC_TRUE;
   PetscCall(MatXtractGetCSR_SeqAIJ(A, &csr));
   PetscCall(MatXtractCheckDevice(A, mx_device_synchronize(), "waiting for the products in flight"));
   if (mx_device_hub_restore_plain(D, &csr)) PetscCall(PetscInfo(A, "matxtract: the SpMM runs the hub split's way alone: the plain cold CSR stays freed (%s)\n", mx_device_last_error()));
