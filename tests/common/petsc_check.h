@@ -64,6 +64,22 @@ static inline PetscErrorCode CheckClose(Vec a, Vec b, const char *what, const ch
   PetscFunctionReturn(0);
 }
 
+/* Two matrices of one type and layout (dense: R - C by MatAXPY): ||R - C||_F <= TOL ||R||_F */
+static inline PetscErrorCode CheckDenseClose(Mat R, Mat C, const char *what, const char *name)
+{
+  Mat       D;
+  PetscReal nr, nd;
+
+  PetscFunctionBegin;
+  PetscCall(MatDuplicate(R, MAT_COPY_VALUES, &D));
+  PetscCall(MatAXPY(D, -1.0, C, SAME_NONZERO_PATTERN));
+  PetscCall(MatNorm(R, NORM_FROBENIUS, &nr));
+  PetscCall(MatNorm(D, NORM_FROBENIUS, &nd));
+  PetscCall(Record((PetscBool)(nd <= TOL * nr || (nr == 0 && nd == 0)), what, name, nd, nr));
+  PetscCall(MatDestroy(&D));
+  PetscFunctionReturn(0);
+}
+
 /* One product and its Add forms of B against R (mult = MatMult or MatMultTranspose, with multadd to
  * match): y = op(B) x, y = op(B) x + z and y = op(B) x + y (y == z), B's output poisoned with NaN
  * first where it must write every entry. The reference for the Add forms is op(R) x + z (VecAXPY),

@@ -60,22 +60,6 @@ static PetscErrorCode ProductIntoGiven(Mat A, Mat B, MatProductType type, PetscI
   PetscFunctionReturn(0);
 }
 
-/* ||R - C||_F <= TOL ||R||_F */
-static PetscErrorCode CheckDenseClose(Mat R, Mat C, const char *what, const char *name)
-{
-  Mat       D;
-  PetscReal nr, nd;
-
-  PetscFunctionBegin;
-  PetscCall(MatDuplicate(R, MAT_COPY_VALUES, &D));
-  PetscCall(MatAXPY(D, -1.0, C, SAME_NONZERO_PATTERN));
-  PetscCall(MatNorm(R, NORM_FROBENIUS, &nr));
-  PetscCall(MatNorm(D, NORM_FROBENIUS, &nd));
-  PetscCall(Record((PetscBool)(nd <= TOL * nr || (nr == 0 && nd == 0)), what, name, nd, nr));
-  PetscCall(MatDestroy(&D));
-  PetscFunctionReturn(0);
-}
-
 /* Each column of C bit for bit op(A) times that column of B (one rank). */
 static PetscErrorCode CheckColumnsBitwise(Mat A, PetscBool transpose, Mat B, Mat C, const char *what, const char *name)
 {

@@ -112,10 +112,9 @@ static PetscErrorCode SetRowValues(Mat A, int kind)
 static PetscErrorCode CheckDense(Mat A, Mat B, PetscInt k, const char *name, unsigned long seed)
 {
   MPI_Comm    comm = PetscObjectComm((PetscObject)A);
-  Mat         Xh, X, R, C, D;
+  Mat         Xh, X, R, C;
   PetscRandom rnd;
   PetscInt    n, nloc;
-  PetscReal   nr, nd;
   char        what[64];
 
   PetscFunctionBegin;
@@ -131,13 +130,8 @@ static PetscErrorCode CheckDense(Mat A, Mat B, PetscInt k, const char *name, uns
   PetscCall(MatMatMult(B, X, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C));
   PetscCall(MatMatMult(B, X, MAT_REUSE_MATRIX, PETSC_DEFAULT, &C));
   PetscCall(MatConvert(C, MATDENSE, MAT_INPLACE_MATRIX, &C));
-  PetscCall(MatDuplicate(R, MAT_COPY_VALUES, &D));
-  PetscCall(MatAXPY(D, -1.0, C, SAME_NONZERO_PATTERN));
-  PetscCall(MatNorm(R, NORM_FROBENIUS, &nr));
-  PetscCall(MatNorm(D, NORM_FROBENIUS, &nd));
   PetscCall(PetscSNPrintf(what, sizeof what, "MatMatMult, %" PetscInt_FMT " dense columns", k));
-  PetscCall(Record((PetscBool)(nd <= TOL * nr || (nr == 0 && nd == 0)), what, name, nd, nr));
-  PetscCall(MatDestroy(&D));
+  PetscCall(CheckDenseClose(R, C, what, name));
   PetscCall(MatDestroy(&C));
   PetscCall(MatDestroy(&R));
   PetscCall(MatDestroy(&X));
