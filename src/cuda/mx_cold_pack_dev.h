@@ -48,7 +48,7 @@ static inline bool mx_cold_pack_dev_active(const mx_device *D) {
 int mx_cold_pack_dev_x(const mx_device *D, const double *x, cudaStream_t s, const double **xk);
 
 /* which packed segment kernel runs (tuning A/B of cold-pack-bench): 0 the blocks per SM and the
- * staging chosen per encoding (mx_cold_segment_pack.cu), 1 all at 6, 2 all at 8; 3, 4, 5 other lane-group
+ * staging chosen per encoding (mx_cold_segment_pack.cuh), 1 all at 6, 2 all at 8; 3, 4, 5 other lane-group
  * rules (gk 2, 8, 32: other summation orders, timing only); 6 strided staging everywhere (thread t
  * stages nonzeros t + 256 j), 7 vectorized staging everywhere (thread t decodes nonzeros 8t..8t+7
  * by vector loads). The tests run 0-2, 6, 7: each bitwise the plain kernel's y. Returns the previous
@@ -59,6 +59,12 @@ extern "C" int mx_cold_pack_set_variant(int v);
 /* y = C x + z by the segment kernel on D's packed cold CSR (mx_cold_pack_dev_active(D) holds; the
  * variant above), on stream s (mx_cold_segment_pack.cu). 0 or 1 with the error recorded. */
 int mx_cold_segment_packed_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s);
+/* Its parts, x already scaled under COLCONST: the rule's kernel of value encoding VE (instantiated in
+ * mx_cold_segment_pack_<encoding>.cu) and tuning variant v in 1..MX_PACK_VARIANTS-1
+ * (mx_cold_segment_pack_ab.cu). */
+template <int VE>
+int mx_cold_segment_packed_rule(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s);
+int mx_cold_segment_packed_variant(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s, int v);
 
 /* whether the merge cold kernel reads the pack too (default 1; 0 makes it read the plain arrays:
  * cold-pack-bench's COLD_PACK_MERGE=1 A/B and the tests). Returns the previous setting. Not

@@ -3,10 +3,10 @@
  * (mx_cold_pack.h, issue 13) decoded in registers; same plan, same products, same summation order,
  * so the packed kernel's y is bitwise the plain one's.
  *
- * The kernel template, instantiated in two translation units: mx_cold_segment.cu (the plain cold CSR,
- * the default plan's product) and mx_cold_segment_pack.cu (every packed encoding). CUDA loads a
- * module's code at its first launch, so the default plan's first product loads the small plain module
- * only (docs/performance.md, "Setup"). */
+ * The kernel template, instantiated in translation units of their own: mx_cold_segment.cu (the plain
+ * cold CSR, the default plan's product) and the packed encodings' (mx_cold_segment_pack.cuh). CUDA
+ * loads a module's code at its first launch, so the default plan's first product loads the small
+ * plain module only, a pack's first product its value encoding's (docs/performance.md, "Setup"). */
 #ifndef MX_COLD_SEGMENT_CUH
 #define MX_COLD_SEGMENT_CUH
 #include "mx_cold_decode.cuh"
