@@ -86,8 +86,8 @@ typedef struct {
   size_t      bytes;
 } mx_hostcopy_piece;
 void mx_hostcopy(const mx_hostcopy_piece *pieces, int npieces, int threads);
-/* OpenMP's thread count (OMP_NUM_THREADS, else the cores), at most MX_HOSTCOPY_MAX_THREADS; 1
- * without OpenMP */
+/* OpenMP's thread count (OMP_NUM_THREADS, else the cores) less 2, at least 1 and at most
+ * MX_HOSTCOPY_MAX_THREADS; 1 without OpenMP */
 int mx_hostcopy_default_threads(void);
 /* threads for the library's copies (0 = the default); 1 if threads is outside 0..MAX */
 int mx_hostcopy_set_threads(int threads);

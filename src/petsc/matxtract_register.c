@@ -38,7 +38,7 @@ static PetscErrorCode MatXtractProcessOptions(void)
   PetscFunctionBegin;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "MatXtract process-wide options", "Mat");
   PetscCall(PetscOptionsInt("-mat_matxtract_upload_threads", "Host threads (1-16) staging large uploads to the GPU (the AIJ arrays at a build, the values at a refresh) through pinned buffers; 1 = the driver's pageable copy", "", threads, &threads, NULL));
-  PetscCall(PetscOptionsInt("-mat_matxtract_copy_threads", "Host threads (1-16) of MatConvert's copy of a large SeqAIJ (32 MiB, or 4 MiB with 8+ nonzeros per row) into the new matrix (default: OpenMP's, OMP_NUM_THREADS, at most 16); 1 = PETSc's MatDuplicate", "", copy_threads, &copy_threads, NULL));
+  PetscCall(PetscOptionsInt("-mat_matxtract_copy_threads", "Host threads (1-16) of MatConvert's copy of a large SeqAIJ (32 MiB, or 4 MiB with 8+ nonzeros per row) into the new matrix (default: OpenMP's, OMP_NUM_THREADS, less 2, at most 16); 1 = PETSc's MatDuplicate", "", copy_threads, &copy_threads, NULL));
   PetscCall(PetscOptionsBool("-mat_matxtract_warmup", "Load the GPU code of the default plan in a host thread while the process's first MatConvert copies the matrix (or the first matxtract matrix is assembled), instead of at its first MatMult", "", warmup, &warmup, NULL));
   PetscOptionsEnd();
   mx_device_set_warmup((int)warmup);
