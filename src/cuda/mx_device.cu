@@ -87,6 +87,18 @@ extern "C" int mx_device_mem_free(size_t *bytes) {
   return mx_cuda_check(cudaMemGetInfo(bytes, &total), "cudaMemGetInfo");
 }
 
+extern "C" size_t mx_device_l2_bytes(void) {
+  static int l2 = -1;
+  if (l2 < 0) {
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess) {
+      cudaGetLastError(); /* clear: "no device" is an answer, not an error */
+      l2 = 0;
+    }
+  }
+  return (size_t)l2;
+}
+
 extern "C" int mx_device_count(void) {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {

@@ -46,6 +46,9 @@ int mx_device_synchronize(void);
 /* Free device memory of the current GPU in *bytes (cudaMemGetInfo); 0 on success. */
 int mx_device_mem_free(size_t *bytes);
 
+/* The L2 cache of the current GPU in bytes, read once per process (0 without a device). */
+size_t mx_device_l2_bytes(void);
+
 /* Host threads that stage large host-to-device copies (the CSR a build uploads, a refresh's values)
  * through pinned buffers, 1..16 (default 4); 1 = the driver's own pageable cudaMemcpy. Process-wide.
  * Returns 0 or nonzero with last_error set. */

@@ -5,6 +5,7 @@
 static const char mx_no_cuda[] = "matxtract was built without CUDA";
 
 int mx_device_count(void) { return 0; }
+size_t mx_device_l2_bytes(void) { return 0; }
 const char *mx_device_last_error(void) { return mx_no_cuda; }
 int mx_device_set_upload_threads(int threads) {
   (void)threads;

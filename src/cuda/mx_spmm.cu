@@ -735,18 +735,9 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
  * half the L2, else the largest power of two whose footprints do (at least 1): each group's gathers
  * then hit L2, at the price of reading the matrix once per group. A forced value (the benchmarks'
  * mx_device_spmm_set_group) wins. */
-static int spmm_l2_bytes(void) {
-  static int l2 = -1;
-  if (l2 < 0) {
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess) l2 = 0;
-  }
-  return l2;
-}
-
 static int spmm_group(const mx_device *D, int k) {
   if (D->spmm_group > 0) return std::min(D->spmm_group, k);
-  const double budget = 0.5 * spmm_l2_bytes(), fp = D->spmm_long ? D->spmm_long->footprint : 8.0 * D->ncols;
+  const double budget = 0.5 * (double)mx_device_l2_bytes(), fp = D->spmm_long ? D->spmm_long->footprint : 8.0 * D->ncols;
   if (k * fp <= budget) return k;
   int g = 1;
   while (2 * g <= k && 2 * g * fp <= budget) g *= 2;

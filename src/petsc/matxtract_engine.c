@@ -32,6 +32,12 @@
  * this, so the products of small matrices decline every lever. The CPU path has no floor. */
 #define MATXTRACT_GPU_PRODUCT_FLOOR_S 5e-6
 
+/* The pack's assumed gain where the cold region's plain arrays, x and y fit half the GPU's L2: a
+ * solve's products then read them from L2, so the bytes a pack saves are not DRAM traffic saved,
+ * and the guard timed such packs slower at the median (docs/performance.md, "Plan engine costs").
+ * The attempt then waits ten times as many products as the table's gain would have it wait. */
+#define MATXTRACT_PACK_GAIN_IN_L2 0.02
+
 /* name, fixed seconds, ns per nonzero, assumed gain, guard products, guard times the old plan too.
  * predict and rebuild: costs set per matrix (the prediction's by where its features run, the
  * rebuild's from the measured build); cold and rebuild: gains from the model (predict callback). */
@@ -552,6 +558,21 @@ static PetscErrorCode MatXtractDecideAtBuild(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The pack's gain where the cold region is L2-resident (MATXTRACT_PACK_GAIN_IN_L2). */
+static PetscErrorCode MatXtractWeighPackInL2(Mat A)
+{
+  Mat_MatXtract *x     = (Mat_MatXtract *)A->spptr;
+  const double   bytes = 12.0 * (double)x->F.cold_nnz + 4.0 * (x->F.nrows + 1.0) + 8.0 * ((double)x->F.nrows + x->F.ncols);
+  const double   l2    = x->D ? (double)mx_device_l2_bytes() : 0.0;
+  mx_lever_row  *row   = &x->rows[MATXTRACT_LEVER_PACK];
+
+  PetscFunctionBegin;
+  if (!(l2 > 0 && bytes <= 0.5 * l2 && row->gain > MATXTRACT_PACK_GAIN_IN_L2)) PetscFunctionReturn(PETSC_SUCCESS);
+  row->gain = MATXTRACT_PACK_GAIN_IN_L2;
+  PetscCall(PetscInfo(A, "matxtract: the cold region's %g bytes with x and y fit half the L2 (%g bytes): the pack's assumed gain is %g\n", bytes, l2, row->gain));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* After a build of the pattern's first plan: the plan's resolved parts, the levers armed, and on the
  * GPU the plan timed when a lever waits for the time spent (unless the build's guard timed it). */
 static PetscErrorCode MatXtractEngineArm(Mat A)
@@ -565,6 +586,7 @@ static PetscErrorCode MatXtractEngineArm(Mat A)
   }
   if (x->D && !x->set.cold_fixed) x->plan.plan.cold = (mx_plan_cold)mx_device_cold_kernel(x->D); /* AUTO resolved by the rule */
   if (!x->set.mode_fixed && x->F.mode != MX_HOT_NONE) x->plan.plan.mode = (mx_mode_request)x->F.mode; /* AUTO resolved by bytes */
+  PetscCall(MatXtractWeighPackInL2(A));
   MatXtractArmPrediction(A);
   PetscCall(MatXtractArmCompression(A));
   PetscCall(MatXtractArmHub(A));
