@@ -20,8 +20,8 @@
 static int mx_copy_threads = 0; /* mx_hostcopy_set_threads; 0 = mx_hostcopy_default_threads() */
 
 /* Two cores are left to what runs beside the copy: the GPU warm-up thread (src/cuda/mx_warm.cu) and
- * the CUDA driver's own threads; with all cores copying, the conversion of a 1M-nonzero matrix took
- * 6-23 ms instead of 5 (docs/performance.md, "MatConvert's copy"). */
+ * the CUDA driver's own threads, which contend with a copy on every core (measured:
+ * docs/performance.md, "MatConvert's copy"). */
 #define MX_HOSTCOPY_CORES_LEFT 2
 
 int mx_hostcopy_default_threads(void)

@@ -15,6 +15,8 @@
  *   - A lever that fails leaves the plan in use as it was, on the device it ran on (a rebuild is made
  *     beside the plan in use and replaces it only once built), never a silent move to the CPU.
  *   - A lever needing more device memory than is free is declined.
+ *   - The pack's assumed gain is lower where the cold region fits half the GPU's L2
+ *     (MATXTRACT_PACK_GAIN_IN_L2).
  *   - Before each product, the plain device arrays that a pack in use replaces are freed (the shadow's
  *     MatXtractShadowReleasePackPlain: nothing to do, no synchronisation, once they are); whatever
  *     reads them later (a refresh, a lever, the feature passes) has them decoded back first.
@@ -33,9 +35,9 @@
 #define MATXTRACT_GPU_PRODUCT_FLOOR_S 5e-6
 
 /* The pack's assumed gain where the cold region's plain arrays, x and y fit half the GPU's L2: a
- * solve's products then read them from L2, so the bytes a pack saves are not DRAM traffic saved,
- * and the guard timed such packs slower at the median (docs/performance.md, "Plan engine costs").
- * The attempt then waits ten times as many products as the table's gain would have it wait. */
+ * solve's products then read them from L2, so the bytes a pack saves are not DRAM traffic saved
+ * (measured: docs/performance.md, "Plan engine costs"). The attempt then waits ten times as many
+ * products as the table's gain would have it wait; a pack that pays there is still kept. */
 #define MATXTRACT_PACK_GAIN_IN_L2 0.02
 
 /* name, fixed seconds, ns per nonzero, assumed gain, guard products, guard times the old plan too.
