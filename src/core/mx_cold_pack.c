@@ -63,6 +63,12 @@ size_t mx_pack_row_bytes(mx_row_enc e, int32_t nrows) {
   return 4 * ((size_t)nrows + 1);
 }
 
+double mx_pack_assumed_gain(double gain, int32_t nrows, int32_t ncols, int64_t cold_nnz, size_t l2_bytes) {
+  const double bytes = 12.0 * (double)cold_nnz + 4.0 * ((double)nrows + 1.0) + 8.0 * ((double)nrows + (double)ncols);
+  if (l2_bytes == 0 || bytes > 0.5 * (double)l2_bytes || gain <= MX_PACK_GAIN_IN_L2) return gain;
+  return MX_PACK_GAIN_IN_L2;
+}
+
 size_t mx_pack_bytes_floor(int32_t nrows, int64_t nnz) {
   const size_t cols_plain = mx_pack_index_bytes(MX_IDX_PLAIN, nnz), cols_d8 = mx_pack_index_bytes(MX_IDX_DELTA8, nnz);
   return mx_pack_row_bytes(MX_ROW_PLAIN, nrows) + (nnz > 0 ? 8 : 0) + (cols_d8 < cols_plain ? cols_d8 : cols_plain);

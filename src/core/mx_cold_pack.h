@@ -184,6 +184,15 @@ void mx_cold_pack_expand(const mx_cold_pack *P, int32_t *rowptr, int32_t *col, d
  * mx_csr_bytes(nrows, nnz)). */
 size_t mx_cold_pack_bytes(const mx_cold_pack *P);
 
+/* The fraction of a product a pack is assumed to save before its guard times it (the plan engine's
+ * pack lever): gain, or MX_PACK_GAIN_IN_L2 where it is lower and the plain cold CSR of nrows rows and
+ * cold_nnz nonzeros, with x (ncols) and y (nrows) in 8-byte entries, takes at most half of an L2
+ * of l2_bytes (0: unknown, gain kept). Such a matrix is read from L2 by a solve's products, so the
+ * bytes a pack saves are not DRAM traffic saved (measured: docs/performance.md, "Plan engine
+ * costs"); a pack that pays there is still kept by its guard, later. */
+#define MX_PACK_GAIN_IN_L2 0.02
+double mx_pack_assumed_gain(double gain, int32_t nrows, int32_t ncols, int64_t cold_nnz, size_t l2_bytes);
+
 /* Short names for -mat_view: "plain", "dict0", "dict8", "dict16", "colconst"; "plain", "delta8",
  * "delta16"; "plain", "off16" ("?" for anything else). */
 const char *mx_val_enc_name(int e);

@@ -16,7 +16,7 @@
  *     beside the plan in use and replaces it only once built), never a silent move to the CPU.
  *   - A lever needing more device memory than is free is declined.
  *   - The pack's assumed gain is lower where the cold region fits half the GPU's L2
- *     (MATXTRACT_PACK_GAIN_IN_L2).
+ *     (mx_pack_assumed_gain).
  *   - Before each product, the plain device arrays that a pack in use replaces are freed (the shadow's
  *     MatXtractShadowReleasePackPlain: nothing to do, no synchronisation, once they are); whatever
  *     reads them later (a refresh, a lever, the feature passes) has them decoded back first.
@@ -33,12 +33,6 @@
  * next to no bytes; docs/performance.md, "Plan engine costs"): a lever saves at most t_cur minus
  * this, so the products of small matrices decline every lever. The CPU path has no floor. */
 #define MATXTRACT_GPU_PRODUCT_FLOOR_S 5e-6
-
-/* The pack's assumed gain where the cold region's plain arrays, x and y fit half the GPU's L2: a
- * solve's products then read them from L2, so the bytes a pack saves are not DRAM traffic saved
- * (measured: docs/performance.md, "Plan engine costs"). The attempt then waits ten times as many
- * products as the table's gain would have it wait; a pack that pays there is still kept. */
-#define MATXTRACT_PACK_GAIN_IN_L2 0.02
 
 /* name, fixed seconds, ns per nonzero, assumed gain, guard products, guard times the old plan too.
  * predict and rebuild: costs set per matrix (the prediction's by where its features run, the
@@ -560,18 +554,19 @@ static PetscErrorCode MatXtractDecideAtBuild(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The pack's gain where the cold region is L2-resident (MATXTRACT_PACK_GAIN_IN_L2). */
+/* The pack's assumed gain on this GPU (mx_pack_assumed_gain: lower where the cold region fits half
+ * the L2). */
 static PetscErrorCode MatXtractWeighPackInL2(Mat A)
 {
-  Mat_MatXtract *x     = (Mat_MatXtract *)A->spptr;
-  const double   bytes = 12.0 * (double)x->F.cold_nnz + 4.0 * (x->F.nrows + 1.0) + 8.0 * ((double)x->F.nrows + x->F.ncols);
-  const double   l2    = x->D ? (double)mx_device_l2_bytes() : 0.0;
-  mx_lever_row  *row   = &x->rows[MATXTRACT_LEVER_PACK];
+  Mat_MatXtract *x    = (Mat_MatXtract *)A->spptr;
+  const size_t   l2   = x->D ? mx_device_l2_bytes() : 0;
+  mx_lever_row  *row  = &x->rows[MATXTRACT_LEVER_PACK];
+  const double   gain = mx_pack_assumed_gain(row->gain, x->F.nrows, x->F.ncols, x->F.cold_nnz, l2);
 
   PetscFunctionBegin;
-  if (!(l2 > 0 && bytes <= 0.5 * l2 && row->gain > MATXTRACT_PACK_GAIN_IN_L2)) PetscFunctionReturn(PETSC_SUCCESS);
-  row->gain = MATXTRACT_PACK_GAIN_IN_L2;
-  PetscCall(PetscInfo(A, "matxtract: the cold region's %g bytes with x and y fit half the L2 (%g bytes): the pack's assumed gain is %g\n", bytes, l2, row->gain));
+  if (gain == row->gain) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscInfo(A, "matxtract: the cold region with x and y fits half the GPU's L2 (%zu bytes): the pack's assumed gain is %g, not %g\n", l2, gain, row->gain));
+  row->gain = gain;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -391,6 +391,21 @@ static void check_colconst_settles(void) {
   CHECK(settled > 0 && unsettled > 0, "settles: both outcomes covered (%d settled, %d column-constant not)", settled, unsettled);
 }
 
+/* mx_pack_assumed_gain: MX_PACK_GAIN_IN_L2 exactly where the plain cold CSR, x and y fit half the
+ * L2 (the boundary byte by byte), the gain given elsewhere, without an L2, or where it is lower. */
+static void check_assumed_gain(void) {
+  const int32_t nrows = 1000, ncols = 2000;
+  const int64_t nnz = 100000;
+  const size_t bytes = 12 * (size_t)nnz + 4 * ((size_t)nrows + 1) + 8 * ((size_t)nrows + ncols); /* 1,228,004 */
+  CHECK(mx_pack_assumed_gain(0.2, nrows, ncols, nnz, 2 * bytes) == MX_PACK_GAIN_IN_L2, "assumed gain: fits half the L2 exactly");
+  CHECK(mx_pack_assumed_gain(0.2, nrows, ncols, nnz, 2 * bytes - 1) == 0.2, "assumed gain: one byte over half the L2");
+  CHECK(mx_pack_assumed_gain(0.2, nrows, ncols, nnz, 0) == 0.2, "assumed gain: no L2 known");
+  CHECK(mx_pack_assumed_gain(0.01, nrows, ncols, nnz, 100 * bytes) == 0.01, "assumed gain: a lower gain is kept");
+  CHECK(mx_pack_assumed_gain(0.2, 0, 0, 0, 1) == 0.2, "assumed gain: an empty matrix's 4 bytes over half of 1 byte");
+  CHECK(mx_pack_assumed_gain(0.2, 0, 0, 0, 8) == MX_PACK_GAIN_IN_L2, "assumed gain: an empty matrix in 8 bytes");
+  CHECK(mx_pack_assumed_gain(0.2, 2000000000, 2000000000, (int64_t)3000000000, (size_t)60 << 20) == 0.2, "assumed gain: a huge matrix (no overflow)");
+}
+
 int main(void) {
   /* m, n, nz, row_pw, col_pw, skip_row, skip_col, dense_rows, dense_cols, dup, seed */
   static const struct {
@@ -466,5 +481,6 @@ int main(void) {
   check_auto_choice("kron:14:24", V_PAGERANK, MX_VAL_COLCONST, MX_IDX_DELTA16, MX_ROW_PLAIN); /* 2 x 48 per column > 24 */
   check_auto_choice("band:20000:5", V_KEEP, MX_VAL_PLAIN, MX_IDX_DELTA8, MX_ROW_PLAIN);
   check_colconst_settles();
+  check_assumed_gain();
   return t_report("test_core_cold_pack");
 }
