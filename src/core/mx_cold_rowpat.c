@@ -118,6 +118,32 @@ static mx_status pattern_of_row(mx_cold_rowpat *R, pat_table *T, int32_t i, int3
   return st;
 }
 
+static int cmp_hash_len(const void *a, const void *b) {
+  const uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
+  return x < y ? -1 : x > y;
+}
+
+int mx_rowpat_cannot_hold(const mx_csr *C, int32_t samples) {
+  const int32_t m = C->nrows < samples ? C->nrows : samples;
+  uint64_t     *key; /* per sampled row: its hash, its length */
+  int64_t       entries = 0;
+  int           proven  = 0;
+  if (m <= 0 || !(key = malloc(2 * sizeof(uint64_t) * (size_t)m))) return 0;
+  for (int32_t k = 0; k < m && !proven; k++) {
+    const int32_t i = (int32_t)((int64_t)k * C->nrows / m), lo = C->rowptr[i], len = C->rowptr[i + 1] - lo;
+    proven     = len > MX_ROWPAT_MAX_LEN;
+    key[2 * k] = proven ? 0 : row_hash(i, len, C->colidx + lo, C->val + lo), key[2 * k + 1] = (uint64_t)len;
+  }
+  if (!proven) {
+    qsort(key, (size_t)m, 2 * sizeof(uint64_t), cmp_hash_len);
+    for (int32_t k = 0; k < m; k++)
+      if (k == 0 || key[2 * k] != key[2 * k - 2]) entries += (int64_t)key[2 * k + 1];
+    proven = entries > MX_ROWPAT_MAX_ENTRIES;
+  }
+  free(key);
+  return proven;
+}
+
 /* The ids kept in 16 bits while the rows are read become 8-bit ids when npat <= 256. */
 static mx_status narrow_ids(mx_cold_rowpat *R) {
   R->id_bytes = id_bytes_of(R->npat);

@@ -53,6 +53,16 @@ typedef struct {
  * pattern holds no entry), so 16-bit ids always suffice. nrows = 0: npat = nent = 0, pat_ptr = {0}. */
 mx_status mx_cold_rowpat_build(const mx_csr *C, mx_cold_rowpat *R);
 
+/* Rows read by mx_rowpat_cannot_hold: a few hundred microseconds on a host core. */
+#define MX_ROWPAT_PROOF_ROWS 4096
+
+/* 1 when `samples` rows of C, evenly spread (all of them when C has no more), prove that the form
+ * cannot hold C: one of them is longer than MX_ROWPAT_MAX_LEN, or their distinct patterns alone
+ * hold more than MX_ROWPAT_MAX_ENTRIES entries; else 0 (only building the form tells). Sound: a
+ * pattern is told apart from another by a 64-bit hash of its content, and rows whose hashes collide
+ * count once, so a collision can only hide a proof. 0 also when the scratch cannot be allocated. */
+int mx_rowpat_cannot_hold(const mx_csr *C, int32_t samples);
+
 /* Row i's pattern id. */
 static inline int32_t mx_rowpat_id(const mx_cold_rowpat *R, int64_t i) {
   return R->id_bytes == 1 ? (int32_t)R->id8[i] : (int32_t)R->id16[i];

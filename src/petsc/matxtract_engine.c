@@ -471,6 +471,24 @@ static void MatXtractArmPrediction(Mat A)
   mx_engine_arm(x->levers, MATXTRACT_LEVER_COLD, off == NULL, off);
 }
 
+/* The row-pattern lever declined at once where a sample of the cold rows proves that the form cannot
+ * hold them (mx_rowpat_cannot_hold): its attempt on the GPU would fail after paying its cost. Only at
+ * an all-cold plan, whose cold rows are A's rows (the GPU's format keeps no host arrays). */
+static PetscErrorCode MatXtractRowPatternsProven(Mat A)
+{
+  Mat_MatXtract *x   = (Mat_MatXtract *)A->spptr;
+  const char    *why = "the cold rows cannot be held as row patterns (a sample of them is too long or has too many patterns)";
+  mx_csr         C;
+
+  PetscFunctionBegin;
+  if (x->F.hot_nnz > 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatXtractGetCSR_SeqAIJ(A, &C));
+  if (!mx_rowpat_cannot_hold(&C, MX_ROWPAT_PROOF_ROWS)) PetscFunctionReturn(PETSC_SUCCESS);
+  mx_engine_arm(x->levers, MATXTRACT_LEVER_ROWPAT, 0, why);
+  PetscCall(PetscInfo(A, "matxtract: row-patterns declined at the build: %s\n", why));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The compression levers: on the GPU under compress auto, pending (the row-pattern form first);
  * under on, or on the CPU path, the cold region is compressed at the build (the GPU's guarded). */
 static PetscErrorCode MatXtractArmCompression(Mat A)
@@ -485,6 +503,7 @@ static PetscErrorCode MatXtractArmCompression(Mat A)
   else if (x->set.compress == MATXTRACT_COMPRESS_ON) off = "compressed at the build (-mat_matxtract_compress on)";
   mx_engine_arm(x->levers, MATXTRACT_LEVER_ROWPAT, gpu && off == NULL, off ? off : gpu ? NULL : "the GPU only");
   mx_engine_arm(x->levers, MATXTRACT_LEVER_PACK, gpu && off == NULL, off ? off : gpu ? NULL : "the GPU only");
+  if (gpu && off == NULL) PetscCall(MatXtractRowPatternsProven(A));
   x->pack_note = off;
   if (!off) x->pack_note = MatXtractPackWaits;
   if (x->set.compress == MATXTRACT_COMPRESS_ON) {

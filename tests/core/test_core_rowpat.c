@@ -209,7 +209,11 @@ static int32_t check_matrix(const t_csr *A, const char *name, int expect) {
   mx_cold_rowpat R;
   memset(&R, 0xab, sizeof R); /* garbage: a refusal must zero it */
   const mx_status s = mx_cold_rowpat_build(&V, &R);
+  const int proven = mx_rowpat_cannot_hold(&V, MX_ROWPAT_PROOF_ROWS);
   int32_t npat = -1;
+  /* the proof is sound, and exact when it reads every row */
+  CHECK(!proven || s == MX_ERR_ARG, "%s: proven not holdable, yet built", what);
+  if (A->nrows <= MX_ROWPAT_PROOF_ROWS) CHECK(proven == F.refused, "%s: every row read, proof %d but the naive encoder %s it", what, proven, F.refused ? "refuses" : "holds");
   if (F.refused) {
     CHECK(s == MX_ERR_ARG && is_zeroed(&R), "%s: not refused (status %d) or *R not zeroed", what, (int)s);
   } else {
@@ -506,6 +510,26 @@ static t_csr random_band(int32_t m, int32_t n, int32_t w, int32_t nv, uint64_t s
   return A;
 }
 
+/* The proof on more rows than it reads: a random matrix of unique values is proven not holdable from
+ * its sample (check_matrix: the form refuses it too); lap3d:30's 27000 rows are not (it is held). */
+static void check_proof_sampled(void) {
+  const t_spec s = {20000, 20000, 200000, 0, 0, 0, 0, 0, 0, 0, 50};
+  t_csr A = t_random(&s);
+  const mx_csr V = t_view(&A);
+  CHECK(mx_rowpat_cannot_hold(&V, MX_ROWPAT_PROOF_ROWS) == 1, "proof: 20000 random rows of unique values not proven");
+  CHECK(mx_rowpat_cannot_hold(&V, 100) == 0, "proof: 100 rows of 10 entries prove nothing (1000 entries)");
+  check_matrix(&A, "random 20000 rows", 0);
+  t_csr_free(&A);
+  t_csr L;
+  const int gen_rc = t_gen("lap3d:30", &L);
+  CHECK(gen_rc == 0, "proof: lap3d:30 not generated");
+  if (gen_rc == 0) {
+    const mx_csr W = t_view(&L);
+    CHECK(mx_rowpat_cannot_hold(&W, MX_ROWPAT_PROOF_ROWS) == 0, "proof: lap3d:30 proven not holdable");
+    t_csr_free(&L);
+  }
+}
+
 static void check_random(void) {
   /* m, n, nz, row_pw, col_pw, skip_row, skip_col, dense_rows, dense_cols, dup, seed */
   static const struct {
@@ -626,6 +650,7 @@ int main(int argc, char **argv) {
   check_pattern_counts();
   check_limits();
   check_random();
+  check_proof_sampled();
   check_malformed();
   t_for_each_real(argc, argv, __FILE__, check_real);
   return t_report("test_core_rowpat");
