@@ -151,12 +151,13 @@
 #define MX_SPMM_PIECE 1024
 #endif
 /* smaller pieces (down to MX_SPMM_PIECE_MIN, and rows that long go to them) where the pieces of
- * MX_SPMM_PIECE would give fewer than MX_SPMM_TARGET_WARPS warps (about 64 per SM on 132 SMs) */
+ * MX_SPMM_PIECE would give fewer than MX_SPMM_TARGET_WARPS warps (about 124 per SM on 132 SMs;
+ * docs/performance.md, "Many vectors") */
 #ifndef MX_SPMM_PIECE_MIN
 #define MX_SPMM_PIECE_MIN 128
 #endif
 #ifndef MX_SPMM_TARGET_WARPS
-#define MX_SPMM_TARGET_WARPS 8192
+#define MX_SPMM_TARGET_WARPS 16384
 #endif
 /* row-major panels of B (the SpMM's panel way): the widest panel, in columns (8, 16, 32 or 64; the
  * narrower ones, 4 and 2, only where fewer columns are left) */
