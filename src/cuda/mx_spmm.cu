@@ -699,11 +699,15 @@ static void spmm_matrix_bytes(const mx_device *D, double *in_use, double *plain)
   if (!D->hub_split && mx_device_compress_info(D, &pi) == 0 && pi.packed && pi.in_use) *in_use = (double)pi.bytes + hot;
 }
 
+/* The hub split's way is the only one: k = 1 (its SpMV), or D's plain arrays are released (the whole
+ * matrix's ways have nothing to read); else it is one way of the timed choice. */
+static bool spmm_split_alone(const mx_device *D, int k) { return D->hub_split && (k == 1 || D->plain_released); }
+
 extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan) {
   if (!D || !plan) return mx_fail("mx_device_spmm_plan: NULL argument");
   memset(plan, 0, sizeof *plan);
   plan->k = k;
-  if (D->hub_split && (k == 1 || D->plain_released)) { /* the split's way alone: the rest by its own rule, the hub part in slabs */
+  if (spmm_split_alone(D, k)) { /* the rest by its own rule, the hub part in slabs */
     if (mx_device_spmm_plan(mx_device_hub_rest(D), k, plan)) return 1;
     plan->hub_slabs = 1;
     return 0;
@@ -839,7 +843,7 @@ extern "C" int mx_device_spmm(mx_device *D, int k, const double *B, long long ld
   if (ldb < D->ncols || ldc < D->nrows)
     return mx_fail("mx_device_spmm: leading dimensions %lld, %lld below the rows of B (%d) or C (%d)", ldb, ldc, D->ncols, D->nrows);
   cudaStream_t s = (cudaStream_t)stream;
-  if (D->hub_split && (k == 1 || D->plain_released)) return mx_device_hub_spmm(D, k, B, ldb, C, ldc, s);
+  if (spmm_split_alone(D, k)) return mx_device_hub_spmm(D, k, B, ldb, C, ldc, s);
   mx_spmm_plan plan;
   if (mx_device_spmm_plan(D, k, &plan)) return 1;
   if (!plan.kernel) return spmm_per_column(D, k, B, ldb, C, ldc, s);
