@@ -7,6 +7,7 @@
 
 #include <cuda_runtime.h>
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <vector>
 
@@ -14,10 +15,19 @@ struct Timing {
   double med = 0, mn = 0, mx = 0; /* microseconds */
 };
 
-/* median/min/max of reps calls of f(i), each between two events on stream s, after warmup calls */
-static Timing mx_time_calls(cudaStream_t s, const std::function<void(int)> &f, int warmup, int reps) {
+/* median/min/max of reps calls of f(i), each between two events on stream s, after warmup calls and,
+ * with warm_ms > 0, more rounds of them until warm_ms of wall time have passed since the first: a
+ * GPU left idle by host work (a reference check, a matrix read) lowers its clocks, and a count of
+ * short calls alone can end before they are back up. */
+static Timing mx_time_calls(cudaStream_t s, const std::function<void(int)> &f, int warmup, int reps, double warm_ms = 0.0) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto since_ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
   for (int i = 0; i < warmup; ++i) f(i);
   CK(cudaStreamSynchronize(s));
+  while (since_ms() < warm_ms) {
+    for (int i = 0; i < std::max(warmup, 1); ++i) f(i);
+    CK(cudaStreamSynchronize(s));
+  }
   std::vector<cudaEvent_t> ev(2 * (size_t)reps);
   for (auto &e : ev) CK(cudaEventCreate(&e));
   for (int i = 0; i < reps; ++i) {
