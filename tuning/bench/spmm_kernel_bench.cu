@@ -23,7 +23,8 @@
  * CUDA events on the default stream, after 20 warm-up calls and at least 50 ms of them (kWarmup,
  * kWarmMs). A cuSPARSE algorithm that refuses column-major B or fails in any step is "n/a" (an
  * empty CSV cell). Our C is checked against the first cuSPARSE algorithm that ran (ALG1 unless it
- * was n/a): relative Frobenius error <= 1e-12, else FAIL. Writes DIR/spmm_kernel.csv and DIR/spmm_kernel_env.txt and prints a table.
+ * was n/a): relative Frobenius error <= 1e-12, else FAIL. Writes DIR/spmm_kernel.csv and
+ * DIR/spmm_kernel_env.txt and prints a table.
  * Exit 77 when no CUDA device is visible, 2 on a bad command line or a CUDA error, 1 if any product
  * failed its check or a matrix could not be loaded, else 0. */
 #include <cuda_runtime.h>
