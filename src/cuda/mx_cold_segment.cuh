@@ -103,25 +103,18 @@ __device__ __forceinline__ void seg_crossing_row(const Dec &dec, const int *__re
   int k = s1 + threadIdx.x;
   /* products rounded before the sum (__dmul_rn: no fused multiply-add), as the staged products are:
    * the COLCONST decoder's 1.0 * xs_c is then bitwise val * x_c */
-  for (; k + 3 * T < end; k += 4 * T) {
-    const int c0 = dec.col_at(col, k), c1 = dec.col_at(col, k, T);
-    const int c2 = dec.col_at(col, k, 2 * T), c3 = dec.col_at(col, k, 3 * T);
-    const typename Dec::raw_t v0 = dec.raw_at(val, k), v1 = dec.raw_at(val, k, T);
-    const typename Dec::raw_t v2 = dec.raw_at(val, k, 2 * T), v3 = dec.raw_at(val, k, 3 * T);
-    a0 += __dmul_rn(dec.value(v0, c0), mx_ld_xc<XH>(x, xhot, c0));
-    a1 += __dmul_rn(dec.value(v1, c1), mx_ld_xc<XH>(x, xhot, c1));
-    a2 += __dmul_rn(dec.value(v2, c2), mx_ld_xc<XH>(x, xhot, c2));
-    a3 += __dmul_rn(dec.value(v3, c3), mx_ld_xc<XH>(x, xhot, c3));
-  }
-  if (k < end) { /* at most three left per thread: every load issued before the first product */
-    const bool h1 = k + T < end, h2 = k + 2 * T < end;
+  for (; k < end; k += 4 * T) { /* a thread's last pass may hold 1-3: guarded, every load before the first product */
+    const bool h1 = k + T < end, h2 = k + 2 * T < end, h3 = k + 3 * T < end;
     const typename Dec::raw_t v0 = dec.raw_at(val, k); /* value before column: the uncompressed kernel's load order */
     const typename Dec::raw_t v1 = h1 ? dec.raw_at(val, k, T) : (typename Dec::raw_t)0;
     const typename Dec::raw_t v2 = h2 ? dec.raw_at(val, k, 2 * T) : (typename Dec::raw_t)0;
-    const int c0 = dec.col_at(col, k), c1 = h1 ? dec.col_at(col, k, T) : 0, c2 = h2 ? dec.col_at(col, k, 2 * T) : 0;
+    const typename Dec::raw_t v3 = h3 ? dec.raw_at(val, k, 3 * T) : (typename Dec::raw_t)0;
+    const int c0 = dec.col_at(col, k), c1 = h1 ? dec.col_at(col, k, T) : 0;
+    const int c2 = h2 ? dec.col_at(col, k, 2 * T) : 0, c3 = h3 ? dec.col_at(col, k, 3 * T) : 0;
     a0 += __dmul_rn(dec.value(v0, c0), mx_ld_xc<XH>(x, xhot, c0));
     if (h1) a1 += __dmul_rn(dec.value(v1, c1), mx_ld_xc<XH>(x, xhot, c1));
     if (h2) a2 += __dmul_rn(dec.value(v2, c2), mx_ld_xc<XH>(x, xhot, c2));
+    if (h3) a3 += __dmul_rn(dec.value(v3, c3), mx_ld_xc<XH>(x, xhot, c3));
   }
   const double s = mx_block_sum((a0 + a1) + (a2 + a3), red);
   if (threadIdx.x == 0) y[r] = z ? s + z[r] : s;
