@@ -189,47 +189,62 @@ mx_spmm_se_kernel(long long nwarps, int nslabs, int k, const mx_hot_work *__rest
   hot_spmm_store(w, nslabs, slab, r, g + 4, k, acc1, hot_row, C, ldc, part);
 }
 
-/* SE on a row-major panel of P columns (Bp2: the panel as pairs, P / 2 a row; P >= 2) starting at
- * column j0 (a multiple of 8), a warp per work item for all the panel's columns: lane (r = lane & 7,
- * g = lane >> 3) sums row r of the item's slot columns for the column pairs g, g + 4, ... (columns
- * 8 i + 2 g and + 1 of the panel's slab i; one 16-byte load each, the chunk's 8 rows reading 8
- * contiguous segments), in slot order as mx_spmm_se_kernel: each column's sum is bit for bit that
- * kernel's, and the item's columns and values are read once per panel. Slabs, stores and partial
- * sums are numbered over all k columns (j0 / 8 + i of nslabs_all), so that one mx_spmm_hot_fixup
- * after the last panel adds the split chunks. */
+/* SE on a row-major panel of P columns (Bp2: the panel as pairs, G = P / 2 a row; P >= 2) starting
+ * at column j0 (a multiple of 8), a warp per work item for all the panel's columns. A row of the
+ * panel is read by L = max(G, 4) lanes at once, lane u = lane % L for pair u (columns 2u and 2u + 1:
+ * slab u / 4 of the panel), one 16-byte load each, so that a warp's load covers RI = 32 / L whole
+ * panel rows (at most 8 cache lines at P = 8, 4 above; a lane per row and column pair of each of
+ * the chunk's 8 rows took 8 lines for every 64 bytes). Per slot, lane r < 8 loads row r's column
+ * and value and the rows are taken RI at a time, NS = 8 / RI steps: lane (h = lane / L, u) sums row
+ * q RI + h in step q. Every row and column is summed in slot order as mx_spmm_se_kernel: each
+ * column's sum is bit for bit that kernel's, and the item's columns and values are read once per
+ * panel. Slabs, stores and partial sums are numbered over all k columns (j0 / 8 + u / 4 of
+ * nslabs_all), so that one mx_spmm_hot_fixup after the last panel adds the split chunks. */
+template <int P>
+struct se_panel_shape {
+  static constexpr int G = P / 2, L = G < 4 ? 4 : G, RI = 32 / L, NS = 8 / RI;
+};
+
 template <int P>
 __global__ void __launch_bounds__(MX_SPMM_THREADS)
 mx_spmm_se_panel_kernel(int nwork, int nslabs_all, int j0, int k, const mx_hot_work *__restrict__ work, const int *__restrict__ hot_row,
                         const int *__restrict__ se_ptr, const int *__restrict__ se_col, const double *__restrict__ se_val,
                         const int *__restrict__ xhot_col, const double2 *__restrict__ Bp2, double *__restrict__ C, long long ldc,
                         double *__restrict__ part) {
-  constexpr int G = P / 2;                 /* pairs a panel row */
-  constexpr int NS = P < 8 ? 1 : P / 8;    /* the panel's slabs: pairs g + 4 i, i < NS */
+  constexpr int G = se_panel_shape<P>::G, L = se_panel_shape<P>::L, RI = se_panel_shape<P>::RI, NS = se_panel_shape<P>::NS;
   const int lane = threadIdx.x & 31;
   const long long wid = ((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x) >> 5;
   if (wid >= nwork) return; /* warp-uniform */
   const mx_hot_work w = work[wid];
-  const int r = lane & 7, g = lane >> 3;
+  const int u = lane % L, h = lane / L;
+  const bool has_pair = G >= 4 || u < G; /* the narrow panels' lanes past G load pair u mod G, add nothing */
+  const int pair = u & (G - 1);
   const int base = __ldg(se_ptr + w.chunk);
+  const int s_end = base + w.end * MX_CHUNK_ROWS;
   double2 acc[NS];
 #pragma unroll
-  for (int i = 0; i < NS; ++i) acc[i] = make_double2(0.0, 0.0);
-  for (int s = base + w.begin * MX_CHUNK_ROWS + r; s < base + w.end * MX_CHUNK_ROWS; s += MX_CHUNK_ROWS) {
+  for (int q = 0; q < NS; ++q) acc[q] = make_double2(0.0, 0.0);
+  for (int s = base + w.begin * MX_CHUNK_ROWS + (lane & 7); s < s_end; s += MX_CHUNK_ROWS) { /* the same trip count on every lane */
     const int c = spmm_col(__ldg(se_col + s), xhot_col);
-    if (c == -1) continue;
     const double v = __ldg(se_val + s);
 #pragma unroll
-    for (int i = 0; i < NS; ++i)
-      if (g + 4 * i < G) {
-        const double2 b = __ldg(Bp2 + (long long)c * G + g + 4 * i);
-        acc[i].x += v * b.x;
-        acc[i].y += v * b.y;
+    for (int q = 0; q < NS; ++q) {
+      const int cq = __shfl_sync(MX_FULL_MASK, c, q * RI + h);
+      const double vq = __shfl_sync(MX_FULL_MASK, v, q * RI + h);
+      if (cq != -1) {
+        const double2 b = __ldg(Bp2 + (long long)cq * G + pair);
+        if (has_pair) {
+          acc[q].x += vq * b.x;
+          acc[q].y += vq * b.y;
+        }
       }
+    }
   }
+  if (!has_pair) return;
 #pragma unroll
-  for (int i = 0; i < NS; ++i) {
-    hot_spmm_store(w, nslabs_all, j0 / 8 + i, r, 2 * g, k, acc[i].x, hot_row, C, ldc, part);
-    hot_spmm_store(w, nslabs_all, j0 / 8 + i, r, 2 * g + 1, k, acc[i].y, hot_row, C, ldc, part);
+  for (int q = 0; q < NS; ++q) {
+    hot_spmm_store(w, nslabs_all, j0 / 8 + u / 4, q * RI + h, 2 * (u & 3), k, acc[q].x, hot_row, C, ldc, part);
+    hot_spmm_store(w, nslabs_all, j0 / 8 + u / 4, q * RI + h, 2 * (u & 3) + 1, k, acc[q].y, hot_row, C, ldc, part);
   }
 }
 
