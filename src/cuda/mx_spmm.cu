@@ -193,8 +193,7 @@ mx_spmm_se_kernel(long long nwarps, int nslabs, int k, const mx_hot_work *__rest
  * at column j0 (a multiple of 8), a warp per work item for all the panel's columns. A row of the
  * panel is read by L = max(G, 4) lanes at once, lane u = lane % L for pair u (columns 2u and 2u + 1:
  * slab u / 4 of the panel), one 16-byte load each, so that a warp's load covers RI = 32 / L whole
- * panel rows (at most 8 cache lines at P = 8, 4 above; a lane per row and column pair of each of
- * the chunk's 8 rows took 8 lines for every 64 bytes). Per slot, lane r < 8 loads row r's column
+ * panel rows (at most 8 cache lines at P = 8, 4 above). Per slot, lane r < 8 loads row r's column
  * and value and the rows are taken RI at a time, NS = 8 / RI steps: lane (h = lane / L, u) sums row
  * q RI + h in step q. Every row and column is summed in slot order as mx_spmm_se_kernel: each
  * column's sum is bit for bit that kernel's, and the item's columns and values are read once per
