@@ -674,7 +674,7 @@ extern "C" int mx_device_download(const mx_device *D, const mx_format *shell, mx
 
 extern "C" size_t mx_device_build_peak_bytes(const mx_device *D) { return D ? D->build_peak_bytes : 0; }
 
-extern "C" size_t mx_device_bytes(const mx_device *D) { return D ? D->bytes : 0; }
+extern "C" size_t mx_device_bytes(const mx_device *D) { return D ? D->bytes + mx_device_bytes(D->spmm_whole) : 0; }
 
 extern "C" mx_cold_kernel mx_device_cold_kernel(const mx_device *D) { return D ? D->cold : MX_COLD_AUTO; }
 
@@ -793,6 +793,7 @@ extern "C" int mx_device_refresh_values(mx_device *D, const double *val, void *s
   if (!D->cold_identity && mx_gather_launch(D->cold_val, D->cold_src, D->val_in, D->cold_nnz, s)) return 1;
   if (D->mode == MX_HOT_DU && mx_gather_launch(D->du_val, D->hot_src, D->val_in, D->hot_nvals, s)) return 1;
   if (D->mode == MX_HOT_SE && mx_gather_launch(D->se_val, D->hot_src, D->val_in, D->hot_nvals, s)) return 1;
+  if (mx_spmm_whole_refresh(D, s)) return 1; /* the SpMM's whole matrix all cold beside the hot part */
   if (mx_hot_pack_dev_refresh(D, s)) return 1; /* SE values packed: chosen again */
   if (D->cold == MX_COLD_CUSPARSE && mx_cold_cusparse_refresh(D, s)) return 1;
   if (mx_cold_pack_dev_refresh(D, s)) return 1; /* packed cold CSR: values encoded again */

@@ -187,8 +187,11 @@ typedef struct {
   int min_k_kernel;        /* the smallest k at which the byte rule takes the kernels (0: none up to 2^20) */
   double bytes_per_column; /* the rule's estimate of bytes moved by k SpMVs */
   double bytes_kernel;     /* ... and by the kernels */
-  double way_us[4];        /* the timed choice of this k's bucket: our kernels on B in place, on the
-                            * panels, k SpMVs, the hub split's way (us of one product each; 0: not timed) */
+  int whole;               /* 1: the whole matrix all cold, D's second device beside its hot part
+                            * (mx_device_spmm_whole), kept by the timed choice */
+  double way_us[5];        /* the timed choice of this k's bucket: our kernels on B in place, on the
+                            * panels, k SpMVs, the hub split's way, the whole matrix all cold (us of
+                            * one product each; 0: not timed) */
 } mx_spmm_plan;
 int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan);
 int mx_device_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream);
@@ -199,9 +202,21 @@ typedef enum {
   MX_SPMM_WAY_KERNELS  = 1, /* our kernels, B read in place (column-major) */
   MX_SPMM_WAY_COLUMNS  = 2, /* one SpMV per column */
   MX_SPMM_WAY_PANELS   = 3, /* the cold kernel on row-major panels of B (copied per product), the hot kernels */
-  MX_SPMM_WAY_HUB      = 4  /* the hub split's rest and hub part (timed choice only: not forced) */
+  MX_SPMM_WAY_HUB      = 4, /* the hub split's rest and hub part (timed choice only: not forced) */
+  MX_SPMM_WAY_WHOLE    = 5  /* the whole matrix all cold (forced only while mx_device_spmm_whole's device exists) */
 } mx_spmm_way;
 int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way);
+/* The whole matrix all cold for the SpMM beside a hot part. A hot region is chosen for one vector;
+ * with k columns the whole matrix in the all-cold kernels can be faster (the SE hot part adds into C
+ * rows the cold part wrote, slot by slot). Where D has a hot part and k's bucket is not timed yet
+ * (and the byte rule takes the kernels), mx_device_spmm_whole builds, from A (the CSR D holds,
+ * checked by its counts), a second device on the GPU: A at crux (0,0), the cold kernel and x-hot by
+ * their rules, no pack (what mx_device_build gives). The timed choice of the next mx_device_spmm of
+ * that bucket times it as a fifth way; a timed choice after which no bucket keeps it frees it. A
+ * value refresh of D copies its new values into it on the GPU. Elsewhere it does nothing. 0, or 1
+ * with the error recorded (out of device memory: nothing is kept, the SpMM goes on without it and
+ * it is not tried again for D). Synchronous. */
+int mx_device_spmm_whole(mx_device *D, const mx_csr *A, int k);
 /* Columns per launch group forced (0: the rule), for benchmarks; 0 or 1 on a bad argument. */
 int mx_device_spmm_set_group(mx_device *D, int cols);
 /* The same on host B and C, through device copies made for the call; synchronous. */

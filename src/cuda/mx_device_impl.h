@@ -34,6 +34,8 @@ struct mx_cold_pack_dev; /* mx_cold_pack_dev.h */
 struct mx_cold_rowpat_dev; /* mx_cold_rowpat.cu */
 struct mx_hot_pack_dev; /* mx_hot_pack_dev.h */
 
+#define MX_SPMM_NWAYS 5 /* the ways a timed SpMM choice can time (mx_spmm.cu) */
+
 struct mx_device {
   int nrows, ncols, nnz;
   mx_cold_kernel cold; /* resolved: SEGMENT, MERGE or CUSPARSE */
@@ -48,8 +50,11 @@ struct mx_device {
                        * products (cold_rowptr stays); mx_device_hub_restore_plain brings them back */
 
   struct mx_spmm_long *spmm_long; /* the SpMM's long cold rows in pieces (mx_spmm.cu); NULL until the first SpMM */
-  char spmm_choice[MX_SPMM_BUCKETS]; /* per bucket floor(log2 k): 0 not timed yet, else MX_SPMM_KERNELS, _COLUMNS, _PANELS or _HUB */
-  float spmm_way_us[MX_SPMM_BUCKETS][4]; /* the timed choice's times (us): kernels, panels, k SpMVs, the hub split's way */
+  char spmm_choice[MX_SPMM_BUCKETS]; /* per bucket floor(log2 k): 0 not timed yet, else MX_SPMM_KERNELS, _COLUMNS, _PANELS, _HUB or _WHOLE */
+  float spmm_way_us[MX_SPMM_BUCKETS][MX_SPMM_NWAYS]; /* the timed choice's times (us): kernels, panels, k SpMVs, the hub
+                                                      * split's way, the whole matrix all cold */
+  mx_device *spmm_whole; /* the whole matrix all cold beside D's hot part (mx_device_spmm_whole); NULL = none */
+  int spmm_whole_failed; /* its build failed: not tried again */
   int spmm_group;       /* mx_device_spmm_set_group: columns per launch group forced (0: the rule) */
   int spmm_reads_plain; /* D ran the SpMM kernels (mx_spmm.cu), which read the plain cold arrays: a
                          * pack release frees nothing from then on */
@@ -116,7 +121,8 @@ enum {
   MX_SPMM_KERNELS  = MX_SPMM_WAY_KERNELS,
   MX_SPMM_COLUMNS  = MX_SPMM_WAY_COLUMNS,
   MX_SPMM_PANELS   = MX_SPMM_WAY_PANELS,
-  MX_SPMM_HUB      = MX_SPMM_WAY_HUB
+  MX_SPMM_HUB      = MX_SPMM_WAY_HUB,
+  MX_SPMM_WHOLE    = MX_SPMM_WAY_WHOLE
 };
 
 /* bits of mx_device::pack_released */
@@ -282,6 +288,9 @@ void mx_spmm_dev_free(mx_device *D);
 int mx_device_hub_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s);
 /* Every bucket's SpMM way timed again at its next product (mx_spmm.cu): the ways changed (a hub split made or dropped). */
 void mx_spmm_choice_reset(mx_device *D);
+/* A value refresh of D (mx_device_refresh_values, after D->val_in received the values): the SpMM's
+ * whole-matrix device (mx_device_spmm_whole) takes them too, on the GPU (mx_spmm.cu; nothing without it). */
+int mx_spmm_whole_refresh(mx_device *D, cudaStream_t s);
 /* The rest device of D's hub split (NULL without one). */
 mx_device *mx_device_hub_rest(const mx_device *D);
 /* hub split built on the GPU (mx_cold_hub.cu): the m x n CSR (device arrays, nnz nonzeros) split by

@@ -289,6 +289,8 @@ struct mx_spmm_long {
 };
 
 void mx_spmm_dev_free(mx_device *D) {
+  mx_device_free(D->spmm_whole);
+  D->spmm_whole = nullptr;
   mx_spmm_long *L = D->spmm_long;
   if (!L) return;
   mx_cuda_free_on(D, &L->long_row, (size_t)L->nlong);
@@ -734,9 +736,10 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   plan->kernel = k >= MX_SPMM_MIN_K && plan->bytes_kernel < plan->bytes_per_column;
   const int choice = D->spmm_choice[spmm_bucket(k)];
   plan->timed = plan->kernel && choice != 0;
-  for (int w = 0; w < 4; ++w) plan->way_us[w] = D->spmm_way_us[spmm_bucket(k)][w];
+  for (int w = 0; w < MX_SPMM_NWAYS; ++w) plan->way_us[w] = D->spmm_way_us[spmm_bucket(k)][w];
   plan->cold_panels = choice == MX_SPMM_PANELS;
   plan->hub_slabs = choice == MX_SPMM_HUB;
+  plan->whole = choice == MX_SPMM_WHOLE;
   if (choice == MX_SPMM_COLUMNS) plan->kernel = 0;
   plan->lanes_per_row = spmm_lanes(D);
   plan->cols_per_pass = k < MX_SPMM_COLS_PER_PASS ? 4 : MX_SPMM_COLS_PER_PASS;
@@ -768,7 +771,8 @@ void mx_spmm_choice_reset(mx_device *D) {
 }
 
 extern "C" int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way) {
-  if (!D || way < MX_SPMM_WAY_AUTO || way > MX_SPMM_WAY_PANELS) return mx_fail("mx_device_spmm_set_way: bad argument");
+  if (!D || way < MX_SPMM_WAY_AUTO || way > MX_SPMM_WAY_WHOLE || way == MX_SPMM_WAY_HUB || (way == MX_SPMM_WAY_WHOLE && !D->spmm_whole))
+    return mx_fail("mx_device_spmm_set_way: bad argument");
   for (int b = 0; b < MX_SPMM_BUCKETS; ++b) D->spmm_choice[b] = (char)way; /* the enums share their values */
   return 0;
 }
@@ -777,6 +781,64 @@ extern "C" int mx_device_spmm_set_group(mx_device *D, int cols) {
   if (!D || cols < 0) return mx_fail("mx_device_spmm_set_group: bad argument");
   D->spmm_group = cols;
   return 0;
+}
+
+/* ---- the whole matrix all cold beside a hot part ----------------------------------------------------- */
+
+/* Wanted where D has a hot part, k's bucket will be timed (not timed yet, no forced launch group) and
+ * the byte rule takes the kernels; not under a hub split (D is all cold there). */
+static bool spmm_whole_wanted(const mx_device *D, int k) {
+  if (D->spmm_whole || D->spmm_whole_failed || D->mode == MX_HOT_NONE || D->hot_nwork == 0 || D->hub_split || D->spmm_group > 0 ||
+      k < 1 || D->spmm_choice[spmm_bucket(k)] != 0)
+    return false;
+  mx_spmm_plan p;
+  return mx_device_spmm_plan(D, k, &p) == 0 && p.kernel;
+}
+
+/* The whole-matrix device freed; the buckets that kept it are timed again at their next product. */
+static void spmm_whole_drop(mx_device *D) {
+  if (!D->spmm_whole) return;
+  mx_device_free(D->spmm_whole);
+  D->spmm_whole = nullptr;
+  for (int b = 0; b < MX_SPMM_BUCKETS; ++b)
+    if (D->spmm_choice[b] == MX_SPMM_WHOLE) D->spmm_choice[b] = 0;
+}
+
+/* After a timed choice: the whole-matrix device stays only while a bucket keeps it. */
+static void spmm_whole_trim(mx_device *D) {
+  for (int b = 0; b < MX_SPMM_BUCKETS; ++b)
+    if (D->spmm_choice[b] == MX_SPMM_WHOLE) return;
+  spmm_whole_drop(D);
+}
+
+extern "C" int mx_device_spmm_whole(mx_device *D, const mx_csr *A, int k) {
+  if (!D || !A) return mx_fail("mx_device_spmm_whole: NULL argument");
+  if (!spmm_whole_wanted(D, k)) return 0;
+  if (A->nrows != D->nrows || A->ncols != D->ncols || !A->rowptr || A->rowptr[A->nrows] != D->nnz)
+    return mx_fail("mx_device_spmm_whole: the CSR (%d x %d) is not the one the device format holds (%d x %d, %d nonzeros)", A->nrows,
+                   A->ncols, D->nrows, D->ncols, D->nnz);
+  const mx_crux all_cold = {0.0, 0.0};
+  mx_format shell;
+  if (mx_device_build(A, all_cold, MX_MODE_AUTO, MX_COLD_AUTO, MX_XHOT_AUTO, &shell, &D->spmm_whole)) {
+    D->spmm_whole = nullptr;
+    D->spmm_whole_failed = 1;
+    return 1;
+  }
+  mx_format_free(&shell); /* counts only: every array pointer is NULL */
+  return 0;
+}
+
+/* Its cold CSR is the input in input order (an all-cold build borrows it: cold_identity), and D's
+ * refresh has just put the input's values into D->val_in (D has a hot part, so it is not all cold). */
+int mx_spmm_whole_refresh(mx_device *D, cudaStream_t s) {
+  mx_device *W = D->spmm_whole;
+  if (!W) return 0;
+  if (D->cold_identity || !D->val_in || !W->cold_identity) {
+    spmm_whole_drop(D);
+    return 0;
+  }
+  return mx_cuda_check(cudaMemcpyAsync(W->cold_val, D->val_in, sizeof(double) * D->nnz, cudaMemcpyDeviceToDevice, s),
+                       "SpMM: the whole matrix's new values");
 }
 
 /* Before the kernels: D's plain cold arrays back where a pack released them (they stay from now on:
@@ -815,20 +877,28 @@ static int spmm_per_column(mx_device *D, int k, const double *B, long long ldb, 
 
 static int spmm_way(mx_device *D, int way, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
   if (way == MX_SPMM_HUB) return mx_device_hub_spmm(D, k, B, ldb, C, ldc, s);
+  if (way == MX_SPMM_WHOLE) return mx_device_spmm(D->spmm_whole, k, B, ldb, C, ldc, s); /* its own timed choice */
   return way == MX_SPMM_COLUMNS ? spmm_per_column(D, k, B, ldb, C, ldc, s) : spmm_kernels(D, way, k, B, ldb, C, ldc, s);
 }
 
+/* A way's entry in mx_device::spmm_way_us and mx_spmm_plan::way_us */
+static int spmm_way_slot(int way) {
+  return way == MX_SPMM_KERNELS ? 0 : way == MX_SPMM_PANELS ? 1 : way == MX_SPMM_COLUMNS ? 2 : way == MX_SPMM_HUB ? 3 : 4;
+}
+
 /* The first product of a bucket where the byte rule takes the kernels: our kernels on B in place, on
- * row-major panels, k SpMVs and, under a hub split, the split's way (its rest and hub part), each
- * timed between CUDA events on the stream, the fastest kept for the bucket; the kept way runs last,
- * so that C holds its
- * bits (later products repeat them). Each way runs once untimed first: a kernel's first launch in a
- * process loads its module (CUDA's lazy loading), which must not count (docs/performance.md,
- * "Many vectors"). */
+ * row-major panels, k SpMVs, under a hub split the split's way (its rest and hub part) and, beside a
+ * hot part, the whole matrix all cold (mx_device_spmm_whole, where it was built), each timed between
+ * CUDA events on the stream, the fastest kept for the bucket; the kept way runs last, so that C holds
+ * its bits (later products repeat them). Each way runs once untimed first: a kernel's first launch in
+ * a process loads its module (CUDA's lazy loading), which must not count (docs/performance.md,
+ * "Many vectors"); the whole-matrix device makes its own timed choice in that run. */
 static int spmm_timed_choice(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
-  const int ways[4] = {MX_SPMM_KERNELS, MX_SPMM_PANELS, MX_SPMM_COLUMNS, MX_SPMM_HUB}, nways = D->hub_split ? 4 : 3;
-  cudaEvent_t ev[5] = {};
-  float t[4] = {0, 0, 0, 0};
+  int ways[MX_SPMM_NWAYS] = {MX_SPMM_KERNELS, MX_SPMM_PANELS, MX_SPMM_COLUMNS}, nways = 3;
+  if (D->hub_split) ways[nways++] = MX_SPMM_HUB;
+  if (D->spmm_whole) ways[nways++] = MX_SPMM_WHOLE;
+  cudaEvent_t ev[MX_SPMM_NWAYS + 1] = {};
+  float t[MX_SPMM_NWAYS] = {};
   int rc = 0, made = 0;
   for (int w = 0; w < nways && !rc; ++w) rc = spmm_way(D, ways[w], k, B, ldb, C, ldc, s);
   for (; made <= nways && !rc; ++made) rc = mx_cuda_check(cudaEventCreate(&ev[made]), "SpMM: cudaEventCreate");
@@ -841,11 +911,13 @@ static int spmm_timed_choice(mx_device *D, int k, const double *B, long long ldb
   if (rc) return 1;
   int best = 0;
   for (int w = 0; w < nways; ++w) {
-    D->spmm_way_us[spmm_bucket(k)][w] = 1e3f * t[w];
+    D->spmm_way_us[spmm_bucket(k)][spmm_way_slot(ways[w])] = 1e3f * t[w];
     if (t[w] < t[best]) best = w;
   }
   D->spmm_choice[spmm_bucket(k)] = (char)ways[best];
-  return best == nways - 1 ? 0 : spmm_way(D, ways[best], k, B, ldb, C, ldc, s);
+  if (best != nways - 1 && spmm_way(D, ways[best], k, B, ldb, C, ldc, s)) return 1;
+  spmm_whole_trim(D); /* its products finished: the event above waited for them */
+  return 0;
 }
 
 extern "C" int mx_device_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream) {

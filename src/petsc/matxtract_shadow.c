@@ -563,6 +563,7 @@ PetscErrorCode MatXtractShadowApplyDenseCPU(Mat A, PetscBool transpose, Mat B, M
 static const char *MatXtractSpMMWayName(const mx_spmm_plan *p)
 {
   if (p->hub_slabs) return "the hub split's way (its rest, then the hub part in slabs of 8 columns)";
+  if (p->whole) return "the whole matrix all cold (crux (0,0)), a second device beside the hot part";
   if (!p->kernel) return "one SpMV per column";
   return p->cold_panels ? "our SpMM kernels on row-major panels of B" : "our SpMM kernels on B in place";
 }
@@ -576,8 +577,8 @@ static PetscErrorCode MatXtractShadowInfoDense(Mat A, mx_device *D, PetscBool tr
 
   PetscFunctionBegin;
   PetscCall(MatXtractCheckDevice(A, mx_device_spmm_plan(D, (int)k, &plan), "planning the SpMM"));
-  PetscCall(PetscInfo(A, "matxtract: %s with %" PetscInt_FMT " dense columns on the GPU: %s; timed (us) kernels %.1f, panels %.1f, %" PetscInt_FMT " SpMVs %.1f, hub split's way %.1f; hot %s, %d x-hot columns, %d hub columns\n",
-                      transpose ? "A' B" : "A B", k, MatXtractSpMMWayName(&plan), plan.way_us[0], plan.way_us[1], k, plan.way_us[2], plan.way_us[3],
+  PetscCall(PetscInfo(A, "matxtract: %s with %" PetscInt_FMT " dense columns on the GPU: %s; timed (us) kernels %.1f, panels %.1f, %" PetscInt_FMT " SpMVs %.1f, hub split's way %.1f, whole matrix all cold %.1f; hot %s, %d x-hot columns, %d hub columns\n",
+                      transpose ? "A' B" : "A B", k, MatXtractSpMMWayName(&plan), plan.way_us[0], plan.way_us[1], k, plan.way_us[2], plan.way_us[3], plan.way_us[4],
                       plan.hot_mode == MX_HOT_DU ? "DU" : plan.hot_mode == MX_HOT_SE ? "SE" : "none", mx_device_xhot_cols(D), hubK));
   x->spmm_k_seen   = k;
   x->spmm_hub_seen = hubK;
@@ -603,6 +604,22 @@ static PetscErrorCode MatXtractShadowDensePlain(Mat A, mx_device *D, PetscInt k)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Beside a hot part, before the first SpMM of a bucket of k: the whole matrix all cold as a second
+ * device, made from A (mx_device_spmm_whole), so that the timed choice times it too; it stays only
+ * while a bucket keeps it. Out of device memory the SpMM goes on without it (told by -info; not
+ * tried again). */
+static PetscErrorCode MatXtractShadowDenseWhole(Mat A, mx_device *D, PetscInt k)
+{
+  const size_t before = mx_device_bytes(D);
+  mx_csr       csr;
+
+  PetscFunctionBegin;
+  PetscCall(MatXtractGetCSR_SeqAIJ(A, &csr));
+  if (mx_device_spmm_whole(D, &csr, (int)k)) PetscCall(PetscInfo(A, "matxtract: the SpMM goes on without the whole matrix all cold beside the hot part (%s)\n", mx_device_last_error()));
+  else if (mx_device_bytes(D) > before) PetscCall(PetscInfo(A, "matxtract: the whole matrix all cold on the device for the SpMM's timed choice (%zu -> %zu bytes held)\n", before, mx_device_bytes(D)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* C = A B, or A' B (transpose), for the dense B and C on the GPU (D, or Dt for the transpose, built):
  * mx_device_spmm on the dense matrices' device arrays where both live there, else on their host
  * arrays through device copies. The plan per k (the SpMM kernels or one SpMV per column) is the
@@ -622,6 +639,7 @@ PetscErrorCode MatXtractShadowApplyDenseGPU(Mat A, PetscBool transpose, Mat B, M
   PetscCall(MatGetSize(B, NULL, &k));
   if (!transpose) PetscCall(MatXtractShadowDensePlain(A, D, k));
   PetscCheck(k <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "matxtract: %" PetscInt_FMT " dense columns: the SpMM takes at most 2^31 - 1", k);
+  if (!transpose) PetscCall(MatXtractShadowDenseWhole(A, D, k));
   PetscCall(MatDenseGetLDA(B, &ldb));
   PetscCall(MatDenseGetLDA(C, &ldc));
   PetscCall(PetscLogEventBegin(MATXTRACT_MultDense, A, B, C, 0));

@@ -189,6 +189,52 @@ static void check_hub(const Csr &A, std::mt19937_64 &rng) {
   mx_format_free(&F);
 }
 
+/* Beside a hot part: the whole matrix all cold made for the timed choice (a CSR of other counts
+ * refused), right, timed, named where kept and freed where not; forced, right before and after a value
+ * refresh (its values copied from D's on the GPU). */
+static void check_whole(const Csr &A, mx_crux c, mx_mode_request mode, std::mt19937_64 &rng) {
+  const mx_csr v = A.view();
+  mx_format F;
+  memset(&F, 0, sizeof F);
+  char ctag[96];
+  snprintf(ctag, sizeof ctag, " whole matrix beside crux (%g,%g) mode %d", c.tau_c, c.tau_r, (int)mode);
+  const std::string tag = A.name + ctag;
+  if (mx_format_build(&v, c, mode, &F) != MX_OK) {
+    expect(false, tag + " build");
+    return;
+  }
+  mx_device *D = nullptr;
+  if (F.mode == MX_HOT_NONE || mx_device_upload_xhot(&F, MX_COLD_AUTO, 0, &D)) {
+    expect(F.mode == MX_HOT_NONE, tag + " upload: " + mx_device_last_error());
+    mx_format_free(&F);
+    return;
+  }
+  mx_csr other = v;
+  other.ncols += 1;
+  expect(mx_device_spmm_whole(D, &other, 8) != 0, tag + " a CSR of other counts refused");
+  expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_WHOLE) != 0, tag + " the whole way not forced before it exists");
+  const size_t bytes0 = mx_device_bytes(D);
+  expect(mx_device_spmm_whole(D, &v, 8) == 0 && mx_device_bytes(D) > bytes0, tag + " made for k = 8: " + mx_device_last_error());
+  expect(mx_device_spmm_whole(D, &v, 1) == 0, tag + " k = 1 (one SpMV) asks nothing");
+  check_ks(D, F, {8}, rng, tag);
+  mx_spmm_plan p;
+  expect(mx_device_spmm_plan(D, 8, &p) == 0 && p.timed && p.way_us[4] > 0 &&
+             p.whole == (p.way_us[4] < std::min({p.way_us[0], p.way_us[1], p.way_us[2]})),
+         tag + " plan: the whole matrix timed, named where kept");
+  expect((mx_device_spmm_set_way(D, MX_SPMM_WAY_WHOLE) == 0) == (p.whole != 0), tag + " the whole matrix freed unless kept");
+  expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_AUTO) == 0, tag + " way back to auto");
+  expect(mx_device_spmm_whole(D, &v, 16) == 0 && mx_device_spmm_set_way(D, MX_SPMM_WAY_WHOLE) == 0,
+         tag + " made again for k = 16, forced: " + mx_device_last_error());
+  check_ks(D, F, {3, 16}, rng, tag + " forced");
+  std::vector<double> nv(A.val);
+  for (size_t q = 0; q < nv.size(); ++q) nv[q] = 0.5 * nv[q] + 1.0 / (2.0 + (double)(q % 5));
+  expect(mx_device_refresh_values(D, nv.data(), nullptr) == 0, tag + " refresh: " + mx_device_last_error());
+  mx_format_refresh_values(&F, nv.data());
+  check_ks(D, F, {16}, rng, tag + " forced, refreshed");
+  mx_device_free(D);
+  mx_format_free(&F);
+}
+
 static void check_case(const Csr &A, mx_crux c, mx_mode_request mode, int xhot, const std::vector<int> &ks, std::mt19937_64 &rng) {
   const mx_csr v = A.view();
   mx_format F;
@@ -252,6 +298,8 @@ int main(int argc, char **argv) {
     if (!g_race) {
       const Csr Af = few_values(A);
       for (mx_crux c : {mx_crux{0, 0}, mx_crux{0.6, 0.4}}) check_packed(Af, c, rng);
+      check_whole(A, mx_crux{0.6, 0.4}, MX_MODE_SE, rng);
+      check_whole(A, mx_crux{1, 1}, MX_MODE_DU, rng);
       check_hub(A, rng);
       check_hub(column_constants(A), rng); /* the hub part scaled per column, without values */
     }

@@ -4,7 +4,7 @@
  * ALG3 on the plain CSR, and vs k of our SpMVs (mx_device_spmv once per column).
  *
  * Usage: spmm-kernel-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-crux TC,TR|predicted]
- *                          [-mode auto|du|se] [-bw GBPS] [-group G] [-way W] [-o DIR]
+ *                          [-mode auto|du|se] [-bw GBPS] [-group G] [-way W] [-whole 0|1] [-o DIR]
  *   -gen SPEC  a generated matrix (mx_gen, e.g. lap3d:100, kron:20:16); -f FILE a Matrix Market file
  *   -crux      our format's crux (default 0,0: all cold), built on the GPU (mx_device_build); predicted:
  *              per matrix the plan the embedded model predicts from its host features (crux, hot
@@ -15,8 +15,11 @@
  *   -group     columns per launch group forced (mx_device_spmm_set_group; default 0: the library's rule)
  *   -way       the SpMM's way forced (mx_device_spmm_set_way): kernels, panels, columns (k SpMVs);
  *              default auto, the library's timed choice
+ *   -whole 0   beside a hot part, no whole matrix all cold for the timed choice (default 1: offered
+ *              before each k's first product through mx_device_spmm_whole, as the PETSc type does)
  * Besides the plan's time (ours_us, and the way it kept), each row times our kernels on B in place
- * (kernels_us) and on row-major panels (panels_us), each forced, and cusparseSpMM CSR ALG2 on
+ * (kernels_us) and on row-major panels (panels_us), each forced, the whole matrix all cold as the
+ * timed choice timed it (whole_us, beside a hot part), and cusparseSpMM CSR ALG2 on
  * row-major B and C (alg2_row_us, k >= 2: B copied to row-major and C back to column-major inside the
  * timing, as a caller with PETSc's column-major blocks would have to).
  * Rules: every time is the median of -reps calls (a round of k SpMVs for kspmv), each between two
@@ -75,12 +78,13 @@ struct Opts {
   double gbps = 3350; /* an H100's HBM3 */
   int group = 0;      /* -group: columns per launch group forced (0: the library's rule) */
   mx_spmm_way way = MX_SPMM_WAY_AUTO; /* -way: kernels, panels or columns forced (auto: the timed choice) */
+  bool whole = true;                  /* -whole: the whole matrix all cold offered beside a hot part */
   std::string outdir = ".";
 };
 
 static void usage() {
   fprintf(stderr, "usage: spmm-kernel-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-crux TC,TR|predicted] [-mode auto|du|se] "
-                  "[-bw GBPS] [-group G] [-way auto|kernels|panels|columns] [-o DIR]\n");
+                  "[-bw GBPS] [-group G] [-way auto|kernels|panels|columns] [-whole 0|1] [-o DIR]\n");
   exit(2);
 }
 
@@ -124,6 +128,8 @@ static Opts parse_args(int argc, char **argv) {
       else if (!strcmp(w, "panels")) o.way = MX_SPMM_WAY_PANELS;
       else if (!strcmp(w, "columns")) o.way = MX_SPMM_WAY_COLUMNS;
       else usage();
+    } else if (!strcmp(argv[i], "-whole") && has_value) {
+      o.whole = atoi(argv[++i]) != 0;
     } else if (!strcmp(argv[i], "-group") && has_value) {
       o.group = atoi(argv[++i]);
       if (o.group < 0) usage();
@@ -228,6 +234,12 @@ static void ours_spmm(mx_device *D, int k, const double *B, int32_t ldb, double 
     fprintf(stderr, "mx_device_spmm: %s\n", mx_device_last_error());
     exit(2);
   }
+}
+
+/* beside a hot part, the whole matrix all cold for k's timed choice (mx_device_spmm_whole) */
+static void ours_whole(mx_device *D, const Csr &A, int k) {
+  const mx_csr a = {A.nrows, A.ncols, A.rowptr.data(), A.col.data(), A.val.data()};
+  if (mx_device_spmm_whole(D, &a, k)) fprintf(stderr, "mx_device_spmm_whole (the SpMM goes on without it): %s\n", mx_device_last_error());
 }
 
 /* C = A B as k SpMVs, column j of C from column j of B, on the default stream */
@@ -435,11 +447,12 @@ static Row run_k(mx_device *D, const CusparseCsr &S, const Csr &A, const std::st
     fprintf(stderr, "forcing the SpMM's launch group or way: %s\n", mx_device_last_error());
     exit(2);
   }
+  if (o.whole && o.way == MX_SPMM_WAY_AUTO && !o.group) ours_whole(D, A, k);
   ours_spmm(D, k, dB, A.ncols, dC, A.nrows);
   r.plan = ours_plan(D, k); /* the launch group is known after the first product */
   const std::vector<double> C_ours = download(dC, (size_t)A.nrows * k);
   r.ours_us = median_us([&] { ours_spmm(D, k, dB, A.ncols, dC, A.nrows); }, o.reps);
-  r.way = !r.plan.kernel ? MX_SPMM_WAY_COLUMNS : r.plan.cold_panels ? MX_SPMM_WAY_PANELS : MX_SPMM_WAY_KERNELS;
+  r.way = !r.plan.kernel ? MX_SPMM_WAY_COLUMNS : r.plan.whole ? MX_SPMM_WAY_WHOLE : r.plan.cold_panels ? MX_SPMM_WAY_PANELS : MX_SPMM_WAY_KERNELS;
   r.kspmv_us = median_us([&] { ours_kspmv(D, k, dB, A.ncols, dC, A.nrows); }, o.reps);
   if (r.plan.kernel && o.way == MX_SPMM_WAY_AUTO && !o.group) { /* each of our kernel ways forced, then the timed choice again */
     for (mx_spmm_way w : {MX_SPMM_WAY_KERNELS, MX_SPMM_WAY_PANELS}) {
@@ -482,7 +495,7 @@ static Row run_k(mx_device *D, const CusparseCsr &S, const Csr &A, const std::st
 static const char *plan_name(const mx_spmm_plan &p) { return p.kernel ? "kernel" : "per_column"; }
 
 static const char *way_name(int w) {
-  return w == MX_SPMM_WAY_KERNELS ? "kernels" : w == MX_SPMM_WAY_PANELS ? "panels" : "columns";
+  return w == MX_SPMM_WAY_KERNELS ? "kernels" : w == MX_SPMM_WAY_PANELS ? "panels" : w == MX_SPMM_WAY_WHOLE ? "whole" : "columns";
 }
 
 static const char *hot_mode_name(mx_hot_mode m) { return m == MX_HOT_DU ? "DU" : m == MX_HOT_SE ? "SE" : "none"; }
@@ -523,17 +536,17 @@ static void print_row(const Row &r) {
 }
 
 static const char *kCsvHeader = "matrix,nrows,ncols,nnz,k,plan,lanes,group,ours_us,kspmv_us,alg1_us,alg2_us,alg3_us,best_cusparse_us,"
-                                "speedup,vs_kspmv,bound_us,x_bound,rel_err,way,kernels_us,panels_us,alg2_row_us\n";
+                                "speedup,vs_kspmv,bound_us,x_bound,rel_err,way,kernels_us,panels_us,alg2_row_us,whole_us\n";
 
 static void write_csv_row(FILE *f, const Row &r) {
   const bool any = r.best_cusparse_us > 0;
-  fprintf(f, "%s,%d,%d,%d,%d,%s,%d,%d,%.3f,%.3f,%s,%s,%s,%s,%s,%.4f,%.3f,%.4f,%s,%s,%s,%s,%s\n", r.matrix.c_str(), r.nrows, r.ncols, r.nnz, r.k,
+  fprintf(f, "%s,%d,%d,%d,%d,%s,%d,%d,%.3f,%.3f,%s,%s,%s,%s,%s,%.4f,%.3f,%.4f,%s,%s,%s,%s,%s,%s\n", r.matrix.c_str(), r.nrows, r.ncols, r.nnz, r.k,
           plan_name(r.plan), r.plan.lanes_per_row, r.plan.cols_per_launch, r.ours_us, r.kspmv_us, cell(r.alg[0].valid, r.alg[0].us, "%.3f", "").c_str(),
           cell(r.alg[1].valid, r.alg[1].us, "%.3f", "").c_str(), cell(r.alg[2].valid, r.alg[2].us, "%.3f", "").c_str(),
           cell(any, r.best_cusparse_us, "%.3f", "").c_str(), cell(any, r.best_cusparse_us / r.ours_us, "%.4f", "").c_str(),
           r.kspmv_us / r.ours_us, r.bound_us, r.ours_us / r.bound_us, cell(any, r.rel_err, "%.3e", "").c_str(), way_name(r.way),
           cell(r.kernels_us > 0, r.kernels_us, "%.3f", "").c_str(), cell(r.panels_us > 0, r.panels_us, "%.3f", "").c_str(),
-          cell(r.alg2_row.valid, r.alg2_row.us, "%.3f", "").c_str());
+          cell(r.alg2_row.valid, r.alg2_row.us, "%.3f", "").c_str(), cell(r.plan.way_us[4] > 0, r.plan.way_us[4], "%.3f", "").c_str());
   fflush(f);
 }
 
