@@ -519,7 +519,7 @@ int main(int argc, char **argv) {
     std::vector<std::thread> workers;
     {
       const int jobs = o.jobs;
-      auto work = [&](int w) {
+      auto work = [&, jobs](int w) { /* jobs by value: the threads outlive this block */
         for (size_t k = w; k < nbuild; k += jobs) {
           double s = now_ms();
           if (k < ncx) bc[k].st = mx_format_build(&a, o.cruxes[k], MX_MODE_AUTO, &bc[k].F);
