@@ -411,7 +411,9 @@ extern "C" int mx_device_compress(mx_device *D, const mx_pack_request *req) {
     mx_trace_step("compress (hot values)");
     if (rc) return 1;
   }
-  return mx_cold_compress_dev(D, req);
+  const int rc = mx_cold_compress_dev(D, req);
+  mx_spmm_choice_reset(D); /* the SpMVs' form changed, and with it the SpMM's ways (row patterns) */
+  return rc;
 }
 
 int mx_cold_compress_dev(mx_device *D, const mx_pack_request *req) {

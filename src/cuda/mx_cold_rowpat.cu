@@ -229,6 +229,93 @@ int mx_cold_rowpat_launch(const mx_device *D, const double *x, const double *z, 
   return 0;
 }
 
+/* ---- the product with k columns (mx_device_spmm's row-pattern way) -------------------------------- */
+
+/* Columns of B (and C) per thread: grid.y walks groups of them, so that a wave of blocks reads the
+ * same few columns of B over a span of rows (their neighbours' B rows then hit L2). */
+#define MX_ROWPAT_SPMM_COLS 8
+
+/* Row i times columns [j0, j0 + J) of B into C (the columns past j1 skipped): each pattern entry's
+ * offset and value loaded once for the J columns, whose J loads of B are then in flight together.
+ * Column j's sums are rowpat_row_sum's for x = B[:, j] (lane sums s[g] of entries g, g+G, ... from
+ * 0.0, then the same butterfly): C's column j is bitwise mx_rowpat_kernel's y of that column. */
+template <int LG, int J>
+__device__ __forceinline__ void rowpat_row_cols(int i, int b, int len, const int *__restrict__ off, const double *__restrict__ val,
+                                                const double *__restrict__ B, long long ldb, double *__restrict__ C, long long ldc,
+                                                int j0, int j1) {
+  constexpr int G = 1 << LG;
+  double s[J][G];
+#pragma unroll
+  for (int c = 0; c < J; ++c)
+#pragma unroll
+    for (int g = 0; g < G; ++g) s[c][g] = 0.0;
+  const double *Bi = B + i;
+  for (int k0 = 0; k0 < len; k0 += G) {
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+      const int e = k0 + g;
+      if (e < len) {
+        const double v = __ldg(val + b + e);
+        const double *xb = Bi + __ldg(off + b + e);
+#pragma unroll
+        for (int c = 0; c < J; ++c)
+          if (j0 + c < j1) s[c][g] = __dadd_rn(s[c][g], __dmul_rn(v, __ldg(xb + (long long)(j0 + c) * ldb)));
+      }
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < J; ++c) {
+#pragma unroll
+    for (int h = G / 2; h > 0; h /= 2)
+#pragma unroll
+      for (int g = 0; g < h; ++g) s[c][g] = __dadd_rn(s[c][g], s[c][g + h]);
+    if (j0 + c < j1) C[i + (long long)(j0 + c) * ldc] = s[c][0];
+  }
+}
+
+/* The group's columns [j0, j1) in steps of J = 8 / G columns (at most 16 sums live). */
+template <int LG>
+__device__ __forceinline__ void rowpat_row_spmm(int i, int b, int len, const int *__restrict__ off, const double *__restrict__ val,
+                                                const double *__restrict__ B, long long ldb, double *__restrict__ C, long long ldc,
+                                                int j0, int j1) {
+  constexpr int J = LG <= 1 ? 8 : 8 >> (LG - 1);
+  for (int j = j0; j < j1; j += J) rowpat_row_cols<LG, J>(i, b, len, off, val, B, ldb, C, ldc, j, j1);
+}
+
+/* Ownership: thread (i, g) writes C[i, j] for the columns j of group g only. */
+template <typename T>
+__global__ void __launch_bounds__(MX_ROWPAT_THREADS)
+mx_rowpat_spmm_kernel(int nrows, int k, const T *__restrict__ id, const uint8_t *__restrict__ row_lg, const int *__restrict__ pat_ptr,
+                      const int *__restrict__ pat_off, const double *__restrict__ pat_val, const double *__restrict__ B, long long ldb,
+                      double *__restrict__ C, long long ldc) {
+  const int i = blockIdx.x * MX_ROWPAT_THREADS + threadIdx.x;
+  if (i >= nrows) return;
+  const int j0 = blockIdx.y * MX_ROWPAT_SPMM_COLS, j1 = min(k, j0 + MX_ROWPAT_SPMM_COLS);
+  const int p = id[i], lg = row_lg[i];
+  const int b = __ldg(pat_ptr + p), len = __ldg(pat_ptr + p + 1) - b;
+  if (lg == 0) rowpat_row_spmm<0>(i, b, len, pat_off, pat_val, B, ldb, C, ldc, j0, j1);
+  else if (lg == 1) rowpat_row_spmm<1>(i, b, len, pat_off, pat_val, B, ldb, C, ldc, j0, j1);
+  else if (lg == 2) rowpat_row_spmm<2>(i, b, len, pat_off, pat_val, B, ldb, C, ldc, j0, j1);
+  else rowpat_row_spmm<3>(i, b, len, pat_off, pat_val, B, ldb, C, ldc, j0, j1);
+}
+
+int mx_cold_rowpat_spmm_launch(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  const mx_cold_rowpat_dev *R = D->rowpat;
+  if (!R) return mx_fail("SpMM: the row-pattern way without row patterns");
+  if (D->nrows == 0 || k == 0) return 0;
+  const int groups = (k + MX_ROWPAT_SPMM_COLS - 1) / MX_ROWPAT_SPMM_COLS;
+  if (groups > 65535) return mx_fail("SpMM: %d columns exceed the row-pattern kernel's grid", k);
+  const dim3 grid(rp_blocks(D->nrows), groups);
+  if (R->id_bytes == 1)
+    mx_rowpat_spmm_kernel<uint8_t><<<grid, MX_ROWPAT_THREADS, 0, s>>>(D->nrows, k, R->id8, R->row_lg, R->pat_ptr, R->pat_off, R->pat_val, B,
+                                                                       ldb, C, ldc);
+  else
+    mx_rowpat_spmm_kernel<uint16_t><<<grid, MX_ROWPAT_THREADS, 0, s>>>(D->nrows, k, R->id16, R->row_lg, R->pat_ptr, R->pat_off, R->pat_val,
+                                                                        B, ldb, C, ldc);
+  MX_LAUNCH_CHECK("mx_rowpat_spmm_kernel launch");
+  return 0;
+}
+
 /* ---- building ------------------------------------------------------------------------------------ */
 
 void mx_cold_rowpat_dev_free(mx_device *D) {

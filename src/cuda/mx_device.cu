@@ -698,6 +698,7 @@ extern "C" int mx_device_set_cold_kernel(mx_device *D, mx_cold_kernel k) {
   free_cold_plan(D, old);
   if (old == MX_COLD_SEGMENT) mx_cold_rowpat_dev_free(D); /* its lane groups are the segment plan's */
   D->cold = k;
+  mx_spmm_choice_reset(D); /* the SpMVs' speed changed, row patterns may be gone: the SpMM's ways timed again */
   mx_device_hub_kernel(D, k);
   if (D->bytes > D->build_peak_bytes) D->build_peak_bytes = D->bytes;
   return 0;
@@ -788,6 +789,7 @@ extern "C" int mx_device_refresh_values(mx_device *D, const double *val, void *s
   cudaStream_t s = (cudaStream_t)stream;
   mx_device_hub_drop(D); /* its split holds the old values */
   D->rowpat_lost = 0; /* set again below if this refresh loses the row patterns */
+  const bool had_rowpat = D->rowpat != nullptr;
   const mx_h2d_piece vals = {D->cold_identity ? D->cold_val : D->val_in, val, sizeof(double) * D->nnz};
   if (mx_h2d_copy(&vals, 1, s, "mx_device_refresh_values: uploading the values")) return 1;
   if (!D->cold_identity && mx_gather_launch(D->cold_val, D->cold_src, D->val_in, D->cold_nnz, s)) return 1;
@@ -798,6 +800,7 @@ extern "C" int mx_device_refresh_values(mx_device *D, const double *val, void *s
   if (D->cold == MX_COLD_CUSPARSE && mx_cold_cusparse_refresh(D, s)) return 1;
   if (mx_cold_pack_dev_refresh(D, s)) return 1; /* packed cold CSR: values encoded again */
   if (mx_cold_rowpat_dev_refresh(D, s)) return 1; /* row-pattern form: chosen again for the new values */
+  if (had_rowpat != (D->rowpat != nullptr)) mx_spmm_choice_reset(D); /* the SpMM's ways changed with the form */
   /* val may be pinned memory the caller reuses at once: finish the copy before returning */
   MX_CUDA_TRY(cudaStreamSynchronize(s));
   return 0;

@@ -152,12 +152,14 @@ int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, vo
  * nothing. mx_device_spmm_plan chooses per k: the SpMM kernels (the cold CSR on the CUDA cores,
  * cols_per_pass columns of B per pass in registers, lanes_per_row lanes per row; a DU hot region on
  * the FP64 tensor cores and an SE one on the CUDA cores, 8-column slabs) where k >= min_k and they
- * move fewer bytes than k SpMVs of the form in use (a pack or row patterns read fewer matrix bytes
- * than the plain arrays the kernels read), else one SpMV per column; where the bytes say kernels, the
- * first product of each bucket of k (floor(log2 k)) times our kernels reading B in place, our cold
- * kernel on row-major panels of B (8, 16 or 32 columns copied per product: a nonzero's values of B
- * are then one contiguous segment, which pays on random columns) and the SpMVs, and keeps the
- * fastest for the bucket (our kernels alone under a forced launch group). Under a hub split whose
+ * move fewer bytes than k SpMVs of the form in use (a pack reads fewer matrix bytes than the plain
+ * arrays the kernels read), or D holds row patterns, else one SpMV per column; where the bytes say
+ * kernels, the first product of each bucket of k (floor(log2 k)) times our kernels reading B in
+ * place, our cold kernel on row-major panels of B (8, 16 or 32 columns copied per product: a
+ * nonzero's values of B are then one contiguous segment, which pays on random columns), the SpMVs
+ * and, where D holds the cold part in row-pattern form, that form for all k columns at once (each
+ * column bitwise the SpMV's), and keeps the fastest for the bucket (our kernels alone under a forced
+ * launch group). Under a hub split whose
  * plain arrays are released, the rest device decides alike and the hub part runs in slabs of 8
  * columns; where D holds its plain arrays (mx_device_hub_restore_plain before an SpMM), that split
  * way is a fourth way of the timed choice beside the three on the whole matrix, and a release frees
@@ -189,9 +191,11 @@ typedef struct {
   double bytes_kernel;     /* ... and by the kernels */
   int whole;               /* 1: the whole matrix all cold, D's second device beside its hot part
                             * (mx_device_spmm_whole), kept by the timed choice */
-  double way_us[5];        /* the timed choice of this k's bucket: our kernels on B in place, on the
-                            * panels, k SpMVs, the hub split's way, the whole matrix all cold (us of
-                            * one product each; 0: not timed) */
+  int rowpat;              /* 1: the cold part's row-pattern form for all k columns at once, kept by the
+                            * timed choice */
+  double way_us[6];        /* the timed choice of this k's bucket: our kernels on B in place, on the
+                            * panels, k SpMVs, the hub split's way, the whole matrix all cold, the row
+                            * patterns (us of one product each; 0: not timed) */
 } mx_spmm_plan;
 int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan);
 int mx_device_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream);
@@ -203,7 +207,9 @@ typedef enum {
   MX_SPMM_WAY_COLUMNS  = 2, /* one SpMV per column */
   MX_SPMM_WAY_PANELS   = 3, /* the cold kernel on row-major panels of B (copied per product), the hot kernels */
   MX_SPMM_WAY_HUB      = 4, /* the hub split's rest and hub part (timed choice only: not forced) */
-  MX_SPMM_WAY_WHOLE    = 5  /* the whole matrix all cold (forced only while mx_device_spmm_whole's device exists) */
+  MX_SPMM_WAY_WHOLE    = 5, /* the whole matrix all cold (forced only while mx_device_spmm_whole's device exists) */
+  MX_SPMM_WAY_ROWPAT   = 6  /* the cold part in its row-pattern form, k columns a launch (forced only while D holds
+                             * the form); a hot part then by the hot kernels on B in place */
 } mx_spmm_way;
 int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way);
 /* The whole matrix all cold for the SpMM beside a hot part. A hot region is chosen for one vector;

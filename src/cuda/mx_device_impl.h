@@ -34,7 +34,7 @@ struct mx_cold_pack_dev; /* mx_cold_pack_dev.h */
 struct mx_cold_rowpat_dev; /* mx_cold_rowpat.cu */
 struct mx_hot_pack_dev; /* mx_hot_pack_dev.h */
 
-#define MX_SPMM_NWAYS 5 /* the ways a timed SpMM choice can time (mx_spmm.cu) */
+#define MX_SPMM_NWAYS 6 /* the ways a timed SpMM choice can time (mx_spmm.cu) */
 
 struct mx_device {
   int nrows, ncols, nnz;
@@ -50,9 +50,10 @@ struct mx_device {
                        * products (cold_rowptr stays); mx_device_hub_restore_plain brings them back */
 
   struct mx_spmm_long *spmm_long; /* the SpMM's long cold rows in pieces (mx_spmm.cu); NULL until the first SpMM */
-  char spmm_choice[MX_SPMM_BUCKETS]; /* per bucket floor(log2 k): 0 not timed yet, else MX_SPMM_KERNELS, _COLUMNS, _PANELS, _HUB or _WHOLE */
+  char spmm_choice[MX_SPMM_BUCKETS]; /* per bucket floor(log2 k): 0 not timed yet, else MX_SPMM_KERNELS, _COLUMNS, _PANELS, _HUB,
+                                      * _WHOLE or _ROWPAT */
   float spmm_way_us[MX_SPMM_BUCKETS][MX_SPMM_NWAYS]; /* the timed choice's times (us): kernels, panels, k SpMVs, the hub
-                                                      * split's way, the whole matrix all cold */
+                                                      * split's way, the whole matrix all cold, the row patterns */
   mx_device *spmm_whole; /* the whole matrix all cold beside D's hot part (mx_device_spmm_whole); NULL = none */
   int spmm_whole_failed; /* its build failed: not tried again */
   int spmm_group;       /* mx_device_spmm_set_group: columns per launch group forced (0: the rule) */
@@ -122,7 +123,8 @@ enum {
   MX_SPMM_COLUMNS  = MX_SPMM_WAY_COLUMNS,
   MX_SPMM_PANELS   = MX_SPMM_WAY_PANELS,
   MX_SPMM_HUB      = MX_SPMM_WAY_HUB,
-  MX_SPMM_WHOLE    = MX_SPMM_WAY_WHOLE
+  MX_SPMM_WHOLE    = MX_SPMM_WAY_WHOLE,
+  MX_SPMM_ROWPAT   = MX_SPMM_WAY_ROWPAT
 };
 
 /* bits of mx_device::pack_released */
@@ -278,6 +280,9 @@ int mx_cold_rowpat_dev_build(mx_device *D, const mx_pack_request *req, int *kept
  * made again by req (row patterns where they pay, else a pack); the hot values are left alone */
 int mx_cold_compress_dev(mx_device *D, const mx_pack_request *req);
 int mx_cold_rowpat_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s);
+/* C = (the cold CSR in row-pattern form) B for k columns (column-major, leading dimensions ldb,
+ * ldc), each column bitwise mx_cold_rowpat_launch's y of that column with z = NULL. */
+int mx_cold_rowpat_spmm_launch(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s);
 int mx_cold_rowpat_dev_refresh(mx_device *D, cudaStream_t s);
 int mx_cold_rowpat_dev_info(const mx_device *D, mx_device_pack_info *info);
 void mx_cold_rowpat_dev_free(mx_device *D);

@@ -733,13 +733,15 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   const double vec = 8.0 * ((double)D->ncols + D->nrows);
   plan->bytes_per_column = (double)k * (in_use + vec);
   plan->bytes_kernel = plain + (double)k * vec;
-  plan->kernel = k >= MX_SPMM_MIN_K && plan->bytes_kernel < plan->bytes_per_column;
+  /* row patterns: their way moves fewer bytes than k SpMVs of the form at every k >= 2 */
+  plan->kernel = k >= MX_SPMM_MIN_K && (D->rowpat || plan->bytes_kernel < plan->bytes_per_column);
   const int choice = D->spmm_choice[spmm_bucket(k)];
   plan->timed = plan->kernel && choice != 0;
   for (int w = 0; w < MX_SPMM_NWAYS; ++w) plan->way_us[w] = D->spmm_way_us[spmm_bucket(k)][w];
   plan->cold_panels = choice == MX_SPMM_PANELS;
   plan->hub_slabs = choice == MX_SPMM_HUB;
   plan->whole = choice == MX_SPMM_WHOLE;
+  plan->rowpat = choice == MX_SPMM_ROWPAT;
   if (choice == MX_SPMM_COLUMNS) plan->kernel = 0;
   plan->lanes_per_row = spmm_lanes(D);
   plan->cols_per_pass = k < MX_SPMM_COLS_PER_PASS ? 4 : MX_SPMM_COLS_PER_PASS;
@@ -748,7 +750,7 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   plan->cols_per_launch = D->spmm_long || D->spmm_group ? spmm_group(D, k) : 0;
   /* the smallest k >= MX_SPMM_MIN_K at which the kernel moves fewer bytes (0: none below 2^20) */
   for (int kk = MX_SPMM_MIN_K; kk <= (1 << 20) && !plan->min_k_kernel; kk = kk < 64 ? kk + 1 : 2 * kk)
-    if (plain + kk * vec < kk * (in_use + vec)) plan->min_k_kernel = kk;
+    if (D->rowpat || plain + kk * vec < kk * (in_use + vec)) plan->min_k_kernel = kk;
   return 0;
 }
 
@@ -771,7 +773,8 @@ void mx_spmm_choice_reset(mx_device *D) {
 }
 
 extern "C" int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way) {
-  if (!D || way < MX_SPMM_WAY_AUTO || way > MX_SPMM_WAY_WHOLE || way == MX_SPMM_WAY_HUB || (way == MX_SPMM_WAY_WHOLE && !D->spmm_whole))
+  if (!D || way < MX_SPMM_WAY_AUTO || way > MX_SPMM_WAY_ROWPAT || way == MX_SPMM_WAY_HUB || (way == MX_SPMM_WAY_WHOLE && !D->spmm_whole) ||
+      (way == MX_SPMM_WAY_ROWPAT && !D->rowpat))
     return mx_fail("mx_device_spmm_set_way: bad argument");
   for (int b = 0; b < MX_SPMM_BUCKETS; ++b) D->spmm_choice[b] = (char)way; /* the enums share their values */
   return 0;
@@ -875,20 +878,39 @@ static int spmm_per_column(mx_device *D, int k, const double *B, long long ldb, 
   return 0;
 }
 
+/* The cold part in row-pattern form for all k columns (C =), then a hot part on B in place (+=), per
+ * launch group. */
+static int spmm_rowpat(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  if (mx_cold_rowpat_spmm_launch(D, k, B, ldb, C, ldc, s)) return 1;
+  if (D->mode == MX_HOT_NONE || D->hot_nwork == 0) return 0;
+  const int g = spmm_group(D, k);
+  for (int j0 = 0; j0 < k; j0 += g)
+    if (spmm_hot_launch(D, std::min(g, k - j0), B + (long long)j0 * ldb, ldb, C + (long long)j0 * ldc, ldc, s)) return 1;
+  return 0;
+}
+
 static int spmm_way(mx_device *D, int way, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
   if (way == MX_SPMM_HUB) return mx_device_hub_spmm(D, k, B, ldb, C, ldc, s);
+  if (way == MX_SPMM_ROWPAT) return spmm_rowpat(D, k, B, ldb, C, ldc, s);
   if (way == MX_SPMM_WHOLE) return mx_device_spmm(D->spmm_whole, k, B, ldb, C, ldc, s); /* its own timed choice */
   return way == MX_SPMM_COLUMNS ? spmm_per_column(D, k, B, ldb, C, ldc, s) : spmm_kernels(D, way, k, B, ldb, C, ldc, s);
 }
 
 /* A way's entry in mx_device::spmm_way_us and mx_spmm_plan::way_us */
 static int spmm_way_slot(int way) {
-  return way == MX_SPMM_KERNELS ? 0 : way == MX_SPMM_PANELS ? 1 : way == MX_SPMM_COLUMNS ? 2 : way == MX_SPMM_HUB ? 3 : 4;
+  return way == MX_SPMM_KERNELS ? 0 : way == MX_SPMM_PANELS ? 1 : way == MX_SPMM_COLUMNS ? 2 : way == MX_SPMM_HUB ? 3 : way == MX_SPMM_WHOLE ? 4 : 5;
+}
+
+/* A bucket's kept way can still run: a value refresh or a cold-kernel switch may have dropped the
+ * row patterns, a refresh the whole-matrix device; such a bucket is timed again. */
+static bool spmm_choice_runs(const mx_device *D, int way) {
+  return (way != MX_SPMM_ROWPAT || D->rowpat) && (way != MX_SPMM_WHOLE || D->spmm_whole) && (way != MX_SPMM_HUB || D->hub_split);
 }
 
 /* The first product of a bucket where the byte rule takes the kernels: our kernels on B in place, on
- * row-major panels, k SpMVs, under a hub split the split's way (its rest and hub part) and, beside a
- * hot part, the whole matrix all cold (mx_device_spmm_whole, where it was built), each timed between
+ * row-major panels, k SpMVs, under a hub split the split's way (its rest and hub part), where D holds
+ * row patterns their way and, beside a hot part, the whole matrix all cold (mx_device_spmm_whole,
+ * where it was built), each timed between
  * CUDA events on the stream, the fastest kept for the bucket; the kept way runs last, so that C holds
  * its bits (later products repeat them). Each way runs once untimed first: a kernel's first launch in
  * a process loads its module (CUDA's lazy loading), which must not count (docs/performance.md,
@@ -897,6 +919,7 @@ static int spmm_timed_choice(mx_device *D, int k, const double *B, long long ldb
   int ways[MX_SPMM_NWAYS] = {MX_SPMM_KERNELS, MX_SPMM_PANELS, MX_SPMM_COLUMNS}, nways = 3;
   if (D->hub_split) ways[nways++] = MX_SPMM_HUB;
   if (D->spmm_whole) ways[nways++] = MX_SPMM_WHOLE;
+  if (D->rowpat) ways[nways++] = MX_SPMM_ROWPAT;
   cudaEvent_t ev[MX_SPMM_NWAYS + 1] = {};
   float t[MX_SPMM_NWAYS] = {};
   int rc = 0, made = 0;
@@ -935,7 +958,8 @@ extern "C" int mx_device_spmm(mx_device *D, int k, const double *B, long long ld
   if (!plan.kernel) return spmm_per_column(D, k, B, ldb, C, ldc, s);
   if (spmm_prepare(D)) return 1;
   if (D->spmm_group > 0) return spmm_kernels(D, MX_SPMM_KERNELS, k, B, ldb, C, ldc, s);
-  if (plan.timed) return spmm_way(D, D->spmm_choice[spmm_bucket(k)], k, B, ldb, C, ldc, s);
+  const int choice = D->spmm_choice[spmm_bucket(k)];
+  if (plan.timed && spmm_choice_runs(D, choice)) return spmm_way(D, choice, k, B, ldb, C, ldc, s);
   return spmm_timed_choice(D, k, B, ldb, C, ldc, s);
 }
 

@@ -564,6 +564,7 @@ static const char *MatXtractSpMMWayName(const mx_spmm_plan *p)
 {
   if (p->hub_slabs) return "the hub split's way (its rest, then the hub part in slabs of 8 columns)";
   if (p->whole) return "the whole matrix all cold (crux (0,0)), a second device beside the hot part";
+  if (p->rowpat) return "the cold part's row patterns, all columns at once";
   if (!p->kernel) return "one SpMV per column";
   return p->cold_panels ? "our SpMM kernels on row-major panels of B" : "our SpMM kernels on B in place";
 }
@@ -577,8 +578,8 @@ static PetscErrorCode MatXtractShadowInfoDense(Mat A, mx_device *D, PetscBool tr
 
   PetscFunctionBegin;
   PetscCall(MatXtractCheckDevice(A, mx_device_spmm_plan(D, (int)k, &plan), "planning the SpMM"));
-  PetscCall(PetscInfo(A, "matxtract: %s with %" PetscInt_FMT " dense columns on the GPU: %s; timed (us) kernels %.1f, panels %.1f, %" PetscInt_FMT " SpMVs %.1f, hub split's way %.1f, whole matrix all cold %.1f; hot %s, %d x-hot columns, %d hub columns\n",
-                      transpose ? "A' B" : "A B", k, MatXtractSpMMWayName(&plan), plan.way_us[0], plan.way_us[1], k, plan.way_us[2], plan.way_us[3], plan.way_us[4],
+  PetscCall(PetscInfo(A, "matxtract: %s with %" PetscInt_FMT " dense columns on the GPU: %s; timed (us) kernels %.1f, panels %.1f, %" PetscInt_FMT " SpMVs %.1f, hub split's way %.1f, whole matrix all cold %.1f, row patterns %.1f; hot %s, %d x-hot columns, %d hub columns\n",
+                      transpose ? "A' B" : "A B", k, MatXtractSpMMWayName(&plan), plan.way_us[0], plan.way_us[1], k, plan.way_us[2], plan.way_us[3], plan.way_us[4], plan.way_us[5],
                       plan.hot_mode == MX_HOT_DU ? "DU" : plan.hot_mode == MX_HOT_SE ? "SE" : "none", mx_device_xhot_cols(D), hubK));
   x->spmm_k_seen   = k;
   x->spmm_hub_seen = hubK;

@@ -235,6 +235,72 @@ static void check_whole(const Csr &A, mx_crux c, mx_mode_request mode, std::mt19
   mx_format_free(&F);
 }
 
+/* Column j of C bitwise the device SpMV of column j of B (z = NULL). */
+static void expect_columns_are_spmvs(mx_device *D, int32_t m, int32_t n, int k, std::mt19937_64 &rng, const std::string &tag) {
+  const int64_t ldb = n + 3, ldc = m + 5;
+  const std::vector<double> B = rand_block(n, k, ldb, rng);
+  const std::vector<double> C = device_spmm(D, k, B, ldb, ldc, tag);
+  DevVec dB(B.size()), y((size_t)std::max(m, 1));
+  dB.put(B);
+  bool same = true;
+  for (int j = 0; j < k; ++j) {
+    y.poison();
+    if (mx_device_spmv(D, dB.p + j * ldb, nullptr, y.p, nullptr)) expect(false, tag + " SpMV: " + mx_device_last_error());
+    CK(cudaDeviceSynchronize());
+    const std::vector<double> yj = y.get();
+    same = same && (m == 0 || memcmp(yj.data(), C.data() + j * ldc, sizeof(double) * m) == 0);
+  }
+  expect(same, tag + " k=" + std::to_string(k) + ": every column bitwise its SpMV");
+}
+
+/* The cold part in row-pattern form (where the form pays for A's values): the timed choice times its
+ * way, named where kept; forced, right (all columns bitwise the SpMVs where there is no hot part);
+ * after a refresh whose values the patterns cannot hold, a bucket that kept the way is timed again. */
+static void check_rowpat(const Csr &A, mx_crux c, std::mt19937_64 &rng) {
+  const mx_csr v = A.view();
+  mx_format F;
+  memset(&F, 0, sizeof F);
+  char ctag[96];
+  snprintf(ctag, sizeof ctag, " row patterns crux (%g,%g)", c.tau_c, c.tau_r);
+  const std::string tag = A.name + ctag;
+  if (mx_format_build(&v, c, MX_MODE_AUTO, &F) != MX_OK) {
+    expect(false, tag + " build");
+    return;
+  }
+  mx_device *D = nullptr;
+  if (mx_device_upload_xhot(&F, MX_COLD_SEGMENT, 0, &D)) {
+    expect(false, tag + " upload: " + mx_device_last_error());
+    mx_format_free(&F);
+    return;
+  }
+  const mx_pack_request req = mx_pack_request_of(MX_COMPRESS_AUTO);
+  mx_device_pack_info pi;
+  expect(mx_device_compress(D, &req) == 0 && mx_device_compress_info(D, &pi) == 0, tag + " compress: " + mx_device_last_error());
+  if (pi.rowpat && F.nrows > 0) {
+    mx_spmm_plan p;
+    expect(mx_device_spmm_plan(D, 2, &p) == 0 && p.kernel && p.min_k_kernel == 2, tag + " plan: k = 2 times the ways");
+    check_ks(D, F, {2, 8, 17}, rng, tag);
+    expect(mx_device_spmm_plan(D, 8, &p) == 0 && p.timed && p.way_us[5] > 0 &&
+               p.rowpat == (p.way_us[5] < std::min({p.way_us[0], p.way_us[1], p.way_us[2]})),
+           tag + " plan: the row patterns timed, named where kept");
+    expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_ROWPAT) == 0, tag + " row patterns forced: " + mx_device_last_error());
+    check_ks(D, F, {3, 9, 16}, rng, tag + " forced");
+    if (F.mode == MX_HOT_NONE) expect_columns_are_spmvs(D, F.nrows, F.ncols, 9, rng, tag + " forced");
+    std::vector<double> nv(A.val);
+    for (size_t q = 0; q < nv.size(); ++q) nv[q] = 1.0 + 1e-3 * (double)q; /* every value its own: no pattern repeats */
+    expect(mx_device_refresh_values(D, nv.data(), nullptr) == 0, tag + " refresh: " + mx_device_last_error());
+    mx_format_refresh_values(&F, nv.data());
+    expect(mx_device_compress_info(D, &pi) == 0, tag + " info after the refresh");
+    if (!pi.rowpat) expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_ROWPAT) != 0, tag + " row patterns gone: the way refused");
+    check_ks(D, F, {9}, rng, tag + " refreshed");
+    if (!pi.rowpat) expect(mx_device_spmm_plan(D, 9, &p) == 0 && p.timed && !p.rowpat, tag + " refreshed: the bucket timed again without them");
+  } else {
+    expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_ROWPAT) != 0, tag + " no row patterns: the way refused");
+  }
+  mx_device_free(D);
+  mx_format_free(&F);
+}
+
 static void check_case(const Csr &A, mx_crux c, mx_mode_request mode, int xhot, const std::vector<int> &ks, std::mt19937_64 &rng) {
   const mx_csr v = A.view();
   mx_format F;
@@ -299,6 +365,7 @@ int main(int argc, char **argv) {
       const Csr Af = few_values(A);
       for (mx_crux c : {mx_crux{0, 0}, mx_crux{0.6, 0.4}}) check_packed(Af, c, rng);
       check_whole(A, mx_crux{0.6, 0.4}, MX_MODE_SE, rng);
+      for (mx_crux c : {mx_crux{0, 0}, mx_crux{0.6, 0.4}}) check_rowpat(A, c, rng);
       check_whole(A, mx_crux{1, 1}, MX_MODE_DU, rng);
       check_hub(A, rng);
       check_hub(column_constants(A), rng); /* the hub part scaled per column, without values */

@@ -4,7 +4,7 @@
  * ALG3 on the plain CSR, and vs k of our SpMVs (mx_device_spmv once per column).
  *
  * Usage: spmm-kernel-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-crux TC,TR|predicted]
- *                          [-mode auto|du|se] [-bw GBPS] [-group G] [-way W] [-whole 0|1] [-o DIR]
+ *                          [-mode auto|du|se] [-bw GBPS] [-group G] [-way W] [-whole 0|1] [-compress auto|off] [-o DIR]
  *   -gen SPEC  a generated matrix (mx_gen, e.g. lap3d:100, kron:20:16); -f FILE a Matrix Market file
  *   -crux      our format's crux (default 0,0: all cold), built on the GPU (mx_device_build); predicted:
  *              per matrix the plan the embedded model predicts from its host features (crux, hot
@@ -17,6 +17,9 @@
  *              default auto, the library's timed choice
  *   -whole 0   beside a hot part, no whole matrix all cold for the timed choice (default 1: offered
  *              before each k's first product through mx_device_spmm_whole, as the PETSc type does)
+ *   -compress auto  the cold part compressed after the build as the PETSc type's engine does at default
+ *              options (mx_device_compress, MX_COMPRESS_AUTO: row patterns where they pay, else a pack
+ *              where it pays); default off (the plain arrays)
  * Besides the plan's time (ours_us, and the way it kept), each row times our kernels on B in place
  * (kernels_us) and on row-major panels (panels_us), each forced, the whole matrix all cold as the
  * timed choice timed it (whole_us, beside a hot part), and cusparseSpMM CSR ALG2 on
@@ -79,12 +82,13 @@ struct Opts {
   int group = 0;      /* -group: columns per launch group forced (0: the library's rule) */
   mx_spmm_way way = MX_SPMM_WAY_AUTO; /* -way: kernels, panels or columns forced (auto: the timed choice) */
   bool whole = true;                  /* -whole: the whole matrix all cold offered beside a hot part */
+  bool compress = false;              /* -compress auto: the cold part compressed as the engine does */
   std::string outdir = ".";
 };
 
 static void usage() {
   fprintf(stderr, "usage: spmm-kernel-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-crux TC,TR|predicted] [-mode auto|du|se] "
-                  "[-bw GBPS] [-group G] [-way auto|kernels|panels|columns] [-whole 0|1] [-o DIR]\n");
+                  "[-bw GBPS] [-group G] [-way auto|kernels|panels|columns] [-whole 0|1] [-compress auto|off] [-o DIR]\n");
   exit(2);
 }
 
@@ -130,6 +134,11 @@ static Opts parse_args(int argc, char **argv) {
       else usage();
     } else if (!strcmp(argv[i], "-whole") && has_value) {
       o.whole = atoi(argv[++i]) != 0;
+    } else if (!strcmp(argv[i], "-compress") && has_value) {
+      const char *c = argv[++i];
+      if (!strcmp(c, "auto")) o.compress = true;
+      else if (!strcmp(c, "off")) o.compress = false;
+      else usage();
     } else if (!strcmp(argv[i], "-group") && has_value) {
       o.group = atoi(argv[++i]);
       if (o.group < 0) usage();
@@ -452,7 +461,11 @@ static Row run_k(mx_device *D, const CusparseCsr &S, const Csr &A, const std::st
   r.plan = ours_plan(D, k); /* the launch group is known after the first product */
   const std::vector<double> C_ours = download(dC, (size_t)A.nrows * k);
   r.ours_us = median_us([&] { ours_spmm(D, k, dB, A.ncols, dC, A.nrows); }, o.reps);
-  r.way = !r.plan.kernel ? MX_SPMM_WAY_COLUMNS : r.plan.whole ? MX_SPMM_WAY_WHOLE : r.plan.cold_panels ? MX_SPMM_WAY_PANELS : MX_SPMM_WAY_KERNELS;
+  r.way = !r.plan.kernel ? MX_SPMM_WAY_COLUMNS
+          : r.plan.whole ? MX_SPMM_WAY_WHOLE
+          : r.plan.rowpat ? MX_SPMM_WAY_ROWPAT
+          : r.plan.cold_panels ? MX_SPMM_WAY_PANELS
+                               : MX_SPMM_WAY_KERNELS;
   r.kspmv_us = median_us([&] { ours_kspmv(D, k, dB, A.ncols, dC, A.nrows); }, o.reps);
   if (r.plan.kernel && o.way == MX_SPMM_WAY_AUTO && !o.group) { /* each of our kernel ways forced, then the timed choice again */
     for (mx_spmm_way w : {MX_SPMM_WAY_KERNELS, MX_SPMM_WAY_PANELS}) {
@@ -495,7 +508,7 @@ static Row run_k(mx_device *D, const CusparseCsr &S, const Csr &A, const std::st
 static const char *plan_name(const mx_spmm_plan &p) { return p.kernel ? "kernel" : "per_column"; }
 
 static const char *way_name(int w) {
-  return w == MX_SPMM_WAY_KERNELS ? "kernels" : w == MX_SPMM_WAY_PANELS ? "panels" : w == MX_SPMM_WAY_WHOLE ? "whole" : "columns";
+  return w == MX_SPMM_WAY_KERNELS ? "kernels" : w == MX_SPMM_WAY_PANELS ? "panels" : w == MX_SPMM_WAY_WHOLE ? "whole" : w == MX_SPMM_WAY_ROWPAT ? "rowpat" : "columns";
 }
 
 static const char *hot_mode_name(mx_hot_mode m) { return m == MX_HOT_DU ? "DU" : m == MX_HOT_SE ? "SE" : "none"; }
@@ -536,17 +549,18 @@ static void print_row(const Row &r) {
 }
 
 static const char *kCsvHeader = "matrix,nrows,ncols,nnz,k,plan,lanes,group,ours_us,kspmv_us,alg1_us,alg2_us,alg3_us,best_cusparse_us,"
-                                "speedup,vs_kspmv,bound_us,x_bound,rel_err,way,kernels_us,panels_us,alg2_row_us,whole_us\n";
+                                "speedup,vs_kspmv,bound_us,x_bound,rel_err,way,kernels_us,panels_us,alg2_row_us,whole_us,rowpat_us\n";
 
 static void write_csv_row(FILE *f, const Row &r) {
   const bool any = r.best_cusparse_us > 0;
-  fprintf(f, "%s,%d,%d,%d,%d,%s,%d,%d,%.3f,%.3f,%s,%s,%s,%s,%s,%.4f,%.3f,%.4f,%s,%s,%s,%s,%s,%s\n", r.matrix.c_str(), r.nrows, r.ncols, r.nnz, r.k,
+  fprintf(f, "%s,%d,%d,%d,%d,%s,%d,%d,%.3f,%.3f,%s,%s,%s,%s,%s,%.4f,%.3f,%.4f,%s,%s,%s,%s,%s,%s,%s\n", r.matrix.c_str(), r.nrows, r.ncols, r.nnz, r.k,
           plan_name(r.plan), r.plan.lanes_per_row, r.plan.cols_per_launch, r.ours_us, r.kspmv_us, cell(r.alg[0].valid, r.alg[0].us, "%.3f", "").c_str(),
           cell(r.alg[1].valid, r.alg[1].us, "%.3f", "").c_str(), cell(r.alg[2].valid, r.alg[2].us, "%.3f", "").c_str(),
           cell(any, r.best_cusparse_us, "%.3f", "").c_str(), cell(any, r.best_cusparse_us / r.ours_us, "%.4f", "").c_str(),
           r.kspmv_us / r.ours_us, r.bound_us, r.ours_us / r.bound_us, cell(any, r.rel_err, "%.3e", "").c_str(), way_name(r.way),
           cell(r.kernels_us > 0, r.kernels_us, "%.3f", "").c_str(), cell(r.panels_us > 0, r.panels_us, "%.3f", "").c_str(),
-          cell(r.alg2_row.valid, r.alg2_row.us, "%.3f", "").c_str(), cell(r.plan.way_us[4] > 0, r.plan.way_us[4], "%.3f", "").c_str());
+          cell(r.alg2_row.valid, r.alg2_row.us, "%.3f", "").c_str(), cell(r.plan.way_us[4] > 0, r.plan.way_us[4], "%.3f", "").c_str(),
+          cell(r.plan.way_us[5] > 0, r.plan.way_us[5], "%.3f", "").c_str());
   fflush(f);
 }
 
@@ -597,6 +611,16 @@ static bool run_matrix(const Source &src, const Opts &o, FILE *csv) {
     printf("%s: predicted plan (%g,%g) %s/%s\n", name.c_str(), plan.crux.tau_c, plan.crux.tau_r, mx_plan_mode_name(plan.mode),
            mx_plan_cold_name(plan.cold));
   mx_device *D = ours_build(A, plan.crux, plan.mode, (mx_cold_kernel)plan.cold);
+  mx_device_pack_info pi = {};
+  if (o.compress) {
+    const mx_pack_request rq = mx_pack_request_of(MX_COMPRESS_AUTO);
+    if (mx_device_compress(D, &rq) || mx_device_compress_info(D, &pi)) {
+      fprintf(stderr, "%s: mx_device_compress: %s\n", name.c_str(), mx_device_last_error());
+      exit(2);
+    }
+    printf("%s: compressed: %s (%zu of %zu cold bytes)\n", name.c_str(), pi.rowpat ? "row patterns" : pi.packed ? "pack" : "nothing",
+           pi.bytes, pi.plain_bytes);
+  }
   printf("%s: %d x %d, %d nnz; crux (%g,%g), cold kernel %s, x-hot %d columns\n", name.c_str(), A.nrows, A.ncols, A.nnz(), plan.crux.tau_c,
          plan.crux.tau_r, cold_kernel_name(mx_device_cold_kernel(D)), mx_device_xhot_cols(D));
   for (int k : o.ks) print_plan(ours_plan(D, k));
