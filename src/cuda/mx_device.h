@@ -159,7 +159,8 @@ int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, vo
  * nonzero's values of B are then one contiguous segment, which pays on random columns), the SpMVs
  * and, where D holds the cold part in row-pattern form, that form for all k columns at once (each
  * column bitwise the SpMV's), and keeps the fastest for the bucket (our kernels alone under a forced
- * launch group). Under a hub split whose
+ * launch group); a change of the cold form (mx_device_compress, a refresh that gains or loses the
+ * row patterns, mx_device_set_cold_kernel) times the buckets again. Under a hub split whose
  * plain arrays are released, the rest device decides alike and the hub part runs in slabs of 8
  * columns; where D holds its plain arrays (mx_device_hub_restore_plain before an SpMM), that split
  * way is a fourth way of the timed choice beside the three on the whole matrix, and a release frees
@@ -218,7 +219,7 @@ int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way);
  * (and the byte rule takes the kernels), mx_device_spmm_whole builds, from A (the CSR D holds,
  * checked by its counts), a second device on the GPU: A at crux (0,0), the cold kernel and x-hot by
  * their rules, no pack (what mx_device_build gives). The timed choice of the next mx_device_spmm of
- * that bucket times it as a fifth way; a timed choice after which no bucket keeps it frees it. A
+ * that bucket times it as one more way; a timed choice after which no bucket keeps it frees it. A
  * value refresh of D copies its new values into it on the GPU. Elsewhere it does nothing. 0, or 1
  * with the error recorded (out of device memory: nothing is kept, the SpMM goes on without it and
  * it is not tried again for D). Synchronous. */

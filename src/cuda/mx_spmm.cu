@@ -910,11 +910,11 @@ static bool spmm_choice_runs(const mx_device *D, int way) {
 /* The first product of a bucket where the byte rule takes the kernels: our kernels on B in place, on
  * row-major panels, k SpMVs, under a hub split the split's way (its rest and hub part), where D holds
  * row patterns their way and, beside a hot part, the whole matrix all cold (mx_device_spmm_whole,
- * where it was built), each timed between
- * CUDA events on the stream, the fastest kept for the bucket; the kept way runs last, so that C holds
- * its bits (later products repeat them). Each way runs once untimed first: a kernel's first launch in
- * a process loads its module (CUDA's lazy loading), which must not count (docs/performance.md,
- * "Many vectors"); the whole-matrix device makes its own timed choice in that run. */
+ * where it was built), each timed between CUDA events on the stream, the fastest kept for the
+ * bucket; the kept way runs last, so that C holds its bits (later products repeat them). Each way
+ * runs once untimed first: a kernel's first launch in a process loads its module (CUDA's lazy
+ * loading), which must not count (docs/performance.md, "Many vectors"); the whole-matrix device
+ * makes its own timed choice in that run. */
 static int spmm_timed_choice(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
   int ways[MX_SPMM_NWAYS] = {MX_SPMM_KERNELS, MX_SPMM_PANELS, MX_SPMM_COLUMNS}, nways = 3;
   if (D->hub_split) ways[nways++] = MX_SPMM_HUB;

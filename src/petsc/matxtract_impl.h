@@ -168,6 +168,7 @@ typedef struct {
   PetscBool  staged_info_done; /* PetscInfo about host-vector staging printed once */
   PetscInt   spmm_k_seen;      /* the dense column count of the last GPU SpMM (its plan is told by -info on a change) */
   int        spmm_hub_seen;    /* ... and the hub columns then (a split made or dropped: told again) */
+  const char *spmm_way_seen;   /* ... and the name of the way it ran (timed again after a change of form: told again) */
   PetscBool  spmm_plain_tried; /* an SpMM under a hub split tried to bring D's plain arrays back (once: kept, or refused for memory) */
 
   MatXtractBaseOps base;

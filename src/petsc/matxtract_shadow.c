@@ -583,6 +583,7 @@ static PetscErrorCode MatXtractShadowInfoDense(Mat A, mx_device *D, PetscBool tr
                       plan.hot_mode == MX_HOT_DU ? "DU" : plan.hot_mode == MX_HOT_SE ? "SE" : "none", mx_device_xhot_cols(D), hubK));
   x->spmm_k_seen   = k;
   x->spmm_hub_seen = hubK;
+  x->spmm_way_seen = MatXtractSpMMWayName(&plan);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -634,6 +635,7 @@ PetscErrorCode MatXtractShadowApplyDenseGPU(Mat A, PetscBool transpose, Mat B, M
   PetscMemType       bm, cm;
   PetscInt           k, ldb, ldc;
   int                hubK = 0;
+  mx_spmm_plan       plan;
 
   PetscFunctionBegin;
   PetscCheck(D, PETSC_COMM_SELF, PETSC_ERR_PLIB, "matxtract: the GPU SpMM needs the device format");
@@ -663,7 +665,8 @@ PetscErrorCode MatXtractShadowApplyDenseGPU(Mat A, PetscBool transpose, Mat B, M
   }
   PetscCall(PetscLogEventEnd(MATXTRACT_MultDense, A, B, C, 0));
   mx_device_hub_info(D, &hubK, NULL);
-  if (k != x->spmm_k_seen || hubK != x->spmm_hub_seen) PetscCall(MatXtractShadowInfoDense(A, D, transpose, k, hubK));
+  PetscCall(MatXtractCheckDevice(A, mx_device_spmm_plan(D, (int)k, &plan), "planning the SpMM"));
+  if (k != x->spmm_k_seen || hubK != x->spmm_hub_seen || MatXtractSpMMWayName(&plan) != x->spmm_way_seen) PetscCall(MatXtractShadowInfoDense(A, D, transpose, k, hubK));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
