@@ -112,23 +112,32 @@ static Csr column_constants(const Csr &A0) {
   return A;
 }
 
+/* F = A's format at crux c and hot mode `mode`, uploaded as *D with cold kernel `cold` and x-hot
+ * request `xhot`; false after a failed check (nothing left allocated). */
+static bool format_on_device(const Csr &A, mx_crux c, mx_mode_request mode, mx_cold_kernel cold, int xhot, const std::string &tag,
+                             mx_format *F, mx_device **D) {
+  const mx_csr v = A.view();
+  memset(F, 0, sizeof *F);
+  *D = nullptr;
+  if (mx_format_build(&v, c, mode, F) != MX_OK) {
+    expect(false, tag + " build");
+    return false;
+  }
+  if (mx_device_upload_xhot(F, cold, xhot, D)) {
+    expect(false, tag + " upload: " + mx_device_last_error());
+    mx_format_free(F);
+    return false;
+  }
+  return true;
+}
+
 /* Packed with the plain arrays released, then refreshed: right throughout; the kernels bring the
  * plain arrays back and keep them. */
 static void check_packed(const Csr &A, mx_crux c, std::mt19937_64 &rng) {
-  const mx_csr v = A.view();
-  mx_format F;
-  memset(&F, 0, sizeof F);
   const std::string tag = A.name + " packed crux (" + std::to_string(c.tau_c) + "," + std::to_string(c.tau_r) + ")";
-  if (mx_format_build(&v, c, MX_MODE_AUTO, &F) != MX_OK) {
-    expect(false, tag + " build");
-    return;
-  }
-  mx_device *D = nullptr;
-  if (mx_device_upload_xhot(&F, MX_COLD_SEGMENT, 0, &D)) {
-    expect(false, tag + " upload: " + mx_device_last_error());
-    mx_format_free(&F);
-    return;
-  }
+  mx_format F;
+  mx_device *D;
+  if (!format_on_device(A, c, MX_MODE_AUTO, MX_COLD_SEGMENT, 0, tag, &F, &D)) return;
   const mx_pack_request req = mx_pack_request_of(MX_COMPRESS_AUTO);
   expect(mx_device_compress(D, &req) == 0, tag + " compress: " + mx_device_last_error());
   expect(mx_device_pack_release_plain(D) == 0, tag + " release: " + mx_device_last_error());
@@ -194,18 +203,14 @@ static void check_hub(const Csr &A, std::mt19937_64 &rng) {
  * refresh (its values copied from D's on the GPU). */
 static void check_whole(const Csr &A, mx_crux c, mx_mode_request mode, std::mt19937_64 &rng) {
   const mx_csr v = A.view();
-  mx_format F;
-  memset(&F, 0, sizeof F);
   char ctag[96];
   snprintf(ctag, sizeof ctag, " whole matrix beside crux (%g,%g) mode %d", c.tau_c, c.tau_r, (int)mode);
   const std::string tag = A.name + ctag;
-  if (mx_format_build(&v, c, mode, &F) != MX_OK) {
-    expect(false, tag + " build");
-    return;
-  }
-  mx_device *D = nullptr;
-  if (F.mode == MX_HOT_NONE || mx_device_upload_xhot(&F, MX_COLD_AUTO, 0, &D)) {
-    expect(F.mode == MX_HOT_NONE, tag + " upload: " + mx_device_last_error());
+  mx_format F;
+  mx_device *D;
+  if (!format_on_device(A, c, mode, MX_COLD_AUTO, 0, tag, &F, &D)) return;
+  if (F.mode == MX_HOT_NONE) { /* no hot part: nothing to make */
+    mx_device_free(D);
     mx_format_free(&F);
     return;
   }
@@ -257,22 +262,12 @@ static void expect_columns_are_spmvs(mx_device *D, int32_t m, int32_t n, int k, 
  * way, named where kept; forced, right (all columns bitwise the SpMVs where there is no hot part);
  * after a refresh whose values the patterns cannot hold, a bucket that kept the way is timed again. */
 static void check_rowpat(const Csr &A, mx_crux c, std::mt19937_64 &rng) {
-  const mx_csr v = A.view();
-  mx_format F;
-  memset(&F, 0, sizeof F);
   char ctag[96];
   snprintf(ctag, sizeof ctag, " row patterns crux (%g,%g)", c.tau_c, c.tau_r);
   const std::string tag = A.name + ctag;
-  if (mx_format_build(&v, c, MX_MODE_AUTO, &F) != MX_OK) {
-    expect(false, tag + " build");
-    return;
-  }
-  mx_device *D = nullptr;
-  if (mx_device_upload_xhot(&F, MX_COLD_SEGMENT, 0, &D)) {
-    expect(false, tag + " upload: " + mx_device_last_error());
-    mx_format_free(&F);
-    return;
-  }
+  mx_format F;
+  mx_device *D;
+  if (!format_on_device(A, c, MX_MODE_AUTO, MX_COLD_SEGMENT, 0, tag, &F, &D)) return;
   const mx_pack_request req = mx_pack_request_of(MX_COMPRESS_AUTO);
   mx_device_pack_info pi;
   expect(mx_device_compress(D, &req) == 0 && mx_device_compress_info(D, &pi) == 0, tag + " compress: " + mx_device_last_error());
@@ -302,22 +297,12 @@ static void check_rowpat(const Csr &A, mx_crux c, std::mt19937_64 &rng) {
 }
 
 static void check_case(const Csr &A, mx_crux c, mx_mode_request mode, int xhot, const std::vector<int> &ks, std::mt19937_64 &rng) {
-  const mx_csr v = A.view();
-  mx_format F;
-  memset(&F, 0, sizeof F);
   char ctag[96];
   snprintf(ctag, sizeof ctag, " crux (%g,%g) mode %d xhot %d", c.tau_c, c.tau_r, (int)mode, xhot);
   const std::string tag = A.name + ctag;
-  if (mx_format_build(&v, c, mode, &F) != MX_OK) {
-    expect(false, tag + " build");
-    return;
-  }
-  mx_device *D = nullptr;
-  if (mx_device_upload_xhot(&F, MX_COLD_AUTO, xhot, &D)) {
-    expect(false, tag + " upload: " + mx_device_last_error());
-    mx_format_free(&F);
-    return;
-  }
+  mx_format F;
+  mx_device *D;
+  if (!format_on_device(A, c, mode, MX_COLD_AUTO, xhot, tag, &F, &D)) return;
   if (F.nrows > 0) check_plan_basics(D, tag);
   check_ks(D, F, ks, rng, tag);
   mx_spmm_plan p;
