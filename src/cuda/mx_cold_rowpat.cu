@@ -50,6 +50,7 @@ struct mx_cold_rowpat_dev {
   int *pat_off;     /* nent: column minus row */
   double *pat_val;  /* nent */
   uint8_t *row_lg;  /* nrows: log2 of the segment kernel's lane group for the row (launch plan) */
+  int lg_max;       /* the largest row_lg (the SpMM's narrow kernels compile only the lane groups up to it) */
 };
 
 static inline int rp_blocks(int64_t n) { return (int)((n + MX_ROWPAT_THREADS - 1) / MX_ROWPAT_THREADS); }
@@ -150,9 +151,10 @@ __global__ void __launch_bounds__(MX_ROWPAT_THREADS) mx_rowpat_entries(int npat,
 }
 
 /* one thread per segment plan entry b: row_lg[r] = log2 of the lane group seg_rows_from_shared
- * gives the entry's rows (g from the mean length of rows plan[b].x .. .y-1; none of them crosses) */
+ * gives the entry's rows (g from the mean length of rows plan[b].x .. .y-1; none of them crosses);
+ * *lg_max the largest (integer atomics: the same whatever the order) */
 __global__ void __launch_bounds__(MX_ROWPAT_THREADS) mx_rowpat_groups(int nentries, const int4 *__restrict__ plan,
-                                                                      const int *__restrict__ rowptr, uint8_t *row_lg) {
+                                                                      const int *__restrict__ rowptr, uint8_t *row_lg, int *lg_max) {
   const int b = blockIdx.x * MX_ROWPAT_THREADS + threadIdx.x;
   if (b >= nentries) return;
   const int ra = plan[b].x, rb = plan[b].y, nr = rb - ra;
@@ -161,6 +163,7 @@ __global__ void __launch_bounds__(MX_ROWPAT_THREADS) mx_rowpat_groups(int nentri
   int g = 1, lg = 0;
   while (g < MX_SEG_MAX_GROUP && MX_SEG_GROUP_K * g <= mean) g *= 2, ++lg;
   for (int r = ra; r < rb; ++r) row_lg[r] = (uint8_t)lg;
+  atomicMax(lg_max, lg);
 }
 
 /* ---- the product --------------------------------------------------------------------------------- */
@@ -236,10 +239,11 @@ int mx_cold_rowpat_launch(const mx_device *D, const double *x, const double *z, 
 #define MX_ROWPAT_SPMM_COLS 8
 
 /* Row i times columns [j0, j0 + J) of B into C (the columns past j1 skipped): each pattern entry's
- * offset and value loaded once for the J columns, whose J loads of B are then in flight together.
- * Column j's sums are rowpat_row_sum's for x = B[:, j] (lane sums s[g] of entries g, g+G, ... from
- * 0.0, then the same butterfly): C's column j is bitwise mx_rowpat_kernel's y of that column. */
-template <int LG, int J>
+ * offset and value loaded once for the J columns, whose J loads of B are then in flight together,
+ * U steps of G entries at a time. Column j's sums are rowpat_row_sum's for x = B[:, j] (lane sums
+ * s[g] of entries g, g+G, ... from 0.0, then the same butterfly; unrolling keeps that order): C's
+ * column j is bitwise mx_rowpat_kernel's y of that column. */
+template <int LG, int J, int U>
 __device__ __forceinline__ void rowpat_row_cols(int i, int b, int len, const int *__restrict__ off, const double *__restrict__ val,
                                                 const double *__restrict__ B, long long ldb, double *__restrict__ C, long long ldc,
                                                 int j0, int j1) {
@@ -250,6 +254,7 @@ __device__ __forceinline__ void rowpat_row_cols(int i, int b, int len, const int
 #pragma unroll
     for (int g = 0; g < G; ++g) s[c][g] = 0.0;
   const double *Bi = B + i;
+#pragma unroll U
   for (int k0 = 0; k0 < len; k0 += G) {
 #pragma unroll
     for (int g = 0; g < G; ++g) {
@@ -273,17 +278,23 @@ __device__ __forceinline__ void rowpat_row_cols(int i, int b, int len, const int
   }
 }
 
-/* The group's columns [j0, j1) in steps of J = 8 / G columns (at most 16 sums live). */
-template <int LG>
+/* The group's columns [j0, j1) in steps of J columns: J = 8 / G (at most 16 sums live, 8 B loads
+ * a step of entries), or in the kernels for k <= 4 (JMAX = 4 or 2) one step of JMAX columns over U
+ * steps of entries at a time, MX_ROWPAT_SPMM_LOADS B loads in flight (one step of 2 columns left the
+ * thread fewer loads in flight than two SpMVs have together: k = 2 was slower than two SpMVs). G = 8
+ * stays at one step of entries, as in rowpat_row_sum. The narrow kernels are separate so that the
+ * wide one keeps its registers. */
+template <int LG, int JMAX>
 __device__ __forceinline__ void rowpat_row_spmm(int i, int b, int len, const int *__restrict__ off, const double *__restrict__ val,
                                                 const double *__restrict__ B, long long ldb, double *__restrict__ C, long long ldc,
                                                 int j0, int j1) {
-  constexpr int J = LG <= 1 ? 8 : 8 >> (LG - 1);
-  for (int j = j0; j < j1; j += J) rowpat_row_cols<LG, J>(i, b, len, off, val, B, ldb, C, ldc, j, j1);
+  constexpr int JG = LG <= 1 ? 8 : 8 >> (LG - 1), J = JMAX < JG ? JMAX : JG, UL = MX_ROWPAT_SPMM_LOADS / (J << LG), U = JMAX < 8 && LG < 3 && UL > 1 ? UL : 1;
+  for (int j = j0; j < j1; j += J) rowpat_row_cols<LG, J, U>(i, b, len, off, val, B, ldb, C, ldc, j, j1);
 }
 
-/* Ownership: thread (i, g) writes C[i, j] for the columns j of group g only. */
-template <typename T>
+/* Ownership: thread (i, g) writes C[i, j] for the columns j of group g only. LGMAX: the largest
+ * row_lg it holds code for (R->lg_max at most). */
+template <typename T, int JMAX, int LGMAX>
 __global__ void __launch_bounds__(MX_ROWPAT_THREADS)
 mx_rowpat_spmm_kernel(int nrows, int k, const T *__restrict__ id, const uint8_t *__restrict__ row_lg, const int *__restrict__ pat_ptr,
                       const int *__restrict__ pat_off, const double *__restrict__ pat_val, const double *__restrict__ B, long long ldb,
@@ -293,10 +304,35 @@ mx_rowpat_spmm_kernel(int nrows, int k, const T *__restrict__ id, const uint8_t 
   const int j0 = blockIdx.y * MX_ROWPAT_SPMM_COLS, j1 = min(k, j0 + MX_ROWPAT_SPMM_COLS);
   const int p = id[i], lg = row_lg[i];
   const int b = __ldg(pat_ptr + p), len = __ldg(pat_ptr + p + 1) - b;
-  if (lg == 0) rowpat_row_spmm<0>(i, b, len, pat_off, pat_val, B, ldb, C, ldc, j0, j1);
-  else if (lg == 1) rowpat_row_spmm<1>(i, b, len, pat_off, pat_val, B, ldb, C, ldc, j0, j1);
-  else if (lg == 2) rowpat_row_spmm<2>(i, b, len, pat_off, pat_val, B, ldb, C, ldc, j0, j1);
-  else rowpat_row_spmm<3>(i, b, len, pat_off, pat_val, B, ldb, C, ldc, j0, j1);
+  if (lg == 0) rowpat_row_spmm<0, JMAX>(i, b, len, pat_off, pat_val, B, ldb, C, ldc, j0, j1);
+  else if (LGMAX == 1 || lg == 1) rowpat_row_spmm<1, JMAX>(i, b, len, pat_off, pat_val, B, ldb, C, ldc, j0, j1);
+  else if (lg == 2) rowpat_row_spmm<2, JMAX>(i, b, len, pat_off, pat_val, B, ldb, C, ldc, j0, j1);
+  else rowpat_row_spmm<3, JMAX>(i, b, len, pat_off, pat_val, B, ldb, C, ldc, j0, j1);
+}
+
+template <typename T, int JMAX, int LGMAX>
+static void rowpat_spmm_kernel_launch(const mx_device *D, const T *id, int k, const double *B, long long ldb, double *C, long long ldc,
+                                      dim3 grid, cudaStream_t s) {
+  const mx_cold_rowpat_dev *R = D->rowpat;
+  mx_rowpat_spmm_kernel<T, JMAX, LGMAX><<<grid, MX_ROWPAT_THREADS, 0, s>>>(D->nrows, k, id, R->row_lg, R->pat_ptr, R->pat_off, R->pat_val,
+                                                                            B, ldb, C, ldc);
+}
+
+/* k <= 2, k <= 4: the narrow kernels (with only lane groups of 1 and 2 where the rows have no other:
+ * their registers then leave full occupancy at k <= 2); else the wide one */
+template <typename T, int JMAX>
+static void rowpat_spmm_narrow_launch(const mx_device *D, const T *id, int k, const double *B, long long ldb, double *C, long long ldc,
+                                      dim3 grid, cudaStream_t s) {
+  if (D->rowpat->lg_max <= 1) rowpat_spmm_kernel_launch<T, JMAX, 1>(D, id, k, B, ldb, C, ldc, grid, s);
+  else rowpat_spmm_kernel_launch<T, JMAX, 3>(D, id, k, B, ldb, C, ldc, grid, s);
+}
+
+template <typename T>
+static void rowpat_spmm_launch_t(const mx_device *D, const T *id, int k, const double *B, long long ldb, double *C, long long ldc,
+                                 dim3 grid, cudaStream_t s) {
+  if (k <= 2) rowpat_spmm_narrow_launch<T, 2>(D, id, k, B, ldb, C, ldc, grid, s);
+  else if (k <= 4) rowpat_spmm_narrow_launch<T, 4>(D, id, k, B, ldb, C, ldc, grid, s);
+  else rowpat_spmm_kernel_launch<T, 8, 3>(D, id, k, B, ldb, C, ldc, grid, s);
 }
 
 int mx_cold_rowpat_spmm_launch(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
@@ -306,12 +342,8 @@ int mx_cold_rowpat_spmm_launch(const mx_device *D, int k, const double *B, long 
   const int groups = (k + MX_ROWPAT_SPMM_COLS - 1) / MX_ROWPAT_SPMM_COLS;
   if (groups > 65535) return mx_fail("SpMM: %d columns exceed the row-pattern kernel's grid", k);
   const dim3 grid(rp_blocks(D->nrows), groups);
-  if (R->id_bytes == 1)
-    mx_rowpat_spmm_kernel<uint8_t><<<grid, MX_ROWPAT_THREADS, 0, s>>>(D->nrows, k, R->id8, R->row_lg, R->pat_ptr, R->pat_off, R->pat_val, B,
-                                                                       ldb, C, ldc);
-  else
-    mx_rowpat_spmm_kernel<uint16_t><<<grid, MX_ROWPAT_THREADS, 0, s>>>(D->nrows, k, R->id16, R->row_lg, R->pat_ptr, R->pat_off, R->pat_val,
-                                                                        B, ldb, C, ldc);
+  if (R->id_bytes == 1) rowpat_spmm_launch_t(D, R->id8, k, B, ldb, C, ldc, grid, s);
+  else rowpat_spmm_launch_t(D, R->id16, k, B, ldb, C, ldc, grid, s);
   MX_LAUNCH_CHECK("mx_rowpat_spmm_kernel launch");
   return 0;
 }
@@ -404,9 +436,9 @@ static int group_rows(mx_device *D, mx_scratch &W, cudaStream_t s, rowpat_groups
 /* Step ids of the header, then row_lg from D's segment plan: R's arrays (R->npat set). */
 static int encode(mx_device *D, mx_scratch &W, cudaStream_t s, const rowpat_groups &G, mx_cold_rowpat_dev *R) {
   const int n = D->nrows, np = R->npat;
-  int *pat_of_grp, *len;
+  int *pat_of_grp, *len, *lg_max;
   if (mx_scratch_alloc(D, W, &pat_of_grp, np, "row patterns: pattern of each group") ||
-      mx_scratch_alloc(D, W, &len, np, "row patterns: lengths") || mx_cuda_alloc_on(D, &R->pat_ptr, (size_t)np + 1, "row patterns: pointers"))
+      mx_scratch_alloc(D, W, &len, np, "row patterns: lengths") || mx_scratch_alloc(D, W, &lg_max, 1, "row patterns: largest lane group") || mx_cuda_alloc_on(D, &R->pat_ptr, (size_t)np + 1, "row patterns: pointers"))
     return 1;
   mx_rowpat_order<<<rp_blocks(np), MX_ROWPAT_THREADS, 0, s>>>(np, D->cold_rowptr, G.sfirst, G.sgrp, pat_of_grp, len);
   MX_LAUNCH_CHECK("row patterns: order");
@@ -430,8 +462,10 @@ static int encode(mx_device *D, mx_scratch &W, cudaStream_t s, const rowpat_grou
   }
   mx_rowpat_entries<<<rp_blocks(np), MX_ROWPAT_THREADS, 0, s>>>(np, D->cold_rowptr, D->cold_col, D->cold_val, G.sfirst, R->pat_ptr,
                                                                  R->pat_off, R->pat_val);
-  mx_rowpat_groups<<<rp_blocks(D->seg_nblocks), MX_ROWPAT_THREADS, 0, s>>>(D->seg_nblocks, D->seg_plan, D->cold_rowptr, R->row_lg);
+  MX_CUDA_TRY(cudaMemsetAsync(lg_max, 0, sizeof(int), s));
+  mx_rowpat_groups<<<rp_blocks(D->seg_nblocks), MX_ROWPAT_THREADS, 0, s>>>(D->seg_nblocks, D->seg_plan, D->cold_rowptr, R->row_lg, lg_max);
   MX_LAUNCH_CHECK("row patterns: ids, entries, lane groups");
+  MX_CUDA_TRY(cudaMemcpyAsync(&R->lg_max, lg_max, sizeof(int), cudaMemcpyDeviceToHost, s));
   return mx_cuda_check(cudaStreamSynchronize(s), "row patterns: encoding"); /* the scratch is freed when W goes */
 }
 

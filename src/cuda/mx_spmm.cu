@@ -22,7 +22,7 @@ __device__ __forceinline__ int spmm_col(int c, const int *__restrict__ xhot_col)
  * (their columns and values loaded before any B gather: loads in flight), each lane accumulating KB
  * columns in registers in nonzero order; a fixed butterfly then sums the lanes and lane u % W writes
  * column u. A row's nonzeros are read once per pass of KB columns (the later passes from L1/L2).
- * Rows longer than long_t are left to the piece kernels (not written here). Every lane of every warp
+ * Rows longer than long_t are left to the pieces (spmm_piece; not written here). Every lane of every warp
  * reaches the butterfly (rows past nrows or long have no nonzeros here). */
 template <int KB>
 __device__ __forceinline__ void spmm_row_chunk(int p, int p1, int W, const int *__restrict__ col, const double *__restrict__ val,
@@ -46,11 +46,10 @@ __device__ __forceinline__ void spmm_row_chunk(int p, int p1, int W, const int *
 }
 
 template <int W, int KB>
-__global__ void __launch_bounds__(MX_SPMM_THREADS)
-mx_spmm_cold_kernel(int nrows, int k, int long_t, const int *__restrict__ rowptr, const int *__restrict__ col,
-                    const double *__restrict__ val, const int *__restrict__ xhot_col, const double *__restrict__ B,
-                    long long ldb, double *__restrict__ C, long long ldc) {
-  const long long row = ((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x) / W;
+__device__ __forceinline__ void spmm_rows(long long tid, int nrows, int k, int long_t, const int *__restrict__ rowptr,
+                                          const int *__restrict__ col, const double *__restrict__ val, const int *__restrict__ xhot_col,
+                                          const double *__restrict__ B, long long ldb, double *__restrict__ C, long long ldc) {
+  const long long row = tid / W;
   const int lane = threadIdx.x & (W - 1);
   int p0 = 0, p1 = 0;
   bool writes = false;
@@ -77,35 +76,82 @@ mx_spmm_cold_kernel(int nrows, int k, int long_t, const int *__restrict__ rowptr
   }
 }
 
-/* Long cold rows in pieces of at most MX_SPMM_PIECE nonzeros: warp (piece, pass) sums its piece for
- * the pass's 8 columns like the row kernel with W = 32 and writes them to part[piece * k + j]; the
- * fixup then adds each long row's pieces in piece order into C (one thread per row and column). */
-__global__ void __launch_bounds__(MX_SPMM_THREADS)
-mx_spmm_piece_kernel(long long nwarps, int npass, int k, const int2 *__restrict__ piece, const int *__restrict__ col,
-                     const double *__restrict__ val, const int *__restrict__ xhot_col, const double *__restrict__ B, long long ldb,
-                     double *__restrict__ part) {
+/* Long cold rows in pieces of at most MX_SPMM_PIECE nonzeros (mx_spmm_long): warp (piece, pass) sums
+ * its piece for the pass's KB columns like the rows with W = 32 and writes them to part[piece * k +
+ * j]. The warp that completes a long row (the last of its pieces x passes to arrive: a counter per
+ * long row, integer atomics after a fence) adds the row's pieces in piece order into C for all k
+ * columns and sets the counter back to 0. Which warp that is varies; the sums' order does not (as
+ * mx_spmm_piece_fixup's). Invariant: one product of a device at a time (its products are ordered on
+ * one stream), as the segment kernel's split rows require. */
+struct spmm_pieces_args {
+  long long nwarps; /* pieces x passes */
+  int npass;
+  const int2 *piece;
+  const int *piece_long, *long_row, *long_first;
+  double *part;
+  unsigned *arrived;
+};
+
+template <int KB>
+__device__ __forceinline__ void spmm_piece(long long wid, int k, const spmm_pieces_args &P, const int *__restrict__ col,
+                                           const double *__restrict__ val, const int *__restrict__ xhot_col, const double *__restrict__ B,
+                                           long long ldb, double *__restrict__ C, long long ldc) {
   const int lane = threadIdx.x & 31;
-  const long long wid = ((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x) >> 5;
-  if (wid >= nwarps) return; /* warp-uniform */
-  const int pc = (int)(wid / npass), j0 = (int)(wid % npass) * MX_SPMM_COLS_PER_PASS;
-  const int kb = min(MX_SPMM_COLS_PER_PASS, k - j0);
-  const int2 range = piece[pc];
-  double acc[MX_SPMM_COLS_PER_PASS];
+  const int pc = (int)(wid / P.npass), j0 = (int)(wid % P.npass) * KB;
+  const int kb = min(KB, k - j0);
+  const int2 range = P.piece[pc];
+  double acc[KB];
 #pragma unroll
-  for (int u = 0; u < MX_SPMM_COLS_PER_PASS; ++u) acc[u] = 0.0;
+  for (int u = 0; u < KB; ++u) acc[u] = 0.0;
   for (int p = range.x + lane; p < range.y; p += 32 * MX_SPMM_UNROLL)
-    spmm_row_chunk<MX_SPMM_COLS_PER_PASS>(p, range.y, 32, col, val, xhot_col, B + (long long)j0 * ldb, ldb, kb, acc);
+    spmm_row_chunk<KB>(p, range.y, 32, col, val, xhot_col, B + (long long)j0 * ldb, ldb, kb, acc);
 #pragma unroll
-  for (int u = 0; u < MX_SPMM_COLS_PER_PASS; ++u) acc[u] = mx_group_sum(acc[u], 32);
+  for (int u = 0; u < KB; ++u) acc[u] = mx_group_sum(acc[u], 32);
   if (lane < kb) {
     double mine = 0.0;
 #pragma unroll
-    for (int u = 0; u < MX_SPMM_COLS_PER_PASS; ++u)
+    for (int u = 0; u < KB; ++u)
       if (u == lane) mine = acc[u];
-    part[(long long)pc * k + j0 + lane] = mine;
+    P.part[(long long)pc * k + j0 + lane] = mine;
   }
+  __threadfence(); /* every lane's part visible before the warp's arrival (fence, then the warp's barrier) */
+  __syncwarp();
+  const int l = __ldg(P.piece_long + pc);
+  unsigned last = 0;
+  if (lane == 0) {
+    const unsigned need = (unsigned)(__ldg(P.long_first + l + 1) - __ldg(P.long_first + l)) * (unsigned)P.npass;
+    last = atomicAdd(P.arrived + l, 1u) == need - 1;
+  }
+  if (!__shfl_sync(MX_FULL_MASK, last, 0)) return;
+  __threadfence(); /* the other warps' parts, seen through L2 (__ldcg) */
+  const int first = __ldg(P.long_first + l), end = __ldg(P.long_first + l + 1), row = __ldg(P.long_row + l);
+  for (int j = lane; j < k; j += 32) {
+    double sum = 0.0;
+    for (int q = first; q < end; ++q) sum += __ldcg(P.part + (long long)q * k + j);
+    C[(long long)j * ldc + row] = sum;
+  }
+  if (lane == 0) P.arrived[l] = 0u; /* for the next product */
 }
 
+/* One launch for the cold part on B in place: blocks below row_blocks take W lanes per row
+ * (spmm_rows), the rest a warp per (piece, pass) of the long rows (spmm_piece). Where the rows,
+ * the pieces and the pieces' fixup were three launches, small matrices waited on the launches. */
+template <int W, int KB>
+__global__ void __launch_bounds__(MX_SPMM_THREADS)
+mx_spmm_cold_kernel(unsigned row_blocks, int nrows, int k, int long_t, const int *__restrict__ rowptr, const int *__restrict__ col,
+                    const double *__restrict__ val, const int *__restrict__ xhot_col, const double *__restrict__ B, long long ldb,
+                    double *__restrict__ C, long long ldc, const spmm_pieces_args P) {
+  if (blockIdx.x < row_blocks) {
+    spmm_rows<W, KB>((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x, nrows, k, long_t, rowptr, col, val, xhot_col, B, ldb, C, ldc);
+    return;
+  }
+  const long long wid = ((long long)(blockIdx.x - row_blocks) * MX_SPMM_THREADS + threadIdx.x) >> 5;
+  if (wid >= P.nwarps) return; /* warp-uniform */
+  spmm_piece<KB>(wid, k, P, col, val, xhot_col, B, ldb, C, ldc);
+}
+
+/* The panels' long rows: the fixup adds each long row's pieces in piece order into C (one thread per
+ * row and column). */
 __global__ void __launch_bounds__(MX_SPMM_THREADS)
 mx_spmm_piece_fixup(int nlong, int k, int j0, int kb, const int *__restrict__ long_row, const int *__restrict__ long_first,
                     const double *__restrict__ part, double *__restrict__ C, long long ldc) {
@@ -276,7 +322,7 @@ static int spmm_lanes(const mx_device *D) {
   return w;
 }
 
-/* Rows longer than this go to the piece kernels: more than MX_SPMM_ROW_STEPS unrolled steps of W lanes. */
+/* Rows longer than this go to the pieces: more than MX_SPMM_ROW_STEPS unrolled steps of W lanes. */
 static int spmm_long_threshold(int W) { return W * MX_SPMM_UNROLL * MX_SPMM_ROW_STEPS; }
 
 /* The long cold rows of D and their pieces, made on the first SpMM from the cold row pointers (one
@@ -286,6 +332,8 @@ struct mx_spmm_long {
   double footprint; /* bytes of one B column the products touch at a time: 8 min(ncols, 2 mean |c - r'| + 1) */
   int *long_row, *long_first; /* nlong, nlong + 1 (piece prefix) */
   int2 *piece;                /* npieces: [start, end) nonzero ranges */
+  int *piece_long;            /* npieces: the long row (index into long_row) of each piece */
+  unsigned *arrived;          /* nlong: warps of the product in progress done with the row (0 between products) */
 };
 
 void mx_spmm_dev_free(mx_device *D) {
@@ -296,6 +344,8 @@ void mx_spmm_dev_free(mx_device *D) {
   mx_cuda_free_on(D, &L->long_row, (size_t)L->nlong);
   mx_cuda_free_on(D, &L->long_first, (size_t)L->nlong + 1);
   mx_cuda_free_on(D, &L->piece, (size_t)L->npieces);
+  mx_cuda_free_on(D, &L->piece_long, (size_t)L->npieces);
+  mx_cuda_free_on(D, &L->arrived, (size_t)L->nlong);
   free(L);
   D->spmm_long = nullptr;
 }
@@ -342,7 +392,7 @@ static int spmm_piece_nnz(const mx_device *D) {
 }
 
 static int spmm_long_make(mx_device *D, int long_t) {
-  std::vector<int> rp((size_t)D->nrows + 1), rows, first(1, 0);
+  std::vector<int> rp((size_t)D->nrows + 1), rows, first(1, 0), piece_long;
   std::vector<int2> pieces;
   const int piece_nnz = spmm_piece_nnz(D);
   long_t = std::min(long_t, piece_nnz);
@@ -352,7 +402,10 @@ static int spmm_long_make(mx_device *D, int long_t) {
   for (int r = 0; r < D->nrows; ++r) {
     if (rp[r + 1] - rp[r] <= long_t) continue;
     rows.push_back(r);
-    for (int p = rp[r]; p < rp[r + 1]; p += piece_nnz) pieces.push_back(make_int2(p, std::min(p + piece_nnz, rp[r + 1])));
+    for (int p = rp[r]; p < rp[r + 1]; p += piece_nnz) {
+      pieces.push_back(make_int2(p, std::min(p + piece_nnz, rp[r + 1])));
+      piece_long.push_back((int)rows.size() - 1);
+    }
     first.push_back((int)pieces.size());
   }
   mx_spmm_long *L = (mx_spmm_long *)calloc(1, sizeof *L);
@@ -364,7 +417,8 @@ static int spmm_long_make(mx_device *D, int long_t) {
   if (rows.empty()) return 0;
   if (mx_cuda_alloc_on(D, &L->long_row, rows.size(), "SpMM: long rows") ||
       mx_cuda_alloc_on(D, &L->long_first, first.size(), "SpMM: long rows' pieces") ||
-      mx_cuda_alloc_on(D, &L->piece, pieces.size(), "SpMM: pieces")) {
+      mx_cuda_alloc_on(D, &L->piece, pieces.size(), "SpMM: pieces") ||
+      mx_cuda_alloc_on(D, &L->piece_long, pieces.size(), "SpMM: pieces' rows") || mx_cuda_alloc_on(D, &L->arrived, rows.size(), "SpMM: long rows' counters")) {
     L->nlong = (int)rows.size(), L->npieces = (int)pieces.size();
     mx_spmm_dev_free(D);
     return 1;
@@ -374,42 +428,38 @@ static int spmm_long_make(mx_device *D, int long_t) {
   MX_CUDA_TRY(cudaMemcpy(L->long_row, rows.data(), sizeof(int) * rows.size(), cudaMemcpyHostToDevice));
   MX_CUDA_TRY(cudaMemcpy(L->long_first, first.data(), sizeof(int) * first.size(), cudaMemcpyHostToDevice));
   MX_CUDA_TRY(cudaMemcpy(L->piece, pieces.data(), sizeof(int2) * pieces.size(), cudaMemcpyHostToDevice));
+  MX_CUDA_TRY(cudaMemcpy(L->piece_long, piece_long.data(), sizeof(int) * piece_long.size(), cudaMemcpyHostToDevice));
+  MX_CUDA_TRY(cudaMemset(L->arrived, 0, sizeof(unsigned) * rows.size()));
   return 0;
+}
+
+/* The rows and, where there are long rows, their pieces in one launch; the pieces' partial sums from
+ * the pool. KB = 4 below 8 columns (fewer idle accumulators), else MX_SPMM_COLS_PER_PASS. */
+template <int W, int KB>
+static int cold_launch_wk(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  const mx_spmm_long *L = D->spmm_long;
+  const unsigned row_blocks = spmm_blocks((long long)D->nrows * W);
+  spmm_pieces_args P = {0, (k + KB - 1) / KB, L->piece, L->piece_long, L->long_row, L->long_first, nullptr, L->arrived};
+  bool pooled = false;
+  if (L->nlong) {
+    P.nwarps = (long long)L->npieces * P.npass;
+    if (mx_scratch_malloc((void **)&P.part, sizeof(double) * (size_t)L->npieces * k, s, true, &pooled, "SpMM: long rows' partial sums"))
+      return 1;
+  }
+  const long long blocks = (long long)row_blocks + spmm_blocks(P.nwarps * 32);
+  int rc = blocks > INT32_MAX ? mx_fail("SpMM: %lld blocks exceed one launch", blocks) : 0;
+  if (!rc) {
+    mx_spmm_cold_kernel<W, KB><<<(unsigned)blocks, MX_SPMM_THREADS, 0, s>>>(row_blocks, D->nrows, k, L->long_t, D->cold_rowptr, D->cold_col,
+                                                                            D->cold_val, D->xhot_col, B, ldb, C, ldc, P);
+    rc = mx_cuda_check(cudaGetLastError(), "SpMM cold kernel");
+  }
+  if (P.part) mx_scratch_free(P.part, s, pooled);
+  return rc;
 }
 
 template <int W>
 static int cold_launch_w(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
-  const unsigned blocks = spmm_blocks((long long)D->nrows * W);
-  const int long_t = D->spmm_long->long_t;
-  if (k < MX_SPMM_COLS_PER_PASS)
-    mx_spmm_cold_kernel<W, 4><<<blocks, MX_SPMM_THREADS, 0, s>>>(D->nrows, k, long_t, D->cold_rowptr, D->cold_col, D->cold_val,
-                                                               D->xhot_col, B, ldb, C, ldc);
-  else
-    mx_spmm_cold_kernel<W, MX_SPMM_COLS_PER_PASS><<<blocks, MX_SPMM_THREADS, 0, s>>>(D->nrows, k, long_t, D->cold_rowptr, D->cold_col,
-                                                                                   D->cold_val, D->xhot_col, B, ldb, C, ldc);
-  MX_LAUNCH_CHECK("SpMM cold kernel");
-  return 0;
-}
-
-/* The long rows' pieces and fixup, after the row kernel (same stream); scratch from the pool. */
-static int spmm_long_launch(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
-  const mx_spmm_long *L = D->spmm_long;
-  if (!L->nlong) return 0;
-  const int npass = (k + MX_SPMM_COLS_PER_PASS - 1) / MX_SPMM_COLS_PER_PASS;
-  double *part = nullptr;
-  bool pooled = false;
-  if (mx_scratch_malloc((void **)&part, sizeof(double) * (size_t)L->npieces * k, s, true, &pooled, "SpMM: long rows' partial sums"))
-    return 1;
-  const long long nwarps = (long long)L->npieces * npass;
-  mx_spmm_piece_kernel<<<spmm_blocks(nwarps * 32), MX_SPMM_THREADS, 0, s>>>(nwarps, npass, k, L->piece, D->cold_col, D->cold_val,
-                                                                          D->xhot_col, B, ldb, part);
-  int rc = mx_cuda_check(cudaGetLastError(), "SpMM piece kernel");
-  if (!rc) {
-    mx_spmm_piece_fixup<<<spmm_blocks((long long)L->nlong * k), MX_SPMM_THREADS, 0, s>>>(L->nlong, k, 0, k, L->long_row, L->long_first, part, C, ldc);
-    rc = mx_cuda_check(cudaGetLastError(), "SpMM piece fixup");
-  }
-  mx_scratch_free(part, s, pooled);
-  return rc;
+  return k < MX_SPMM_COLS_PER_PASS ? cold_launch_wk<W, 4>(D, k, B, ldb, C, ldc, s) : cold_launch_wk<W, MX_SPMM_COLS_PER_PASS>(D, k, B, ldb, C, ldc, s);
 }
 
 static int spmm_cold_launch(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
@@ -421,7 +471,7 @@ static int spmm_cold_launch(mx_device *D, int k, const double *B, long long ldb,
     case 16: rc = cold_launch_w<16>(D, k, B, ldb, C, ldc, s); break;
     default: rc = cold_launch_w<32>(D, k, B, ldb, C, ldc, s); break;
   }
-  return rc || spmm_long_launch(D, k, B, ldb, C, ldc, s);
+  return rc;
 }
 
 /* ---- cold on row-major panels of B --------------------------------------------------------------
@@ -546,7 +596,7 @@ mx_spmm_panel_rows(int nrows, int W, int kb, int long_t, const int *__restrict__
 }
 
 /* a warp per piece of a long row: group g takes the steps g S, g S + 32 R, ...; a fixed butterfly adds
- * the groups; part[piece * k + j0 + column] as the column-major piece kernel's, for the same fixup */
+ * the groups; part[piece * k + j0 + column] as spmm_piece writes them, added by mx_spmm_piece_fixup */
 template <int P>
 __global__ void __launch_bounds__(MX_SPMM_THREADS)
 mx_spmm_panel_pieces(int npieces, int kb, int k, int j0, const int2 *__restrict__ piece, const int *__restrict__ col,

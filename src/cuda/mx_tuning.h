@@ -164,6 +164,11 @@
 #ifndef MX_SPMM_PANEL_MAX
 #define MX_SPMM_PANEL_MAX 64
 #endif
+/* the row-pattern SpMM's kernels for k <= 4: B loads a thread has in flight, U steps of G entries
+ * times J columns (U = this / (J G), at least 1) */
+#ifndef MX_ROWPAT_SPMM_LOADS
+#define MX_ROWPAT_SPMM_LOADS 16
+#endif
 
 /* 1: matrix arrays read with ld.global.cs (evict-first) so x keeps L2; 0: plain read-only loads */
 #ifndef MX_LOAD_STREAMING

@@ -112,6 +112,27 @@ static Csr column_constants(const Csr &A0) {
   return A;
 }
 
+/* Rows in bands of lengths len[b] (n / |len| rows each, the last band the rest), row i's nonzeros in
+ * columns i .. i + len - 1 with values 1 + d / 64 by offset d: one row pattern a band, lane groups of
+ * the segment kernel by the length (16 g <= mean: lengths 20, 40 and 64 give g = 1, 2 and 4). */
+static Csr banded_patterns(const std::string &name, int32_t n, const std::vector<int> &len) {
+  Csr A;
+  A.name = name;
+  A.nrows = n;
+  A.ncols = n + *std::max_element(len.begin(), len.end());
+  A.rowptr.assign(1, 0);
+  const int32_t per = std::max<int32_t>(1, n / (int32_t)len.size());
+  for (int32_t i = 0; i < n; ++i) {
+    const int L = len[std::min<size_t>((size_t)(i / per), len.size() - 1)];
+    for (int d = 0; d < L; ++d) {
+      A.col.push_back(i + d);
+      A.val.push_back(1.0 + d / 64.0);
+    }
+    A.rowptr.push_back((int32_t)A.col.size());
+  }
+  return A;
+}
+
 /* F = A's format at crux c and hot mode `mode`, uploaded as *D with cold kernel `cold` and x-hot
  * request `xhot`; false after a failed check (nothing left allocated). */
 static bool format_on_device(const Csr &A, mx_crux c, mx_mode_request mode, mx_cold_kernel cold, int xhot, const std::string &tag,
@@ -261,7 +282,7 @@ static void expect_columns_are_spmvs(mx_device *D, int32_t m, int32_t n, int k, 
 /* The cold part in row-pattern form (where the form pays for A's values): the timed choice times its
  * way, named where kept; forced, right (all columns bitwise the SpMVs where there is no hot part);
  * after a refresh whose values the patterns cannot hold, a bucket that kept the way is timed again. */
-static void check_rowpat(const Csr &A, mx_crux c, std::mt19937_64 &rng) {
+static void check_rowpat(const Csr &A, mx_crux c, std::mt19937_64 &rng, bool must_hold = false) {
   char ctag[96];
   snprintf(ctag, sizeof ctag, " row patterns crux (%g,%g)", c.tau_c, c.tau_r);
   const std::string tag = A.name + ctag;
@@ -271,6 +292,7 @@ static void check_rowpat(const Csr &A, mx_crux c, std::mt19937_64 &rng) {
   const mx_pack_request req = mx_pack_request_of(MX_COMPRESS_AUTO);
   mx_device_pack_info pi;
   expect(mx_device_compress(D, &req) == 0 && mx_device_compress_info(D, &pi) == 0, tag + " compress: " + mx_device_last_error());
+  if (must_hold) expect(pi.rowpat, tag + ": the row patterns hold");
   if (pi.rowpat && F.nrows > 0) {
     mx_spmm_plan p;
     expect(mx_device_spmm_plan(D, 2, &p) == 0 && p.kernel && p.min_k_kernel == 2, tag + " plan: k = 2 times the ways");
@@ -279,8 +301,9 @@ static void check_rowpat(const Csr &A, mx_crux c, std::mt19937_64 &rng) {
                p.rowpat == (p.way_us[5] < std::min({p.way_us[0], p.way_us[1], p.way_us[2]})),
            tag + " plan: the row patterns timed, named where kept");
     expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_ROWPAT) == 0, tag + " row patterns forced: " + mx_device_last_error());
-    check_ks(D, F, {3, 9, 16}, rng, tag + " forced");
-    if (F.mode == MX_HOT_NONE) expect_columns_are_spmvs(D, F.nrows, F.ncols, 9, rng, tag + " forced");
+    check_ks(D, F, {2, 3, 4, 9, 16}, rng, tag + " forced"); /* the narrow kernels (k <= 2, k <= 4) and the wide one */
+    if (F.mode == MX_HOT_NONE)
+      for (int k : {2, 3, 9}) expect_columns_are_spmvs(D, F.nrows, F.ncols, k, rng, tag + " forced");
     std::vector<double> nv(A.val);
     for (size_t q = 0; q < nv.size(); ++q) nv[q] = 1.0 + 1e-3 * (double)q; /* every value its own: no pattern repeats */
     expect(mx_device_refresh_values(D, nv.data(), nullptr) == 0, tag + " refresh: " + mx_device_last_error());
@@ -358,6 +381,9 @@ int main(int argc, char **argv) {
     printf("%-32s %9d x %-9d nnz %-10d %s\n", A.name.c_str(), A.nrows, A.ncols, A.nnz(), g_fail == fail0 ? "ok" : "FAILED");
     fflush(stdout);
   }
+  if (!g_race) /* the row-pattern SpMM's lane groups of 2 and 4 (lane groups up to 2 only, and mixed with 1 and 4) */
+    for (const Csr &A : {banded_patterns("row patterns g 2", 3000, {40}), banded_patterns("row patterns g 1,2,4", 6000, {20, 40, 64})})
+      check_rowpat(A, mx_crux{0, 0}, rng, true);
   printf("%d checks, %d failed\n", g_checks, g_fail);
   return g_fail ? 1 : 0;
 }

@@ -13,6 +13,7 @@
 
 struct Timing {
   double med = 0, mn = 0, mx = 0; /* microseconds */
+  double host = 0;                /* host wall time per call of the timed calls, us: near med, the GPU waited for the host */
 };
 
 /* median/min/max of reps calls of f(i), each between two events on stream s, after warmup calls and,
@@ -30,11 +31,13 @@ static Timing mx_time_calls(cudaStream_t s, const std::function<void(int)> &f, i
   }
   std::vector<cudaEvent_t> ev(2 * (size_t)reps);
   for (auto &e : ev) CK(cudaEventCreate(&e));
+  const double h0 = since_ms();
   for (int i = 0; i < reps; ++i) {
     CK(cudaEventRecord(ev[2 * i], s));
     f(i);
     CK(cudaEventRecord(ev[2 * i + 1], s));
   }
+  const double host_ms = since_ms() - h0;
   CK(cudaStreamSynchronize(s));
   std::vector<float> t((size_t)reps);
   for (int i = 0; i < reps; ++i) CK(cudaEventElapsedTime(&t[i], ev[2 * i], ev[2 * i + 1]));
@@ -44,6 +47,7 @@ static Timing mx_time_calls(cudaStream_t s, const std::function<void(int)> &f, i
   r.med = 1e3 * (reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]));
   r.mn = 1e3 * t.front();
   r.mx = 1e3 * t.back();
+  r.host = 1e3 * host_ms / std::max(reps, 1);
   return r;
 }
 
