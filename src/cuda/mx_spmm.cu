@@ -80,8 +80,8 @@ __device__ __forceinline__ void spmm_rows(long long tid, int nrows, int k, int l
  * its piece for the pass's KB columns like the rows with W = 32 and writes them to part[piece * k +
  * j]. The warp that completes a long row (the last of its pieces x passes to arrive: a counter per
  * long row, integer atomics after a fence) adds the row's pieces in piece order into C for all k
- * columns and sets the counter back to 0. Which warp that is varies; the sums' order does not (as
- * mx_spmm_piece_fixup's). Invariant: one product of a device at a time (its products are ordered on
+ * columns and sets the counter back to 0. Which warp that is varies; the sums' order does not (from
+ * 0.0, piece by piece). Invariant: one product of a device at a time (its products are ordered on
  * one stream), as the segment kernel's split rows require. */
 struct spmm_pieces_args {
   long long nwarps; /* pieces x passes */
@@ -91,6 +91,31 @@ struct spmm_pieces_args {
   double *part;
   unsigned *arrived;
 };
+
+/* After warp's piece pc wrote its part (every lane its own): the warp arrives at its long row; the
+ * last of the row's P.npass x pieces adds the row's parts of columns [j0, j0 + kb) in piece order
+ * into C and sets the row's counter back to 0. */
+__device__ __forceinline__ void spmm_piece_arrive(int pc, int j0, int kb, int k, const spmm_pieces_args &P, double *__restrict__ C,
+                                                  long long ldc) {
+  const int lane = threadIdx.x & 31;
+  __threadfence(); /* every lane's part visible before the warp's arrival (fence, then the warp's barrier) */
+  __syncwarp();
+  const int l = __ldg(P.piece_long + pc);
+  unsigned last = 0;
+  if (lane == 0) {
+    const unsigned need = (unsigned)(__ldg(P.long_first + l + 1) - __ldg(P.long_first + l)) * (unsigned)P.npass;
+    last = atomicAdd(P.arrived + l, 1u) == need - 1;
+  }
+  if (!__shfl_sync(MX_FULL_MASK, last, 0)) return;
+  __threadfence(); /* the other warps' parts, seen through L2 (__ldcg) */
+  const int first = __ldg(P.long_first + l), end = __ldg(P.long_first + l + 1), row = __ldg(P.long_row + l);
+  for (int j = j0 + lane; j < j0 + kb; j += 32) {
+    double sum = 0.0;
+    for (int q = first; q < end; ++q) sum += __ldcg(P.part + (long long)q * k + j);
+    C[(long long)j * ldc + row] = sum;
+  }
+  if (lane == 0) P.arrived[l] = 0u; /* for the next product */
+}
 
 template <int KB>
 __device__ __forceinline__ void spmm_piece(long long wid, int k, const spmm_pieces_args &P, const int *__restrict__ col,
@@ -114,23 +139,7 @@ __device__ __forceinline__ void spmm_piece(long long wid, int k, const spmm_piec
       if (u == lane) mine = acc[u];
     P.part[(long long)pc * k + j0 + lane] = mine;
   }
-  __threadfence(); /* every lane's part visible before the warp's arrival (fence, then the warp's barrier) */
-  __syncwarp();
-  const int l = __ldg(P.piece_long + pc);
-  unsigned last = 0;
-  if (lane == 0) {
-    const unsigned need = (unsigned)(__ldg(P.long_first + l + 1) - __ldg(P.long_first + l)) * (unsigned)P.npass;
-    last = atomicAdd(P.arrived + l, 1u) == need - 1;
-  }
-  if (!__shfl_sync(MX_FULL_MASK, last, 0)) return;
-  __threadfence(); /* the other warps' parts, seen through L2 (__ldcg) */
-  const int first = __ldg(P.long_first + l), end = __ldg(P.long_first + l + 1), row = __ldg(P.long_row + l);
-  for (int j = lane; j < k; j += 32) {
-    double sum = 0.0;
-    for (int q = first; q < end; ++q) sum += __ldcg(P.part + (long long)q * k + j);
-    C[(long long)j * ldc + row] = sum;
-  }
-  if (lane == 0) P.arrived[l] = 0u; /* for the next product */
+  spmm_piece_arrive(pc, 0, k, k, P, C, ldc);
 }
 
 /* One launch for the cold part on B in place: blocks below row_blocks take W lanes per row
@@ -148,19 +157,6 @@ mx_spmm_cold_kernel(unsigned row_blocks, int nrows, int k, int long_t, const int
   const long long wid = ((long long)(blockIdx.x - row_blocks) * MX_SPMM_THREADS + threadIdx.x) >> 5;
   if (wid >= P.nwarps) return; /* warp-uniform */
   spmm_piece<KB>(wid, k, P, col, val, xhot_col, B, ldb, C, ldc);
-}
-
-/* The panels' long rows: the fixup adds each long row's pieces in piece order into C (one thread per
- * row and column). */
-__global__ void __launch_bounds__(MX_SPMM_THREADS)
-mx_spmm_piece_fixup(int nlong, int k, int j0, int kb, const int *__restrict__ long_row, const int *__restrict__ long_first,
-                    const double *__restrict__ part, double *__restrict__ C, long long ldc) {
-  const long long i = (long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x;
-  if (i >= (long long)nlong * kb) return;
-  const int l = (int)(i / kb), j = j0 + (int)(i % kb);
-  double sum = 0.0;
-  for (int pc = long_first[l]; pc < long_first[l + 1]; ++pc) sum += part[(long long)pc * k + j];
-  C[(long long)j * ldc + long_row[l]] = sum;
 }
 
 /* ---- hot: a warp per (work item of the SpMV's hot plan, 8-column slab) ----------------------------
@@ -570,14 +566,13 @@ __device__ __forceinline__ double2 panel_groups_sum(double2 a, int W) {
 
 /* W lanes per row (W >= G, a power of two up to 32: at least the mean row's width, spmm_lanes): its
  * W / G groups take the steps g S, g S + W R, ... and a fixed butterfly adds them. Rows longer than
- * long_t are left to the piece kernel (not written here). Every lane of the warp reaches the butterfly. */
+ * long_t are left to the pieces (not written here). Every lane of the warp reaches the butterfly. */
 template <int P>
-__global__ void __launch_bounds__(MX_SPMM_THREADS)
-mx_spmm_panel_rows(int nrows, int W, int kb, int long_t, const int *__restrict__ rowptr, const int *__restrict__ col,
-                   const double *__restrict__ val, const int *__restrict__ xhot_col, const double2 *__restrict__ Bp2,
-                   double *__restrict__ C, long long ldc) {
+__device__ __forceinline__ void panel_rows(long long tid, int nrows, int W, int kb, int long_t, const int *__restrict__ rowptr,
+                                           const int *__restrict__ col, const double *__restrict__ val, const int *__restrict__ xhot_col,
+                                           const double2 *__restrict__ Bp2, double *__restrict__ C, long long ldc) {
   constexpr int G = P / 2;
-  const long long row = ((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x) / W;
+  const long long row = tid / W;
   const int lane = threadIdx.x & 31, u = lane & (G - 1);
   int p0 = 0, p1 = 0;
   bool writes = false;
@@ -595,24 +590,48 @@ mx_spmm_panel_rows(int nrows, int W, int kb, int long_t, const int *__restrict__
   }
 }
 
-/* a warp per piece of a long row: group g takes the steps g S, g S + 32 R, ...; a fixed butterfly adds
- * the groups; part[piece * k + j0 + column] as spmm_piece writes them, added by mx_spmm_piece_fixup */
+/* a warp per piece of a long row (P.npass = 1: the warp takes all the panel's columns): group g takes
+ * the steps g S, g S + 32 R, ...; a fixed butterfly adds the groups; part[piece * k + j0 + column]
+ * as spmm_piece writes them; the row's last piece adds them (spmm_piece_arrive). */
 template <int P>
-__global__ void __launch_bounds__(MX_SPMM_THREADS)
-mx_spmm_panel_pieces(int npieces, int kb, int k, int j0, const int2 *__restrict__ piece, const int *__restrict__ col,
-                     const double *__restrict__ val, const int *__restrict__ xhot_col, const double2 *__restrict__ Bp2,
-                     double *__restrict__ part) {
+__device__ __forceinline__ void panel_piece(int pc, int kb, int k, int j0, const spmm_pieces_args &PA, const int *__restrict__ col,
+                                            const double *__restrict__ val, const int *__restrict__ xhot_col,
+                                            const double2 *__restrict__ Bp2, double *__restrict__ C, long long ldc) {
   constexpr int G = P / 2;
-  const long long wid = ((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x) >> 5;
-  if (wid >= npieces) return; /* warp-uniform */
   const int lane = threadIdx.x & 31, u = lane & (G - 1);
-  const int2 range = piece[wid];
+  const int2 range = PA.piece[pc];
   constexpr int R = panel_shape<P>::R;
   const double2 acc = panel_groups_sum<G>(panel_sum<P>(range.x + (lane & ~(G - 1)) * R, range.y, 32 * R, u, col, val, xhot_col, Bp2), 32);
   if (lane < G) {
-    if (2 * u < kb) part[wid * k + j0 + 2 * u] = acc.x;
-    if (2 * u + 1 < kb) part[wid * k + j0 + 2 * u + 1] = acc.y;
+    if (2 * u < kb) PA.part[(long long)pc * k + j0 + 2 * u] = acc.x;
+    if (2 * u + 1 < kb) PA.part[(long long)pc * k + j0 + 2 * u + 1] = acc.y;
   }
+  spmm_piece_arrive(pc, j0, kb, k, PA, C, ldc);
+}
+
+/* One launch for a panel's cold part: blocks below row_blocks the rows (panel_rows), the rest a warp
+ * per piece of the long rows (panel_piece), as mx_spmm_cold_kernel on B in place. Compiled for the
+ * row kernel's own occupancy (its registers alone: 48 up to P = 4, 32 at P = 8): with the pieces'
+ * registers the rows ran 12% slower on kron:20:16 and chunglu at k = 4 and 8; wider panels need no
+ * bound, 48 registers either way). */
+template <int P>
+struct panel_cold_minb {
+  static constexpr int value = P == 8 ? 8 : P < 8 ? 5 : 0; /* 0: no bound */
+};
+
+template <int P>
+__global__ void __launch_bounds__(MX_SPMM_THREADS, panel_cold_minb<P>::value)
+mx_spmm_panel_cold(unsigned row_blocks, int nrows, int W, int kb, int k, int j0, int long_t, const int *__restrict__ rowptr,
+                   const int *__restrict__ col, const double *__restrict__ val, const int *__restrict__ xhot_col,
+                   const double2 *__restrict__ Bp2, double *__restrict__ C, long long ldc, const spmm_pieces_args PA) {
+  if (blockIdx.x < row_blocks) {
+    panel_rows<P>((long long)blockIdx.x * MX_SPMM_THREADS + threadIdx.x, nrows, W, kb, long_t, rowptr, col, val, xhot_col, Bp2,
+                  C + (long long)j0 * ldc, ldc);
+    return;
+  }
+  const long long wid = ((long long)(blockIdx.x - row_blocks) * MX_SPMM_THREADS + threadIdx.x) >> 5;
+  if (wid >= PA.nwarps) return; /* warp-uniform */
+  panel_piece<P>((int)wid, kb, k, j0, PA, col, val, xhot_col, Bp2, C, ldc);
 }
 
 /* The 8-column slabs of k columns (the hot kernels' unit; the last one padded). */
@@ -641,8 +660,8 @@ struct spmm_panel_scratch {
   bool pooled_b, pooled_p, pooled_h;
 };
 
-/* One panel: pack columns [j0, j0 + kb) of B; the cold rows (C =), the long rows' pieces and their
- * fixup for these columns (C =); then an SE hot region adds into C (+=) while the panel is there. */
+/* One panel: pack columns [j0, j0 + kb) of B; the cold rows and the long rows' pieces for these
+ * columns in one launch (C =); then an SE hot region adds into C (+=) while the panel is there. */
 template <int P>
 static int panel_launch(const mx_device *D, int j0, int kb, int k, const double *B, long long ldb, double *C, long long ldc,
                         const spmm_panel_scratch &S, cudaStream_t s) {
@@ -653,17 +672,13 @@ static int panel_launch(const mx_device *D, int j0, int kb, int k, const double 
   }
   const int W = std::max(P / 2, spmm_lanes(D));
   const double2 *Bp2 = reinterpret_cast<const double2 *>(S.Bp); /* rows of 8 P bytes in a pool block: 16-byte aligned */
-  mx_spmm_panel_rows<P><<<spmm_blocks((long long)D->nrows * W), MX_SPMM_THREADS, 0, s>>>(D->nrows, W, kb, L->long_t, D->cold_rowptr, D->cold_col,
-                                                                                        D->cold_val, D->xhot_col, Bp2, C + (long long)j0 * ldc, ldc);
-  MX_LAUNCH_CHECK("SpMM panel row kernel");
-  if (L->nlong) {
-    mx_spmm_panel_pieces<P><<<spmm_blocks((long long)L->npieces * 32), MX_SPMM_THREADS, 0, s>>>(L->npieces, kb, k, j0, L->piece, D->cold_col,
-                                                                                              D->cold_val, D->xhot_col, Bp2, S.part);
-    MX_LAUNCH_CHECK("SpMM panel piece kernel");
-    mx_spmm_piece_fixup<<<spmm_blocks((long long)L->nlong * kb), MX_SPMM_THREADS, 0, s>>>(L->nlong, k, j0, kb, L->long_row, L->long_first, S.part,
-                                                                                         C, ldc);
-    MX_LAUNCH_CHECK("SpMM piece fixup");
-  }
+  const unsigned row_blocks = spmm_blocks((long long)D->nrows * W);
+  const spmm_pieces_args PA = {L->npieces, 1, L->piece, L->piece_long, L->long_row, L->long_first, S.part, L->arrived};
+  const long long blocks = (long long)row_blocks + spmm_blocks((long long)L->npieces * 32);
+  if (blocks > INT32_MAX) return mx_fail("SpMM: %lld blocks exceed one launch", blocks);
+  mx_spmm_panel_cold<P><<<(unsigned)blocks, MX_SPMM_THREADS, 0, s>>>(row_blocks, D->nrows, W, kb, k, j0, L->long_t, D->cold_rowptr,
+                                                                     D->cold_col, D->cold_val, D->xhot_col, Bp2, C, ldc, PA);
+  MX_LAUNCH_CHECK("SpMM panel cold kernel");
   if (spmm_hot_on_panels(D)) {
     mx_spmm_se_panel_kernel<P><<<spmm_blocks((long long)D->hot_nwork * 32), MX_SPMM_THREADS, 0, s>>>(
         D->hot_nwork, spmm_slabs(k), j0, k, D->hot_work, D->hot_row, D->se_ptr, D->se_col, D->se_val, D->xhot_col, Bp2, C, ldc, S.hot_part);
