@@ -280,10 +280,10 @@ __device__ __forceinline__ void rowpat_row_cols(int i, int b, int len, const int
 
 /* The group's columns [j0, j1) in steps of J columns: J = 8 / G (at most 16 sums live, 8 B loads
  * a step of entries), or in the kernels for k <= 4 (JMAX = 4 or 2) one step of JMAX columns over U
- * steps of entries at a time, MX_ROWPAT_SPMM_LOADS B loads in flight (one step of 2 columns left the
- * thread fewer loads in flight than two SpMVs have together: k = 2 was slower than two SpMVs). G = 8
- * stays at one step of entries, as in rowpat_row_sum. The narrow kernels are separate so that the
- * wide one keeps its registers. */
+ * steps of entries at a time, MX_ROWPAT_SPMM_LOADS B loads in flight (one step of 2 columns holds no
+ * more loads in flight than two SpMVs: docs/performance.md, "Fewer launches"). G = 8 stays at one
+ * step of entries, as in rowpat_row_sum. The narrow kernels are separate so that the wide one keeps
+ * its registers. */
 template <int LG, int JMAX>
 __device__ __forceinline__ void rowpat_row_spmm(int i, int b, int len, const int *__restrict__ off, const double *__restrict__ val,
                                                 const double *__restrict__ B, long long ldb, double *__restrict__ C, long long ldc,

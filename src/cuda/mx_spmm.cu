@@ -610,10 +610,9 @@ __device__ __forceinline__ void panel_piece(int pc, int kb, int k, int j0, const
 }
 
 /* One launch for a panel's cold part: blocks below row_blocks the rows (panel_rows), the rest a warp
- * per piece of the long rows (panel_piece), as mx_spmm_cold_kernel on B in place. Compiled for the
- * row kernel's own occupancy (its registers alone: 48 up to P = 4, 32 at P = 8): with the pieces'
- * registers the rows ran 12% slower on kron:20:16 and chunglu at k = 4 and 8; wider panels need no
- * bound, 48 registers either way). */
+ * per piece of the long rows (panel_piece), as mx_spmm_cold_kernel on B in place. Bounded to the
+ * rows' own registers up to P = 8 (48, and 32 at P = 8), which the pieces would raise, lowering the
+ * rows' occupancy (docs/performance.md, "Fewer launches"); the wider panels take 48 unbounded. */
 template <int P>
 struct panel_cold_minb {
   static constexpr int value = P == 8 ? 8 : P < 8 ? 5 : 0; /* 0: no bound */
