@@ -569,21 +569,19 @@ static const char *MatXtractSpMMWayName(const mx_spmm_plan *p)
   return p->cold_panels ? "our SpMM kernels on row-major panels of B" : "our SpMM kernels on B in place";
 }
 
-/* -info, once per k and hub split (after the first product, which times the ways): the SpMM's way,
- * the timed choice's times, and what of the plan the SpMM reads (hot mode, x-hot columns, hub split). */
-static PetscErrorCode MatXtractShadowInfoDense(Mat A, mx_device *D, PetscBool transpose, PetscInt k, int hubK)
+/* -info, once per k, hub split and way (after the first product, which times the ways; p its plan):
+ * the way, the timed choice's times, what of the plan the SpMM reads (hot mode, x-hot and hub columns). */
+static PetscErrorCode MatXtractShadowInfoDense(Mat A, mx_device *D, const mx_spmm_plan *p, PetscBool transpose, PetscInt k, int hubK)
 {
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
-  mx_spmm_plan   plan;
 
   PetscFunctionBegin;
-  PetscCall(MatXtractCheckDevice(A, mx_device_spmm_plan(D, (int)k, &plan), "planning the SpMM"));
   PetscCall(PetscInfo(A, "matxtract: %s with %" PetscInt_FMT " dense columns on the GPU: %s; timed (us) kernels %.1f, panels %.1f, %" PetscInt_FMT " SpMVs %.1f, hub split's way %.1f, whole matrix all cold %.1f, row patterns %.1f; hot %s, %d x-hot columns, %d hub columns\n",
-                      transpose ? "A' B" : "A B", k, MatXtractSpMMWayName(&plan), plan.way_us[0], plan.way_us[1], k, plan.way_us[2], plan.way_us[3], plan.way_us[4], plan.way_us[5],
-                      plan.hot_mode == MX_HOT_DU ? "DU" : plan.hot_mode == MX_HOT_SE ? "SE" : "none", mx_device_xhot_cols(D), hubK));
+                      transpose ? "A' B" : "A B", k, MatXtractSpMMWayName(p), p->way_us[0], p->way_us[1], k, p->way_us[2], p->way_us[3], p->way_us[4], p->way_us[5],
+                      p->hot_mode == MX_HOT_DU ? "DU" : p->hot_mode == MX_HOT_SE ? "SE" : "none", mx_device_xhot_cols(D), hubK));
   x->spmm_k_seen   = k;
   x->spmm_hub_seen = hubK;
-  x->spmm_way_seen = MatXtractSpMMWayName(&plan);
+  x->spmm_way_seen = MatXtractSpMMWayName(p);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -642,7 +640,7 @@ PetscErrorCode MatXtractShadowApplyDenseGPU(Mat A, PetscBool transpose, Mat B, M
   PetscCall(MatGetSize(B, NULL, &k));
   if (!transpose) PetscCall(MatXtractShadowDensePlain(A, D, k));
   PetscCheck(k <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "matxtract: %" PetscInt_FMT " dense columns: the SpMM takes at most 2^31 - 1", k);
-  if (!transpose) PetscCall(MatXtractShadowDenseWhole(A, D, k));
+  if (!transpose && x->F.mode != MX_HOT_NONE) PetscCall(MatXtractShadowDenseWhole(A, D, k)); /* all cold: no whole-matrix way */
   PetscCall(MatDenseGetLDA(B, &ldb));
   PetscCall(MatDenseGetLDA(C, &ldc));
   PetscCall(PetscLogEventBegin(MATXTRACT_MultDense, A, B, C, 0));
@@ -666,7 +664,7 @@ PetscErrorCode MatXtractShadowApplyDenseGPU(Mat A, PetscBool transpose, Mat B, M
   PetscCall(PetscLogEventEnd(MATXTRACT_MultDense, A, B, C, 0));
   mx_device_hub_info(D, &hubK, NULL);
   PetscCall(MatXtractCheckDevice(A, mx_device_spmm_plan(D, (int)k, &plan), "planning the SpMM"));
-  if (k != x->spmm_k_seen || hubK != x->spmm_hub_seen || MatXtractSpMMWayName(&plan) != x->spmm_way_seen) PetscCall(MatXtractShadowInfoDense(A, D, transpose, k, hubK));
+  if (k != x->spmm_k_seen || hubK != x->spmm_hub_seen || MatXtractSpMMWayName(&plan) != x->spmm_way_seen) PetscCall(MatXtractShadowInfoDense(A, D, &plan, transpose, k, hubK));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
