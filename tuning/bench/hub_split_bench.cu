@@ -3,7 +3,7 @@
  * (mx_device, crux (0,0)), then y += hub x (the K most used columns' x values in shared memory).
  * Results and the kernels tried before this one: tuning/results/h100/hub-split-2026-11-26g/README.md.
  *
- * Usage: hub-split-bench [-warmup N] [-reps N] [-K "8192 16384"] [-merge_only] [-floor] [-val E] SPEC[@ones|@pagerank] ...
+ * Usage: hub-split-bench [-warmup N] [-reps N] [-K "8192 16384"] [-merge_only] [-floor] [-val E] SPEC[@ones|@pagerank|@unique|@few] ...
  * Prints, per matrix: cusparseSpMV CSR ALG1/ALG2, the merge and segment kernels on the whole matrix
  * (packed) and the merge kernel's y = z + A x (what MatMultAdd's z costs it), and per K: the hub part
  * alone, and per cold kernel the rest alone and the split product (rest, then hub), each product
@@ -193,7 +193,8 @@ static double time_cusparse(const Csr &A, cusparseSpMVAlg_t alg, const double *d
 
 static bool make_matrix(const std::string &item, Csr *A) {
   const size_t at = item.find('@');
-  const std::string spec = item.substr(0, at), values = at == std::string::npos ? "as" : item.substr(at + 1);
+  std::string spec = item.substr(0, at), values = at == std::string::npos ? "as" : item.substr(at + 1);
+  if (values == "unique" || values == "few") spec = item, values = "as"; /* the generator's own values (mx_gen) */
   if (!mx_csr32_gen(spec.c_str(), A, item.c_str())) return false;
   std::vector<int32_t> cnt((size_t)A->ncols, 0);
   for (int32_t c : A->col) cnt[c]++;
@@ -201,7 +202,7 @@ static bool make_matrix(const std::string &item, Csr *A) {
     if (values == "ones") A->val[p] = 1.0;
     else if (values == "pagerank") A->val[p] = 1.0 / cnt[A->col[p]];
     else if (values != "as") {
-      fprintf(stderr, "skip %s: values as, ones or pagerank\n", item.c_str());
+      fprintf(stderr, "skip %s: values as, ones, pagerank, unique or few\n", item.c_str());
       return false;
     }
   }
