@@ -125,14 +125,14 @@ __device__ __forceinline__ void seg_crossing_row(const Dec &dec, const int *__re
  * read that tail from global memory alone, a chain of dependent loads longer than any other block's
  * work (docs/performance.md, "Cold kernels"). Each segment the row covers sums its own products of
  * the row from shared memory instead:
- *   - the segment the row starts in, and every segment it wholly covers, writes its sum to
- *     part[seg].sum and then sets part[seg].ready = 1 (a release store: seg_publish_part);
- *   - the segment holding the row's last nonzero (its finisher) waits for each of those flags (an
- *     acquire load), resets it to 0 and writes y[r] = ((part[first].sum + ...) + own) + z[r]
+ *   - the segment the row starts in, and every segment it wholly covers, publishes its sum in
+ *     part[seg] (seg_publish_part; a 64-bit slot whose value is the message, mx_kernel_common.cuh);
+ *   - the segment holding the row's last nonzero (its finisher) takes each of those slots (polled
+ *     until published, then set back to 0) and writes y[r] = ((part[first] + ...) + own) + z[r]
  *     (seg_finish_split_row).
  * A block waits only for blocks of lower segments, which the plan launches before it (the decoupled
  * look-back of single-pass scans relies on the same order). Every sum has a fixed order, so y stays
- * bitwise reproducible; the flags are all 0 again when the launch ends.
+ * bitwise reproducible; the slots are all 0 again when the launch ends.
  * Invariant: a matrix runs one segment product at a time (its products are ordered on one stream),
  * as its merge kernel's carries already require. */
 static_assert(MX_SEG_SPLIT_TAIL >= MX_SEG_THREADS, "a split row's owner never stages past its segment (s1 == s1_seg)");
@@ -153,34 +153,21 @@ __device__ __forceinline__ double seg_shared_sum(const double *prod, int lo, int
   return mx_block_sum(a, red);
 }
 
-__device__ __forceinline__ unsigned seg_flag_acquire(const unsigned *f) {
-  unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(f) : "memory");
-  return v;
-}
-
-/* thread 0: part[seg].sum = s, then .ready = 1 (release: the sum is visible before the flag) */
-__device__ __forceinline__ void seg_publish_part(double s, int seg, mx_seg_part *part) {
-  if (threadIdx.x != 0) return;
-  part[seg].sum = s;
-  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(&part[seg].ready), "r"(1u) : "memory");
+/* thread 0: part[seg] = s (mx_slot_publish: the value is the message) */
+__device__ __forceinline__ void seg_publish_part(double s, int seg, unsigned long long *part) {
+  if (threadIdx.x == 0) mx_slot_publish(part + seg, s);
 }
 
 /* Finisher of split row r: parts of segments [first, seg) in order, then own (this segment's sum of
- * the row, in thread 0), then z[r]. Waits in rounds of MX_SEG_THREADS parts, one flag per thread,
- * through buf (shared, >= MX_SEG_THREADS doubles, free to overwrite). */
-__device__ __forceinline__ void seg_finish_split_row(int r, int first, int seg, double own, mx_seg_part *part,
+ * the row, in thread 0), then z[r]. Takes the parts in rounds of MX_SEG_THREADS, one slot per
+ * thread, through buf (shared, >= MX_SEG_THREADS doubles, free to overwrite). */
+__device__ __forceinline__ void seg_finish_split_row(int r, int first, int seg, double own, unsigned long long *part,
                                                      const double *z, double *y, double *buf) {
   double s = 0.0;
   for (int base = first; base < seg; base += MX_SEG_THREADS) {
     const int i = base + (int)threadIdx.x;
     __syncthreads(); /* buf: the previous round (or the caller's products) is read */
-    if (i < seg) {
-      while (seg_flag_acquire(&part[i].ready) == 0) {
-      }
-      buf[threadIdx.x] = __ldcg(&part[i].sum);
-      part[i].ready = 0; /* for the next launch; no one else reads it in this one */
-    }
+    if (i < seg) buf[threadIdx.x] = mx_slot_take(part + i, mx_slot_load(part + i));
     __syncthreads();
     if (threadIdx.x == 0)
       for (int t = 0; t < min(MX_SEG_THREADS, seg - base); ++t) s += buf[t];
@@ -197,7 +184,7 @@ __device__ __forceinline__ void seg_finish_split_row(int r, int first, int seg, 
  * is itself waiting; then the row running into it: a part where it covers the whole segment, else
  * finished here. s_rp as in the kernel. */
 static __device__ __noinline__ void seg_split_rows(const int4 *__restrict__ plan, const int *s_rp, double *prod, double *red,
-                                                   mx_seg_part *part, const double *z, double *y) {
+                                                   unsigned long long *part, const double *z, double *y) {
   const int4 p = plan[blockIdx.x];
   const int nr = p.y - p.x, seg = p.z, s0 = seg * MX_SEG_NNZ, seg_len = min(s0 + MX_SEG_NNZ, p.w) - s0;
   const int *rp = s_rp + 1;
@@ -233,7 +220,7 @@ __global__ void __launch_bounds__(MX_SEG_THREADS, MINB)
 mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *__restrict__ col,
                        const double *__restrict__ val, const int4 *__restrict__ plan,
                        const double *__restrict__ x, const double *__restrict__ xhot, const double *z, double *y,
-                       const Dec dec, int gk, mx_seg_part *part) {
+                       const Dec dec, int gk, unsigned long long *part) {
   __shared__ __align__(16) double prod[MX_SEG_NNZ + MX_SEG_THREADS]; /* 16: mx_seg_stage_vec8 stores pairs */
   __shared__ int s_rp[MX_SEG_MAX_ROWS + 2];
   __shared__ double red[MX_SEG_THREADS / 32];

@@ -340,7 +340,7 @@ static int alloc_segment_parts(const mx_format *P, mx_device *D) {
   if (mx_cuda_alloc_on(D, &D->seg_parts, (size_t)nseg, "alloc segment parts")) return 1;
   D->seg_nseg = nseg;
   /* finished before any product: those run on other streams, which need not wait for this one */
-  return mx_cuda_check(cudaMemset(D->seg_parts, 0, (size_t)nseg * sizeof(mx_seg_part)), "clear segment parts") ||
+  return mx_cuda_check(cudaMemset(D->seg_parts, 0, (size_t)nseg * sizeof(unsigned long long)), "clear segment parts") ||
          mx_cuda_check(cudaStreamSynchronize(0), "clear segment parts");
 }
 

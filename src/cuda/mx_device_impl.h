@@ -22,13 +22,6 @@ struct mx_hot_split {
   int chunk, first_slot, npieces, pad;
 };
 
-/* One segment's part of a split long row (mx_cold_segment.cuh): its sum, and ready = 1 from the
- * sum's release to the finisher's reset (0 between launches). */
-struct mx_seg_part {
-  double sum;
-  unsigned ready, pad;
-};
-
 struct mx_cusparse_cold; /* mx_cold_cusparse.cu */
 struct mx_cold_pack_dev; /* mx_cold_pack_dev.h */
 struct mx_cold_rowpat_dev; /* mx_cold_rowpat.cu */
@@ -72,10 +65,10 @@ struct mx_device {
   /* segment plan: block b multiplies segment seg_plan[b].z and owns rows seg_plan[b].x .. .y-1 */
   int seg_nblocks;
   int4 *seg_plan;
-  /* the segment kernel's long rows in parts (mx_cold_segment.cuh): per segment (seg_nseg), the sum of
-   * the split row it starts or covers, and its ready flag (0 between launches) */
+  /* the segment kernel's long rows in parts (mx_cold_segment.cuh): per segment (seg_nseg), a slot for
+   * the sum of the split row it starts or covers (0 between launches) */
   int seg_nseg;
-  mx_seg_part *seg_parts;
+  unsigned long long *seg_parts;
   int seg_split; /* its longest cold row may be split (> MX_SEG_SPLIT_TAIL): the kernels with the split's code */
   /* merge plan: tile t starts at merge_coord[t] = (row, nnz) on the merge path */
   int merge_ntiles;

@@ -118,6 +118,34 @@ __device__ __forceinline__ double mx_block_sum(double v, double *red) {
   return s;
 }
 
+/* A double passed from one block to another in one 64-bit slot: the value is the message, with no
+ * flag and no fence. The slot holds the value's bits XOR MX_SLOT_EMPTY, so 0 means "not yet
+ * published" and a zeroed array is empty. MX_SLOT_EMPTY is a signalling NaN, which no sum or
+ * product produces (arithmetic returns quiet NaNs): a published value never reads as 0. The reader
+ * sets the slot back to 0. Loads and stores are relaxed at GPU scope: coherent in L2, no L1. */
+#define MX_SLOT_EMPTY 0x7ff4000000000001ull
+
+__device__ __forceinline__ unsigned long long mx_slot_load(const unsigned long long *p) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void mx_slot_publish(unsigned long long *p, double v) {
+  const unsigned long long b = (unsigned long long)__double_as_longlong(v) ^ MX_SLOT_EMPTY;
+  asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(b) : "memory");
+}
+
+/* the value in *p: seen (an earlier load of it), polled until published; then *p = 0 */
+__device__ __forceinline__ double mx_slot_take(unsigned long long *p, unsigned long long seen) {
+  while (seen == 0) {
+    __nanosleep(32);
+    seen = mx_slot_load(p);
+  }
+  *p = 0;
+  return __longlong_as_double((long long)(seen ^ MX_SLOT_EMPTY));
+}
+
 /* D(8x8) += A(8x4) * B(4x8) in FP64 on the tensor cores. Fragments (PTX ISA, m8n8k4 .f64):
  * a: A[lane>>2][lane&3]; b: B[lane&3][lane>>2]; d0,d1: D[lane>>2][2*(lane&3)+{0,1}]. */
 __device__ __forceinline__ void mx_mma_m8n8k4(double &d0, double &d1, double a, double b) {
