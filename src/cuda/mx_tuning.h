@@ -58,16 +58,17 @@
 #endif
 
 /* Cold kernel B (merge path, Merrill & Garland): a tile of MERGE_THREADS threads consumes
- * MERGE_THREADS * MERGE_ITEMS merge items (row ends + nonzeros). */
+ * MERGE_THREADS * MERGE_ITEMS merge items (row ends + nonzeros). 5 items: 7 tiles per SM under the
+ * kernel's 50% carveout (docs/performance.md, "Cold kernels", tile of 5 items). */
 #ifndef MX_MERGE_THREADS
 #define MX_MERGE_THREADS 256
 #endif
 #ifndef MX_MERGE_ITEMS
-#define MX_MERGE_ITEMS 7
+#define MX_MERGE_ITEMS 5
 #endif
 #define MX_MERGE_TILE (MX_MERGE_THREADS * MX_MERGE_ITEMS)
-/* blocks per SM the merge kernel is compiled for: 8 x 23.7 KB smem fits; caps registers at 32
- * (without it ptxas picks 32 registers AND spills 4 bytes; with 1 it takes 90 = 2 blocks/SM) */
+/* blocks per SM the merge kernel is compiled for: caps registers at 32
+ * (at 7 items, without it ptxas picked 32 registers AND spilled 4 bytes; with 1 it took 90 = 2 blocks/SM) */
 #ifndef MX_MERGE_MIN_BLOCKS
 #define MX_MERGE_MIN_BLOCKS 8
 #endif
@@ -203,7 +204,7 @@
 /* Preferred shared-memory carveout (percent) of the merge and the segment kernels, set before each
  * instantiation's first launch (the environment variables MX_MERGE_CARVEOUT / MX_SEG_CARVEOUT override
  * them, for A/B in one build); -1: the driver's choice, which takes enough shared memory for the most
- * blocks per SM (merge 8 x 23.7 KB, segment 6 x 26.7 KB) and leaves L1 about 30-60 KB for the x
+ * blocks per SM (merge 8 x 17.5 KB, segment 6 x 26.7 KB) and leaves L1 about 30-60 KB for the x
  * gathers. The merge kernel runs where rows are skewed (the row-length rule, the predictor), where 50
  * gains a few percent: its default; the segment kernel keeps -1 (docs/performance.md, "Cold
  * kernels"). */
