@@ -167,7 +167,7 @@ __device__ __forceinline__ void seg_finish_split_row(int r, int first, int seg, 
   for (int base = first; base < seg; base += MX_SEG_THREADS) {
     const int i = base + (int)threadIdx.x;
     __syncthreads(); /* buf: the previous round (or the caller's products) is read */
-    if (i < seg) buf[threadIdx.x] = mx_slot_take(part + i, mx_slot_load(part + i));
+    if (i < seg) buf[threadIdx.x] = mx_slot_take(part + i);
     __syncthreads();
     if (threadIdx.x == 0)
       for (int t = 0; t < min(MX_SEG_THREADS, seg - base); ++t) s += buf[t];

@@ -136,8 +136,9 @@ __device__ __forceinline__ void mx_slot_publish(unsigned long long *p, double v)
   asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(b) : "memory");
 }
 
-/* the value in *p: seen (an earlier load of it), polled until published; then *p = 0 */
-__device__ __forceinline__ double mx_slot_take(unsigned long long *p, unsigned long long seen) {
+/* the value in *p, polled until published; then *p = 0 */
+__device__ __forceinline__ double mx_slot_take(unsigned long long *p) {
+  unsigned long long seen = mx_slot_load(p);
   while (seen == 0) {
     __nanosleep(32);
     seen = mx_slot_load(p);
