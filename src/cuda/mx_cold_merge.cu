@@ -91,13 +91,52 @@ __device__ __forceinline__ void merge_stage(const mx_dec_pack<VE, IE> &dec, cons
   mx_stage_products_aligned_dec<THREADS, PER>(dec, col, val, x, s0, s1, prod);
 }
 
+/* Carries in the kernel (D->carry_slot, a merge grid of at most MX_MERGE_INLINE_WAVES waves; else
+ * the fixup kernel below). Tile t's carry, the sum of its products for the row open at its end
+ * (coord[t + 1].x, the next tile's first row), travels in carry_slot[t] (mx_slot_publish: the value
+ * is the message). The tile's last thread publishes it as soon as the scan gives it, before the
+ * tile waits for anything; every tile but the last publishes. */
+__device__ __forceinline__ void merge_publish_carry(double incl, unsigned long long *carry_slot) {
+  if (threadIdx.x != MX_MERGE_THREADS - 1 || blockIdx.x + 1 == gridDim.x) return;
+  mx_slot_publish(carry_slot + blockIdx.x, incl);
+}
+
+/* Warp 0 of tile b (b > 0, with a row end): the total of the carries into its first row r0, from the
+ * run of tiles h .. b-1 whose open row is r0 (tile u-1 carries into r0 while coord[u].x == r0), in
+ * the fixup kernel's order: a run of one tile is 0.0 + its carry (lane 0; seen: lane 0's early load
+ * of the slot); a longer run's head is found 32 tiles a step back, then lane l adds tiles h+l,
+ * h+l+32, ... in tile order and the fixed butterfly adds the 32 lane sums. Only tiles of lower index
+ * are waited for, and the launch starts those first (the segment kernel's split rows rely on the
+ * same order). */
+__device__ __forceinline__ double merge_run_total(int r0, bool alone, unsigned long long seen, const int2 *__restrict__ coord,
+                                                  unsigned long long *carry_slot) {
+  const int b = blockIdx.x, lane = threadIdx.x & 31;
+  if (alone) return lane == 0 ? __dadd_rn(0.0, mx_slot_wait(carry_slot + b - 1, seen)) : 0.0;
+  int h = 0; /* no stop down to tile 1: the run starts at tile 0 */
+  for (int base = b - 2; base > 0; base -= 32) { /* tile b-2 carries into r0 (not alone) */
+    const int u = base - lane;
+    const unsigned stop = __ballot_sync(MX_FULL_MASK, u <= 0 || __ldg(&coord[u].x) != r0);
+    if (stop) {
+      h = base - (__ffs(stop) - 1);
+      break;
+    }
+  }
+  double acc = 0.0;
+  for (int u = h + lane; u < b; u += 32) acc += mx_slot_take(carry_slot + u);
+  return mx_group_sum(acc, 32);
+}
+
 /* Ownership: tile t (one block) consumes merge items [t*TILE, (t+1)*TILE) of the merge of row ends
  * and nonzeros; thread i of the tile consumes ITEMS consecutive ones. The thread that consumes the
  * END of row r computes y[r], once: its sum = carry-in from the preceding threads of the tile (a
  * fixed-order segmented scan) + its own products; the block stores it (+ z[r]) in row order. What a
- * tile accumulates for the row still open at its end goes to carry_row/val[t]; mx_merge_fixup adds
- * those, in tile order, after this kernel. Every y[r] has one writer per kernel, so no atomics;
+ * tile accumulates for the row still open at its end is its carry: with carry_slot (non-NULL) the
+ * tile that ends that row adds the carries into it (merge_run_total) before it stores the row; else
+ * they go to carry_row/val[t] and mx_merge_fixup adds them, in tile order, after this kernel. Both
+ * give y[r] = (sum (+ z)) + total, the same bits. Every y[r] has one writer per kernel, so no atomics;
  * every sum has a fixed order.
+ * Invariant (carry_slot): a matrix runs one merge product at a time (its products are ordered on one
+ * stream): the slots are the matrix's, and every one is 0 again when a launch ends.
  * XH: x-hot cache mode (mx_kernel_common.cuh); it changes where x values are read, not the sums.
  * Dec: mx_dec_plain (the plain CSR) or a packed form's decoder (merge_stage); the products, hence
  * every sum, are the same bits. */
@@ -106,7 +145,7 @@ __global__ void __launch_bounds__(MX_MERGE_THREADS, MX_MERGE_MIN_BLOCKS)
 mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col, const double *__restrict__ val,
                      const int2 *__restrict__ coord, const double *__restrict__ x, const double *__restrict__ xhot,
                      const double *z, double *y, int *__restrict__ carry_row, double *__restrict__ carry_val,
-                     const Dec dec) {
+                     unsigned long long *carry_slot, const Dec dec) {
   __shared__ double s_prod[MX_MERGE_TILE];
   __shared__ int s_rowend[MX_MERGE_TILE + 1];
   __shared__ int s_wkey_last[MX_MERGE_THREADS / 32], s_wkey_first[MX_MERGE_THREADS / 32];
@@ -116,6 +155,8 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
   const int2 c0 = coord[blockIdx.x], c1 = coord[blockIdx.x + 1];
   const int r0 = c0.x, n0 = c0.y, tile_rows = c1.x - r0, tile_nnz = c1.y - n0;
   const int tile_items = tile_rows + tile_nnz;
+  /* carries in the kernel: row r0 has carries (tile b-1's at least) and ends here */
+  const bool first = carry_slot && blockIdx.x > 0 && tile_rows > 0;
 
   /* stage the tile: coalesced products and row ends */
   /* aligned warp loads (measured faster on power-law and random graphs: docs/performance.md, "Cold
@@ -124,12 +165,21 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
   for (int i = threadIdx.x; i < tile_rows; i += MX_MERGE_THREADS) s_rowend[i] = dec.row_at(rowptr, r0 + 1 + i);
   if (threadIdx.x == 0) s_rowend[tile_rows] = INT_MAX; /* past the tile's last row end: nonzeros only */
   __syncthreads();
+  /* lane 0's early loads, answered while the tile is summed: whether tile b-1 alone carries into r0,
+   * and its slot (0 if not yet published: then polled at the end) */
+  bool alone = true;
+  unsigned long long seen = 0;
+  if (first && threadIdx.x == 0) {
+    alone = blockIdx.x == 1 || __ldg(&coord[blockIdx.x - 1].x) != r0;
+    seen = mx_slot_load(carry_slot + blockIdx.x - 1);
+  }
 
   const int diag = min((int)threadIdx.x * MX_MERGE_ITEMS, tile_items);
   const int2 start = merge_search(diag, s_rowend, tile_rows, n0, tile_nnz);
   const merge_state part = merge_consume<false>(start.x, start.y, tile_items, n0, 0.0, s_rowend, s_prod, nullptr);
   const int key = r0 + part.r;
   const double incl = block_segmented_scan(key, part.run, s_wkey_last, s_wkey_first, s_wval);
+  if (carry_slot) merge_publish_carry(incl, carry_slot); /* the last thread's: the tile's carry */
   s_incl[threadIdx.x] = incl;
   __syncthreads();
   /* the previous thread's inclusive sum belongs to the row this thread starts in */
@@ -141,8 +191,13 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
   double *s_sum = s_prod + tile_nnz;
   merge_consume<true>(start.x, start.y, tile_items, n0, carry_in, s_rowend, s_prod, s_sum);
   __syncthreads();
-  for (int i = threadIdx.x; i < tile_rows; i += MX_MERGE_THREADS) y[r0 + i] = z ? s_sum[i] + z[r0 + i] : s_sum[i];
-  if (threadIdx.x == MX_MERGE_THREADS - 1) {
+  const int skip = first ? 1 : 0; /* row r0: warp 0, with the carries */
+  for (int i = threadIdx.x + skip; i < tile_rows; i += MX_MERGE_THREADS) y[r0 + i] = z ? s_sum[i] + z[r0 + i] : s_sum[i];
+  if (first && threadIdx.x < 32) {
+    alone = __shfl_sync(MX_FULL_MASK, alone, 0);
+    const double total = merge_run_total(r0, alone, seen, coord, carry_slot);
+    if (threadIdx.x == 0) y[r0] = (z ? s_sum[0] + z[r0] : s_sum[0]) + total;
+  } else if (!carry_slot && threadIdx.x == MX_MERGE_THREADS - 1) {
     carry_row[blockIdx.x] = key;
     carry_val[blockIdx.x] = incl;
   }
@@ -192,7 +247,7 @@ static int merge_kernel_launch(const mx_device *D, const double *x, const double
   if (mx_cold_carveout_once(mx_cold_merge_kernel<XH, Dec>, MX_COLD_MERGE, &carveout)) return 1;
   mx_cold_merge_kernel<XH, Dec><<<D->merge_ntiles, MX_MERGE_THREADS, 0, s>>>(D->cold_rowptr, D->cold_col, D->cold_val,
                                                                               D->merge_coord, x, D->xhot, z, y,
-                                                                              D->carry_row, D->carry_val, dec);
+                                                                              D->carry_row, D->carry_val, D->carry_slot, dec);
   return 0;
 }
 
@@ -232,10 +287,45 @@ int mx_cold_merge_launch(const mx_device *D, const double *x, const double *z, d
     if (merge_kernel_launch<MX_XH_ON>(D, x, z, y, s, mx_dec_plain())) return 1;
   } else if (merge_kernel_launch<MX_XH_OFF>(D, x, z, y, s, mx_dec_plain())) return 1;
   MX_LAUNCH_CHECK("mx_cold_merge_kernel launch");
-  if (D->merge_ntiles > 1) {
+  if (D->merge_ntiles > 1 && !D->carry_slot) {
     const int nb = (D->merge_ntiles + MX_FIXUP_THREADS - 1) / MX_FIXUP_THREADS;
     mx_merge_fixup_kernel<<<nb, MX_FIXUP_THREADS, 0, s>>>(D->merge_ntiles, D->nrows, D->carry_row, D->carry_val, y);
     MX_LAUNCH_CHECK("mx_merge_fixup_kernel launch");
   }
   return 0;
+}
+
+static int g_merge_inline = -1;
+extern "C" int mx_cold_merge_set_inline(int mode) {
+  const int old = g_merge_inline;
+  g_merge_inline = mode < 0 ? -1 : mode != 0;
+  return old;
+}
+
+/* Carries in the kernel where the grid is at most MX_MERGE_INLINE_WAVES waves of resident tiles (no
+ * fixup launch; on larger grids the in-kernel run totals cost more than that launch saves:
+ * docs/performance.md, "Cold kernels"), or as mx_cold_merge_set_inline forces. */
+static int merge_inline_wanted(int ntiles, bool *inl) {
+  if (g_merge_inline >= 0) {
+    *inl = g_merge_inline == 1;
+    return 0;
+  }
+  int dev = 0, nsm = 0, per_sm = 0;
+  MX_CUDA_TRY(cudaGetDevice(&dev));
+  MX_CUDA_TRY(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+  MX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mx_cold_merge_kernel<MX_XH_OFF, mx_dec_plain>, MX_MERGE_THREADS, 0));
+  *inl = (int64_t)ntiles <= (int64_t)MX_MERGE_INLINE_WAVES * nsm * per_sm;
+  return 0;
+}
+
+int mx_merge_carries_alloc(mx_device *D, int ntiles) {
+  bool inl = false;
+  if (merge_inline_wanted(ntiles, &inl)) return 1;
+  if (!inl)
+    return mx_cuda_alloc_on(D, &D->carry_row, (size_t)ntiles, "alloc merge carry rows") ||
+           mx_cuda_alloc_on(D, &D->carry_val, (size_t)ntiles, "alloc merge carry values");
+  if (mx_cuda_alloc_on(D, &D->carry_slot, (size_t)ntiles, "alloc merge carry slots")) return 1;
+  /* finished before any product: those run on other streams, which need not wait for this one */
+  return mx_cuda_check(cudaMemset(D->carry_slot, 0, (size_t)ntiles * sizeof(unsigned long long)), "clear merge carry slots") ||
+         mx_cuda_check(cudaStreamSynchronize(0), "clear merge carry slots");
 }

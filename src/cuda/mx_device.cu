@@ -163,7 +163,7 @@ extern "C" void mx_device_free(mx_device *D) {
   mx_hot_pack_dev_free(D);    /* SE values packed (mx_hot_pack.cu) */
   mx_spmm_dev_free(D);        /* the SpMM's long-row pieces (mx_spmm.cu) */
   void *ptrs[] = {D->xhot_col, D->xhot, D->cold_rowptr, D->cold_col,    D->cold_src,    D->cold_val,  D->seg_plan, D->seg_parts, D->merge_coord,
-                  D->carry_row,   D->carry_val,   D->hot_row,     D->du_chunkptr, D->du_col,      D->du_valptr,
+                  D->carry_row,   D->carry_val,   D->carry_slot, D->hot_row,     D->du_chunkptr, D->du_col,      D->du_valptr,
                   D->se_ptr,      D->se_col,      D->hot_src,     D->du_bitmap, D->du_val,        D->se_val,
                   D->hot_work,    D->hot_split,   D->hot_partials, D->val_in,   D->x_stage,       D->y_stage,
                   D->z_stage};
@@ -355,9 +355,7 @@ static int make_cold_plan(const mx_format *P, mx_cold_kernel k, mx_device *D) {
     return dev_upload(D, &D->seg_plan, plan.data(), plan.size(), "upload segment plan");
   }
   std::vector<int2> c = plan_merge(P, &D->merge_ntiles);
-  return dev_upload(D, &D->merge_coord, c.data(), c.size(), "upload merge plan") ||
-         mx_cuda_alloc_on(D, &D->carry_row, D->merge_ntiles, "alloc merge carry rows") ||
-         mx_cuda_alloc_on(D, &D->carry_val, D->merge_ntiles, "alloc merge carry values");
+  return dev_upload(D, &D->merge_coord, c.data(), c.size(), "upload merge plan") || mx_merge_carries_alloc(D, D->merge_ntiles);
 }
 
 /* Free what cold kernel k needs beyond the cold CSR (its plan, or the cuSPARSE descriptors). */
@@ -370,6 +368,7 @@ static void free_cold_plan(mx_device *D, mx_cold_kernel k) {
     mx_cuda_free_on(D, &D->merge_coord, (size_t)D->merge_ntiles + 1);
     mx_cuda_free_on(D, &D->carry_row, (size_t)D->merge_ntiles);
     mx_cuda_free_on(D, &D->carry_val, (size_t)D->merge_ntiles);
+    mx_cuda_free_on(D, &D->carry_slot, (size_t)D->merge_ntiles);
     D->merge_ntiles = 0;
   } else if (k == MX_COLD_CUSPARSE) {
     mx_cold_cusparse_free(D);

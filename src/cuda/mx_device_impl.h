@@ -75,6 +75,7 @@ struct mx_device {
   int2 *merge_coord;
   int *carry_row;
   double *carry_val;
+  unsigned long long *carry_slot; /* the carries in the kernel instead (mx_cold_merge.cu); 0 between launches */
 
   /* hot */
   mx_hot_mode mode;
@@ -329,6 +330,12 @@ static inline int mx_cold_carveout_once(K *kernel, mx_cold_kernel k, bool *done)
 }
 /* preferred shared-memory carveout (percent) of the cold kernels' cached instantiations */
 int mx_cold_merge_set_carveout(int percent);
+/* the merge plan's carries for ntiles tiles: carry_row/val for the fixup kernel, or carry_slot (all
+ * 0) for the carries in the kernel (mx_cold_merge.cu) */
+int mx_merge_carries_alloc(mx_device *D, int ntiles);
+/* tests and benchmarks: -1 (default) the carries in the kernel by MX_MERGE_INLINE_WAVES, 0 never, 1
+ * always, for merge plans made after the call; returns the previous mode */
+extern "C" int mx_cold_merge_set_inline(int mode);
 int mx_cold_segment_set_carveout(int percent);
 
 /* dst[i] = src[i] >= 0 ? val[src[i]] : 0 for i < n */

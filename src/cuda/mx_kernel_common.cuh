@@ -136,9 +136,8 @@ __device__ __forceinline__ void mx_slot_publish(unsigned long long *p, double v)
   asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(b) : "memory");
 }
 
-/* the value in *p, polled until published; then *p = 0 */
-__device__ __forceinline__ double mx_slot_take(unsigned long long *p) {
-  unsigned long long seen = mx_slot_load(p);
+/* the value in *p, from seen (an earlier load of it) or polled until published; then *p = 0 */
+__device__ __forceinline__ double mx_slot_wait(unsigned long long *p, unsigned long long seen) {
   while (seen == 0) {
     __nanosleep(32);
     seen = mx_slot_load(p);
@@ -146,6 +145,9 @@ __device__ __forceinline__ double mx_slot_take(unsigned long long *p) {
   *p = 0;
   return __longlong_as_double((long long)(seen ^ MX_SLOT_EMPTY));
 }
+
+/* the value in *p, polled until published; then *p = 0 */
+__device__ __forceinline__ double mx_slot_take(unsigned long long *p) { return mx_slot_wait(p, mx_slot_load(p)); }
 
 /* D(8x8) += A(8x4) * B(4x8) in FP64 on the tensor cores. Fragments (PTX ISA, m8n8k4 .f64):
  * a: A[lane>>2][lane&3]; b: B[lane&3][lane>>2]; d0,d1: D[lane>>2][2*(lane&3)+{0,1}]. */

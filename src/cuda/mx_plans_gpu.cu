@@ -108,10 +108,7 @@ __global__ void k_merge_plan(int nt, int nrows, int64_t cold_nnz, const int *row
 int mx_plan_merge_dev(mx_device *D) {
   const int64_t items = (int64_t)D->nrows + D->cold_nnz;
   const int nt = (int)((items + MX_MERGE_TILE - 1) / MX_MERGE_TILE);
-  if (mx_cuda_alloc_on(D, &D->merge_coord, (size_t)nt + 1, "alloc merge plan") ||
-      mx_cuda_alloc_on(D, &D->carry_row, (size_t)nt, "alloc merge carry rows") ||
-      mx_cuda_alloc_on(D, &D->carry_val, (size_t)nt, "alloc merge carry values"))
-    return 1;
+  if (mx_cuda_alloc_on(D, &D->merge_coord, (size_t)nt + 1, "alloc merge plan") || mx_merge_carries_alloc(D, nt)) return 1;
   D->merge_ntiles = nt;
   k_merge_plan<<<plan_blocks(nt + 1), MX_PLAN_THREADS>>>(nt, D->nrows, D->cold_nnz, D->cold_rowptr, D->merge_coord);
   MX_LAUNCH_CHECK("merge plan");

@@ -81,7 +81,8 @@ static void expect_same_plans(const mx_device *Db, const mx_device *Du, const st
   if (Db->cold == MX_COLD_SEGMENT) expect(same_plan(Db->seg_plan, Db->seg_nblocks, Du->seg_plan, Du->seg_nblocks), tag + " segment plan");
   if (Db->cold == MX_COLD_MERGE) {
     expect(same_plan(Db->merge_coord, Db->merge_ntiles + 1, Du->merge_coord, Du->merge_ntiles + 1), tag + " merge plan");
-    expect((Db->carry_row != nullptr) == (Du->carry_row != nullptr), tag + " merge carries");
+    expect((Db->carry_row != nullptr) == (Du->carry_row != nullptr) && (Db->carry_slot != nullptr) == (Du->carry_slot != nullptr),
+           tag + " merge carries");
   }
   expect(Db->hot_nslots == Du->hot_nslots, tag + " hot slots");
   expect(same_plan(Db->hot_work, Db->hot_nwork, Du->hot_work, Du->hot_nwork), tag + " hot work plan");

@@ -5,11 +5,13 @@
  * For every matrix x crux x hot mode x cold kernel: fresh random x and z, y poisoned with NaN before
  * each call; checks y = A x, y = A x + z, y = A x + y (y == z), the host-vector entry point, and a
  * value refresh, each to a relative 2-norm error <= 1e-12, and bitwise equality of two runs; with the
- * x-hot cache forced on (k = 1, ncols/8+1, all columns): bitwise equal to the same kernels without it.
+ * x-hot cache forced on (k = 1, ncols/8+1, all columns): bitwise equal to the same kernels without it;
+ * the merge kernel's carries added in the kernel: bitwise equal to the fixup kernel's.
  * Usage: test_cuda_spmv [small|race] [MATRICES_DIR]   (small: the quick set for compute-sanitizer,
  * race: a smaller one for its racecheck)
  * Exit: 0 pass, 1 fail, 77 no GPU (CMake SKIP_RETURN_CODE). */
 #include "cuda_test_util.h"
+#include "cuda/mx_device_impl.h" /* which carries a merge plan holds */
 
 /* y = A x (+ z) with the values val (A's pattern), each row summed in long double */
 static void ref_spmv(const Csr &A, const std::vector<double> &val, const std::vector<double> &x, const std::vector<double> *z,
@@ -139,6 +141,44 @@ static void check_xhot(const Csr &A, mx_format *F, mx_cold_kernel ck, int k, con
   mx_device_free(D1);
 }
 
+/* The merge kernel with its carries added in the kernel and by the fixup kernel (both forced):
+ * y = A x and y = A x + z bitwise the same, each plan holding the carries it was forced to. */
+static void check_merge_carries(const Csr &A, mx_format *F, const std::string &tag, std::mt19937_64 &rng) {
+  mx_device *D[2] = {nullptr, nullptr};
+  for (int inl = 0; inl < 2; ++inl) {
+    const int old = mx_cold_merge_set_inline(inl);
+    const int rc = mx_device_upload(F, MX_COLD_MERGE, &D[inl]);
+    mx_cold_merge_set_inline(old);
+    if (rc) {
+      expect(false, tag + " carries upload: " + mx_device_last_error());
+      mx_device_free(D[0]);
+      return;
+    }
+  }
+  expect(D[0]->carry_slot == nullptr && (D[0]->merge_ntiles == 0 || D[0]->carry_row != nullptr), tag + " carries by the fixup kernel");
+  expect(D[1]->carry_row == nullptr && (D[1]->merge_ntiles == 0 || D[1]->carry_slot != nullptr), tag + " carries in the kernel");
+  const size_t m = A.nrows, n = A.ncols;
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  DevVec dx(n), dz(m), dy(m);
+  dx.put(rand_vec(n, rng));
+  dz.put(rand_vec(m, rng));
+  for (int withz = 0; withz < 2; ++withz) {
+    std::vector<double> y[2];
+    for (int inl = 0; inl < 2; ++inl) {
+      dy.poison();
+      expect(mx_device_spmv(D[inl], dx.p, withz ? dz.p : nullptr, dy.p, s) == 0, tag + " carries spmv: " + mx_device_last_error());
+      CK(cudaStreamSynchronize(s));
+      y[inl] = dy.get();
+    }
+    expect(m == 0 || memcmp(y[0].data(), y[1].data(), m * sizeof(double)) == 0,
+           tag + (withz ? " carries in the kernel: y=Ax+z bitwise = fixup" : " carries in the kernel: y=Ax bitwise = fixup"));
+  }
+  CK(cudaStreamDestroy(s));
+  mx_device_free(D[0]);
+  mx_device_free(D[1]);
+}
+
 /* plain CSR reference, to check the oracle's format against the input once per matrix */
 static void csr_spmv(const Csr &A, const std::vector<double> &x, std::vector<double> &y) {
   for (int32_t i = 0; i < A.nrows; ++i) {
@@ -178,6 +218,7 @@ static void check_matrix(const Csr &A, bool small, std::mt19937_64 &rng) {
           snprintf(tag, sizeof tag, "%s crux(%g,%g) %s %s%s", A.name.c_str(), c.tau_c, c.tau_r, md == MX_MODE_DU ? "du" : "se",
                    ck == MX_COLD_SEGMENT ? "segment" : ck == MX_COLD_MERGE ? "merge" : "cusparse", borrow ? " borrowed" : "");
           check_case(A, &F, ck, tag, rng);
+          if (ck == MX_COLD_MERGE) check_merge_carries(A, &F, tag, rng);
           if (ck != MX_COLD_CUSPARSE) /* cuSPARSE reads plain columns: a coded cold CSR falls back to ours */
             for (int k : g_race ? std::vector<int>{1 + A.ncols / 8} /* racecheck: one size, the same kernels */
                                 : std::vector<int>{1, 1 + A.ncols / 8, A.ncols + 3})
