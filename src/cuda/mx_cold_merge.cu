@@ -302,19 +302,18 @@ extern "C" int mx_cold_merge_set_inline(int mode) {
   return old;
 }
 
-/* Carries in the kernel where the grid is at most MX_MERGE_INLINE_WAVES waves of resident tiles (no
- * fixup launch; on larger grids the in-kernel run totals cost more than that launch saves:
- * docs/performance.md, "Cold kernels"), or as mx_cold_merge_set_inline forces. */
+/* Carries in the kernel where the grid is at most MX_MERGE_INLINE_WAVES waves of MX_MERGE_MIN_BLOCKS
+ * tiles per SM (no fixup launch; on larger grids the in-kernel run totals cost more than that launch
+ * saves: docs/performance.md, "Cold kernels"), or as mx_cold_merge_set_inline forces. */
 static int merge_inline_wanted(int ntiles, bool *inl) {
   if (g_merge_inline >= 0) {
     *inl = g_merge_inline == 1;
     return 0;
   }
-  int dev = 0, nsm = 0, per_sm = 0;
+  int dev = 0, nsm = 0;
   MX_CUDA_TRY(cudaGetDevice(&dev));
   MX_CUDA_TRY(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
-  MX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mx_cold_merge_kernel<MX_XH_OFF, mx_dec_plain>, MX_MERGE_THREADS, 0));
-  *inl = (int64_t)ntiles <= (int64_t)MX_MERGE_INLINE_WAVES * nsm * per_sm;
+  *inl = (int64_t)ntiles <= (int64_t)MX_MERGE_INLINE_WAVES * MX_MERGE_MIN_BLOCKS * nsm;
   return 0;
 }
 

@@ -73,7 +73,7 @@
 #define MX_MERGE_MIN_BLOCKS 8
 #endif
 /* The merge kernel adds the carries itself (no fixup launch) where its grid is at most this many
- * waves of resident tiles (mx_cold_merge.cu; docs/performance.md, "Cold kernels"). */
+ * waves of MX_MERGE_MIN_BLOCKS tiles per SM (mx_cold_merge.cu; docs/performance.md, "Cold kernels"). */
 #ifndef MX_MERGE_INLINE_WAVES
 #define MX_MERGE_INLINE_WAVES 2
 #endif
