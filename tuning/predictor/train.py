@@ -148,22 +148,37 @@ def model_grid():
     return grid
 
 
-def cross_validate(X, y, g, times, folds):
-    """Per grid entry: mean log regret over held-out matrices (argmin among measured plans) and MSE."""
+def fold_scores(make, X, y, g, times, tr_idx, te_idx):
+    """One grid entry on one fold: the squared errors and the held-out matrices' log regrets, in order."""
     import numpy as np
+    m = make().fit(X[tr_idx], y[tr_idx])
+    pred = m.predict(X[te_idx])
+    se = list((pred - y[te_idx]) ** 2)
+    logreg = []
+    for grp in np.unique(g[te_idx]):
+        sel = g[te_idx] == grp
+        t = times[te_idx][sel]
+        logreg.append(math.log(t[np.argmin(pred[sel])] / t.min()))
+    return se, logreg
+
+
+def cross_validate(X, y, g, times, folds, jobs):
+    """Per grid entry: mean log regret over held-out matrices (argmin among measured plans) and MSE.
+    The (entry, fold) fits run on `jobs` processes (joblib); every fit has its fixed random_state and
+    the scores are gathered in (entry, fold) order, so the result does not depend on `jobs`."""
+    import numpy as np
+    from joblib import Parallel, delayed
     from sklearn.model_selection import GroupKFold
     X, y, g, times = np.array(X), np.array(y), np.array(g), np.array(times)
+    splits = list(GroupKFold(n_splits=folds).split(X, y, g))
+    grid = model_grid()
+    done = Parallel(n_jobs=jobs)(delayed(fold_scores)(make, X, y, g, times, tr, te) for _, _, make in grid for tr, te in splits)
     rows = []
-    for kind, params, make in model_grid():
+    for i, (kind, params, make) in enumerate(grid):
         logreg, se = [], []
-        for tr_idx, te_idx in GroupKFold(n_splits=folds).split(X, y, g):
-            m = make().fit(X[tr_idx], y[tr_idx])
-            pred = m.predict(X[te_idx])
-            se += list((pred - y[te_idx]) ** 2)
-            for grp in np.unique(g[te_idx]):
-                sel = g[te_idx] == grp
-                t = times[te_idx][sel]
-                logreg.append(math.log(t[np.argmin(pred[sel])] / t.min()))
+        for f_se, f_logreg in done[i * len(splits):(i + 1) * len(splits)]:
+            se += f_se
+            logreg += f_logreg
         rows.append(dict(model=kind, params=params, mean_log_regret=float(np.mean(logreg)),
                          p90_regret=float(np.exp(np.percentile(logreg, 90))), mse=float(np.mean(se)), make=make))
     return rows
@@ -188,6 +203,7 @@ def main():
     ap.add_argument("-o", "--out")
     ap.add_argument("--names", help="file with the model's input names (default: matxtract-predictor names)")
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--jobs", type=int, default=-1, help="processes for the cross-validation's fits (-1: every core)")
     ap.add_argument("--embed", action="store_true", help="also write src/core/mx_model_default.c")
     ap.add_argument("--placeholder", action="store_true")
     a = ap.parse_args()
@@ -208,7 +224,7 @@ def main():
     X, y, g, plans, times = samples(train, names)
     folds = min(a.folds, len(train))
     print("train: %d matrices, %d samples; test: %d matrices" % (len(train), len(X), len(test)))
-    rows = cross_validate(X, y, g, times, folds)
+    rows = cross_validate(X, y, g, times, folds, a.jobs)
     best = min(rows, key=lambda r: r["mean_log_regret"])
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "cv.csv"), "w") as f:
