@@ -323,8 +323,5 @@ int mx_merge_carries_alloc(mx_device *D, int ntiles) {
   if (!inl)
     return mx_cuda_alloc_on(D, &D->carry_row, (size_t)ntiles, "alloc merge carry rows") ||
            mx_cuda_alloc_on(D, &D->carry_val, (size_t)ntiles, "alloc merge carry values");
-  if (mx_cuda_alloc_on(D, &D->carry_slot, (size_t)ntiles, "alloc merge carry slots")) return 1;
-  /* finished before any product: those run on other streams, which need not wait for this one */
-  return mx_cuda_check(cudaMemset(D->carry_slot, 0, (size_t)ntiles * sizeof(unsigned long long)), "clear merge carry slots") ||
-         mx_cuda_check(cudaStreamSynchronize(0), "clear merge carry slots");
+  return mx_slots_alloc_on(D, &D->carry_slot, (size_t)ntiles, "merge carry slots");
 }

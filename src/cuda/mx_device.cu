@@ -328,7 +328,7 @@ static bool cold_request_valid(mx_cold_kernel k) {
   return k == MX_COLD_AUTO || k == MX_COLD_SEGMENT || k == MX_COLD_MERGE || k == MX_COLD_CUSPARSE || k == MX_COLD_TIMED;
 }
 
-/* The segment kernel's long-row parts: one sum and one flag per segment, the flags 0; and whether a
+/* The segment kernel's long-row parts: one value slot per segment, all 0; and whether a
  * row may be split (the longest cold row: the rule's where it measured it, else from P's row
  * pointers on the host or D's on the GPU). */
 static int alloc_segment_parts(const mx_format *P, mx_device *D) {
@@ -337,11 +337,9 @@ static int alloc_segment_parts(const mx_format *P, mx_device *D) {
   if (maxlen < 0 && P) cold_row_stats_host(P, &maxlen, &sumsq);
   else if (maxlen < 0 && mx_cold_row_stats_dev(D, &maxlen, &sumsq)) return 1;
   D->seg_split = maxlen > MX_SEG_SPLIT_TAIL;
-  if (mx_cuda_alloc_on(D, &D->seg_parts, (size_t)nseg, "alloc segment parts")) return 1;
+  if (mx_slots_alloc_on(D, &D->seg_parts, (size_t)nseg, "segment parts")) return 1;
   D->seg_nseg = nseg;
-  /* finished before any product: those run on other streams, which need not wait for this one */
-  return mx_cuda_check(cudaMemset(D->seg_parts, 0, (size_t)nseg * sizeof(unsigned long long)), "clear segment parts") ||
-         mx_cuda_check(cudaStreamSynchronize(0), "clear segment parts");
+  return 0;
 }
 
 /* Launch plan of our cold kernel k (segment or merge): from the host format P (its counts and

@@ -157,6 +157,15 @@ static inline int mx_cuda_alloc_on(mx_device *D, T **p, size_t count, const char
   return 0;
 }
 
+/* *p = count value slots on the device (mx_kernel_common.cuh), all 0 (empty) before any product:
+ * cleared and waited for here, since the products run on other streams, which need not wait for
+ * this one. */
+static inline int mx_slots_alloc_on(mx_device *D, unsigned long long **p, size_t count, const char *what) {
+  if (mx_cuda_alloc_on(D, p, count, what)) return 1;
+  if (count == 0) return 0;
+  return mx_cuda_check(cudaMemset(*p, 0, count * sizeof(unsigned long long)), what) || mx_cuda_check(cudaStreamSynchronize(0), what);
+}
+
 /* *host = a malloc'd host copy of count T's of the device array dev (NULL, nothing copied, for count
  * 0 or dev NULL): the downloads that tests compare with host encoders byte for byte. */
 template <typename T>
