@@ -130,17 +130,18 @@ __device__ __forceinline__ double merge_run_total(int r0, bool alone, unsigned l
  * and nonzeros; thread i of the tile consumes ITEMS consecutive ones. The thread that consumes the
  * END of row r computes y[r], once: its sum = carry-in from the preceding threads of the tile (a
  * fixed-order segmented scan) + its own products; the block stores it (+ z[r]) in row order. What a
- * tile accumulates for the row still open at its end is its carry: with carry_slot (non-NULL) the
+ * tile accumulates for the row still open at its end is its carry: with INL (carry_slot) the
  * tile that ends that row adds the carries into it (merge_run_total) before it stores the row; else
  * they go to carry_row/val[t] and mx_merge_fixup adds them, in tile order, after this kernel. Both
  * give y[r] = (sum (+ z)) + total, the same bits. Every y[r] has one writer per kernel, so no atomics;
  * every sum has a fixed order.
- * Invariant (carry_slot): a matrix runs one merge product at a time (its products are ordered on one
+ * INL is a template parameter so that the fixup instantiations are the kernel they were before.
+ * Invariant (INL): a matrix runs one merge product at a time (its products are ordered on one
  * stream): the slots are the matrix's, and every one is 0 again when a launch ends.
  * XH: x-hot cache mode (mx_kernel_common.cuh); it changes where x values are read, not the sums.
  * Dec: mx_dec_plain (the plain CSR) or a packed form's decoder (merge_stage); the products, hence
  * every sum, are the same bits. */
-template <int XH, class Dec>
+template <int XH, class Dec, bool INL>
 __global__ void __launch_bounds__(MX_MERGE_THREADS, MX_MERGE_MIN_BLOCKS)
 mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col, const double *__restrict__ val,
                      const int2 *__restrict__ coord, const double *__restrict__ x, const double *__restrict__ xhot,
@@ -156,7 +157,7 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
   const int r0 = c0.x, n0 = c0.y, tile_rows = c1.x - r0, tile_nnz = c1.y - n0;
   const int tile_items = tile_rows + tile_nnz;
   /* carries in the kernel: row r0 has carries (tile b-1's at least) and ends here */
-  const bool first = carry_slot && blockIdx.x > 0 && tile_rows > 0;
+  const bool first = INL && blockIdx.x > 0 && tile_rows > 0;
 
   /* stage the tile: coalesced products and row ends */
   /* aligned warp loads (measured faster on power-law and random graphs: docs/performance.md, "Cold
@@ -179,7 +180,7 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
   const merge_state part = merge_consume<false>(start.x, start.y, tile_items, n0, 0.0, s_rowend, s_prod, nullptr);
   const int key = r0 + part.r;
   const double incl = block_segmented_scan(key, part.run, s_wkey_last, s_wkey_first, s_wval);
-  if (carry_slot) merge_publish_carry(incl, carry_slot); /* the last thread's: the tile's carry */
+  if (INL) merge_publish_carry(incl, carry_slot); /* the last thread's: the tile's carry */
   s_incl[threadIdx.x] = incl;
   __syncthreads();
   /* the previous thread's inclusive sum belongs to the row this thread starts in */
@@ -197,7 +198,7 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
     alone = __shfl_sync(MX_FULL_MASK, alone, 0);
     const double total = merge_run_total(r0, alone, seen, coord, carry_slot);
     if (threadIdx.x == 0) y[r0] = (z ? s_sum[0] + z[r0] : s_sum[0]) + total;
-  } else if (!carry_slot && threadIdx.x == MX_MERGE_THREADS - 1) {
+  } else if (!INL && threadIdx.x == MX_MERGE_THREADS - 1) {
     carry_row[blockIdx.x] = key;
     carry_val[blockIdx.x] = incl;
   }
@@ -240,15 +241,22 @@ mx_merge_fixup_kernel(int ntiles, int nrows, const int *__restrict__ carry_row,
   }
 }
 
+template <int XH, class Dec, bool INL>
+static int merge_kernel_launch_as(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s,
+                                  const Dec &dec) {
+  static bool carveout = false;
+  if (mx_cold_carveout_once(mx_cold_merge_kernel<XH, Dec, INL>, MX_COLD_MERGE, &carveout)) return 1;
+  mx_cold_merge_kernel<XH, Dec, INL><<<D->merge_ntiles, MX_MERGE_THREADS, 0, s>>>(D->cold_rowptr, D->cold_col, D->cold_val,
+                                                                                   D->merge_coord, x, D->xhot, z, y,
+                                                                                   D->carry_row, D->carry_val, D->carry_slot, dec);
+  return 0;
+}
+
+/* the instantiation of D's carries: in the kernel where the plan holds carry slots */
 template <int XH, class Dec>
 static int merge_kernel_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s,
                                 const Dec &dec) {
-  static bool carveout = false;
-  if (mx_cold_carveout_once(mx_cold_merge_kernel<XH, Dec>, MX_COLD_MERGE, &carveout)) return 1;
-  mx_cold_merge_kernel<XH, Dec><<<D->merge_ntiles, MX_MERGE_THREADS, 0, s>>>(D->cold_rowptr, D->cold_col, D->cold_val,
-                                                                              D->merge_coord, x, D->xhot, z, y,
-                                                                              D->carry_row, D->carry_val, D->carry_slot, dec);
-  return 0;
+  return D->carry_slot ? merge_kernel_launch_as<XH, Dec, true>(D, x, z, y, s, dec) : merge_kernel_launch_as<XH, Dec, false>(D, x, z, y, s, dec);
 }
 
 /* the merge kernel on D's packed form, decoder by mx_pack_dispatch */
@@ -272,7 +280,9 @@ extern "C" int mx_cold_pack_set_merge(int on) {
 bool mx_cold_pack_merge_on(void) { return g_pack_merge; }
 
 int mx_cold_merge_set_carveout(int percent) {
-  MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_merge_kernel<MX_XH_ON, mx_dec_plain>, cudaFuncAttributePreferredSharedMemoryCarveout,
+  MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_merge_kernel<MX_XH_ON, mx_dec_plain, false>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                   percent));
+  MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_merge_kernel<MX_XH_ON, mx_dec_plain, true>, cudaFuncAttributePreferredSharedMemoryCarveout,
                                    percent));
   return 0;
 }
