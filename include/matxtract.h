@@ -105,6 +105,9 @@ PETSC_EXTERN PetscErrorCode MatXtractRegister(void);
 /* Fix the crux of A (0 <= tau_r <= tau_c <= 1); takes effect at the next assembly or MatMult. */
 PETSC_EXTERN PetscErrorCode MatXtractSetCrux(Mat A, PetscReal tau_c, PetscReal tau_r);
 PETSC_EXTERN PetscErrorCode MatXtractGetInfo(Mat A, MatXtractInfo *info);
+/* One word for where a plan part came from: "default", "option", "user", "predictor", "upgrade",
+ * "guard" ("unknown" outside the enum). */
+PETSC_EXTERN const char *MatXtractCruxSourceName(MatXtractCruxSource source);
 
 /* Matrix input for examples and users: a Matrix Market file (.mtx) or a PETSc binary file (any
  * other name), or a generator spec ("kron:18:16", "lap2d:1000", ...; see MatXtractGenerateHelp).

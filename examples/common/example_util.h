@@ -148,7 +148,6 @@ static inline PetscErrorCode PrintSolveTimes(MPI_Comm comm, const char *matrix_w
  * upgrade was tried (tuning/e2e/ reads it). Nothing for other types. */
 static inline PetscErrorCode PrintMatXtractPlan(Mat A, const char *when)
 {
-  static const char *const src[] = {"default", "option", "user", "predictor", "upgrade", "guard"};
   PetscBool                ours;
   MatXtractInfo            xi;
   char                     pred[128] = "none";
@@ -159,7 +158,7 @@ static inline PetscErrorCode PrintMatXtractPlan(Mat A, const char *when)
   PetscCall(MatXtractGetInfo(A, &xi));
   if (xi.predicted) PetscCall(PetscSNPrintf(pred, sizeof pred, "crux (%g, %g) %s %s", (double)xi.pred_tau_c, (double)xi.pred_tau_r, xi.pred_hot_mode, xi.pred_cold_kernel));
   PetscCall(PetscPrintf(PetscObjectComm((PetscObject)A), "matxtract: plan after the %s: crux (%g, %g) from %s, hot mode %s (requested %s, from %s), cold kernel %s (from %s), builds %" PetscInt_FMT ", predicted %s, upgrade %s, MatMult on the %s, %.4g us measured\n", when, (double)xi.tau_c,
-                        (double)xi.tau_r, src[xi.crux_source], xi.hot_mode, xi.hot_mode_requested, src[xi.mode_source], xi.cold_kernel, src[xi.cold_source], xi.builds, pred,
+                        (double)xi.tau_r, MatXtractCruxSourceName(xi.crux_source), xi.hot_mode, xi.hot_mode_requested, MatXtractCruxSourceName(xi.mode_source), xi.cold_kernel, MatXtractCruxSourceName(xi.cold_source), xi.builds, pred,
                         !xi.upgrade_tried ? "not tried" : (xi.crux_source == MATXTRACT_CRUX_GUARD || xi.mode_source == MATXTRACT_CRUX_GUARD || xi.cold_source == MATXTRACT_CRUX_GUARD) ? "tried, guard kept the previous plan" : "kept", xi.on_device ? "GPU" : "CPU", 1e6 * (double)xi.mult_seconds));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

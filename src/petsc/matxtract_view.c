@@ -7,6 +7,13 @@
 static const char *const MatXtractHotNames[] = {"none", "du", "se"};
 
 
+const char *MatXtractCruxSourceName(MatXtractCruxSource source)
+{
+  static const char *const names[] = {"default", "option", "user", "predictor", "upgrade", "guard"};
+
+  return (int)source >= 0 && (size_t)source < sizeof names / sizeof names[0] ? names[source] : "unknown";
+}
+
 /* Where a plan part came from, in -mat_view's words. */
 static const char *MatXtractSourceText(MatXtractCruxSource s, const char *option)
 {

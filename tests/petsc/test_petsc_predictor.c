@@ -372,6 +372,18 @@ static PetscErrorCode CheckBadModel(Mat A)
   PetscFunctionReturn(0);
 }
 
+/* MatXtractCruxSourceName: one word per source, in the enum's order; "unknown" outside it. */
+static PetscErrorCode CheckSourceNames(void)
+{
+  static const char *const want[] = {"default", "option", "user", "predictor", "upgrade", "guard"};
+
+  PetscFunctionBegin;
+  for (int s = MATXTRACT_CRUX_DEFAULT; s <= MATXTRACT_CRUX_GUARD; s++) PetscCall(Expect((PetscBool)!strcmp(MatXtractCruxSourceName((MatXtractCruxSource)s), want[s]), want[s], "MatXtractCruxSourceName"));
+  PetscCall(Expect((PetscBool)!strcmp(MatXtractCruxSourceName((MatXtractCruxSource)(MATXTRACT_CRUX_GUARD + 1)), "unknown"), "past the enum: unknown", "MatXtractCruxSourceName"));
+  PetscCall(Expect((PetscBool)!strcmp(MatXtractCruxSourceName((MatXtractCruxSource)-1), "unknown"), "negative: unknown", "MatXtractCruxSourceName"));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   Mat         A;
@@ -386,6 +398,7 @@ int main(int argc, char **argv)
   PetscCall(PetscSNPrintf(bad_path, sizeof bad_path, "%s/test_predictor_bad_np%d.model", MX_TEST_TMPDIR, (int)size));
   PetscCall(PetscSNPrintf(view_path, sizeof view_path, "%s/test_predictor_view_np%d.txt", MX_TEST_TMPDIR, (int)size));
   PetscCall(WriteModels());
+  PetscCall(CheckSourceNames());
   PetscCall(MatXtractGenerate(PETSC_COMM_WORLD, "rand:3000:8", "aij_", &A));
   PetscCall(CheckBadModel(A));
   PetscCall(CheckNow(A));

@@ -538,7 +538,6 @@ int main(int argc, char **argv)
       MatXtractInfo xi;
       PetscBool     isx;
       char          label[64], ctc[32] = "", ctr[32] = "", src[32] = "", hm[16] = "", share[32] = "", ondev[8] = "";
-      const char   *src_names[] = {"default", "option", "user", "predictor", "upgrade", "guard"}; /* MatXtractCruxSource order */
 
       if (vars[v].set_crux) snprintf(label, sizeof label, "matxtract_%g_%g", vars[v].tc, vars[v].tr);
       else snprintf(label, sizeof label, "%s", !strcmp(vars[v].label, "base") ? (g_gpu ? "aijcusparse" : "aij") : "matxtract");
@@ -557,7 +556,7 @@ int main(int argc, char **argv)
         if (settle_mults > 0) PetscCall(rel_err(y[0], ref, m, &err));
         snprintf(ctc, sizeof ctc, "%g", (double)xi.tau_c);
         snprintf(ctr, sizeof ctr, "%g", (double)xi.tau_r);
-        snprintf(src, sizeof src, "%s", src_names[xi.crux_source]);
+        snprintf(src, sizeof src, "%s", MatXtractCruxSourceName(xi.crux_source));
         snprintf(hm, sizeof hm, "%s", xi.hot_mode);
         snprintf(share, sizeof share, "%.4f", nnz ? (double)xi.hot_nnz / (double)nnz : 0.0);
         snprintf(ondev, sizeof ondev, "%d", (int)xi.on_device);

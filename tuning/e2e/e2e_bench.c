@@ -403,7 +403,6 @@ static const char *str(const char *s)
  * empty for the other types */
 static PetscErrorCode plan_columns(Mat B, PetscInt64 nnz, char *buf, size_t len)
 {
-  static const char *src[] = {"default", "option", "user", "predictor", "upgrade", "guard"}; /* MatXtractCruxSource */
   PetscBool          isx;
   MatXtractInfo      xi;
   char               p[2][32];
@@ -417,7 +416,7 @@ static PetscErrorCode plan_columns(Mat B, PetscInt64 nnz, char *buf, size_t len)
   }
   PetscCall(MatXtractGetInfo(B, &xi));
   snprintf(buf, len, "%g,%g,%s,%s,%.4f,%s,%s,%d,%d,%s,%s,%s,%d,%d,%d,%d,%.3f,%.0f,%.0f,%.4f,%s,%d,%d,%s,%s,%s,%d,%.3f,%d,", (double)xi.tau_c,
-           (double)xi.tau_r, src[xi.crux_source], xi.hot_mode, nnz ? (double)xi.hot_nnz / (double)nnz : 0.0, xi.cold_kernel, src[xi.cold_source],
+           (double)xi.tau_r, MatXtractCruxSourceName(xi.crux_source), xi.hot_mode, nnz ? (double)xi.hot_nnz / (double)nnz : 0.0, xi.cold_kernel, MatXtractCruxSourceName(xi.cold_source),
            (int)xi.on_device, (int)xi.predicted, num(xi.predicted ? (double)xi.pred_tau_c : NAN, p[0], sizeof p[0]),
            num(xi.predicted ? (double)xi.pred_tau_r : NAN, p[1], sizeof p[1]), xi.predicted && xi.pred_cold_kernel ? xi.pred_cold_kernel : "",
            (int)xi.upgrade_tried, (int)xi.plan_settled, (int)xi.builds, (int)xi.mults, 1e6 * xi.mult_seconds, (double)xi.device_bytes,
