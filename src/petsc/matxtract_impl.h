@@ -265,7 +265,7 @@ PETSC_INTERN PetscErrorCode MatXtractConvertBackBegin(Mat, MatReuse, Mat *, Pets
 PETSC_INTERN PetscErrorCode MatXtractConvertSettings(Mat *, MatReuse, MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractSetDefaultVecType(Mat, PetscBool);
 PETSC_INTERN PetscBool      MatXtractSettingsWantDevice(const MatXtractSettings *);
-PETSC_INTERN const char *const MatXtractModeNames[], *const MatXtractDeviceNames[], *const MatXtractColdNames[], *const MatXtractSourceNames[], *const MatXtractUpgradeNames[], *const MatXtractCompressNames[];
+PETSC_INTERN const char *const MatXtractModeNames[], *const MatXtractDeviceNames[], *const MatXtractColdNames[], *const MatXtractUpgradeNames[], *const MatXtractCompressNames[];
 PETSC_INTERN PetscErrorCode MatXtractSetSettings_SeqAIJ(Mat, const MatXtractSettings *);
 PETSC_INTERN PetscErrorCode MatXtractSetVerifyColumns_SeqAIJ(Mat);
 PETSC_INTERN PetscErrorCode MatXtractSetLazy_SeqAIJ(Mat, PetscBool);

@@ -7,7 +7,6 @@
 const char *const MatXtractModeNames[]   = {"auto", "du", "se", "MatXtractMode", "MX_MODE_", NULL};
 const char *const MatXtractDeviceNames[] = {"auto", "cpu", "gpu", "MatXtractDevice", "MATXTRACT_DEVICE_", NULL};
 const char *const MatXtractColdNames[]   = {"auto", "segment", "merge", "cusparse", "timed", "MatXtractCold", "MX_COLD_", NULL};
-const char *const MatXtractSourceNames[]  = {"default", "option", "MatXtractSetCrux", "predictor", "upgrade", "guard"};
 const char *const MatXtractUpgradeNames[] = {"now", "auto", "never", "MatXtractUpgrade", "MATXTRACT_UPGRADE_", NULL};
 const char *const MatXtractCompressNames[] = {"off", "auto", "on", "MatXtractCompress", "MATXTRACT_COMPRESS_", NULL}; /* MatXtractCompressChoice order */
 

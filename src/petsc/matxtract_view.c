@@ -17,7 +17,7 @@ const char *MatXtractCruxSourceName(MatXtractCruxSource source)
 /* Where a plan part came from, in -mat_view's words. */
 static const char *MatXtractSourceText(MatXtractCruxSource s, const char *option)
 {
-  return s == MATXTRACT_CRUX_OPTION ? option : MatXtractSourceNames[s];
+  return s == MATXTRACT_CRUX_OPTION ? option : s == MATXTRACT_CRUX_USER ? "MatXtractSetCrux" : MatXtractCruxSourceName(s);
 }
 
 /* The plan's part of MatXtractGetInfo. */
@@ -204,7 +204,7 @@ PetscErrorCode MatXtractViewInfo_SeqAIJ(Mat A, PetscViewer viewer)
 
   PetscFunctionBegin;
   PetscCall(MatXtractGetInfo(A, &info));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: crux (tau_c, tau_r) = (%g, %g) from %s\n", (double)info.tau_c, (double)info.tau_r, MatXtractSourceNames[info.crux_source]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: crux (tau_c, tau_r) = (%g, %g) from %s\n", (double)info.tau_c, (double)info.tau_r, MatXtractSourceText(info.crux_source, "option")));
   PetscCall(PetscViewerASCIIPrintf(viewer, "MatXtract: hot region %" PetscInt_FMT " rows x %" PetscInt_FMT " cols, hot nnz %" PetscInt_FMT " (%.1f%%), cold nnz %" PetscInt_FMT ", hot mode %s (requested %s)\n", info.hot_rows, info.hot_cols, info.hot_nnz,
                                    x->F.nnz ? 100.0 * (double)info.hot_nnz / (double)x->F.nnz : 0.0, info.cold_nnz, info.hot_mode, info.hot_mode_requested));
   PetscCall(MatXtractPlanView(A, viewer));
