@@ -312,19 +312,26 @@ extern "C" int mx_cold_merge_set_inline(int mode) {
   return old;
 }
 
-/* Carries in the kernel where the grid is at most MX_MERGE_INLINE_WAVES waves of MX_MERGE_MIN_BLOCKS
- * tiles per SM (no fixup launch; on larger grids the in-kernel run totals cost more than that launch
- * saves: docs/performance.md, "Cold kernels"), or as mx_cold_merge_set_inline forces. */
+/* *small = whether ntiles tiles are at most MX_MERGE_INLINE_WAVES waves of MX_MERGE_MIN_BLOCKS per SM */
+static int merge_tiles_small(int64_t ntiles, bool *small) {
+  int dev = 0, nsm = 0;
+  MX_CUDA_TRY(cudaGetDevice(&dev));
+  MX_CUDA_TRY(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+  *small = ntiles <= (int64_t)MX_MERGE_INLINE_WAVES * MX_MERGE_MIN_BLOCKS * nsm;
+  return 0;
+}
+
+int mx_merge_grid_small(int64_t items, bool *small) { return merge_tiles_small((items + MX_MERGE_TILE - 1) / MX_MERGE_TILE, small); }
+
+/* Carries in the kernel on a small grid (no fixup launch; on larger grids the in-kernel run totals
+ * cost more than that launch saves: docs/performance.md, "Cold kernels"), or as
+ * mx_cold_merge_set_inline forces. */
 static int merge_inline_wanted(int ntiles, bool *inl) {
   if (g_merge_inline >= 0) {
     *inl = g_merge_inline == 1;
     return 0;
   }
-  int dev = 0, nsm = 0;
-  MX_CUDA_TRY(cudaGetDevice(&dev));
-  MX_CUDA_TRY(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
-  *inl = (int64_t)ntiles <= (int64_t)MX_MERGE_INLINE_WAVES * MX_MERGE_MIN_BLOCKS * nsm;
-  return 0;
+  return merge_tiles_small(ntiles, inl);
 }
 
 int mx_merge_carries_alloc(mx_device *D, int ntiles) {

@@ -6,10 +6,12 @@
  * MX_COLD_AUTO rule (row-length skew of the COLD CSR, computed at upload):
  *   merge  if the longest cold row is longer than MX_AUTO_MAX_ROW_SEGS (4) segments of MX_SEG_NNZ
  *          nonzeros (8192), or if the coefficient of variation (std/mean) of cold row lengths
- *          exceeds MX_AUTO_CV (8.0);
+ *          exceeds MX_AUTO_CV (8.0), or MX_AUTO_CV_SMALL (1.0) where the merge grid is small
+ *          (mx_merge_grid_small: there the merge kernel adds its carries itself, no second launch);
  *   segment otherwise.
  * Thresholds fitted over a grid of (cv, longest row) on the predictor's labels, both kernels timed at
- * (0,0) (docs/performance.md, "Cold kernels"). The segment kernel sums long rows by a warp, so it
+ * (0,0); the small grids' on the labels of the merge kernel with carries in the kernel
+ * (docs/performance.md, "Cold kernels"). The segment kernel sums long rows by a warp, so it
  * also wins on skewed matrices of short rows; merge wins where rows are power-law.
  * AUTO stops there (the predictor's cold kernel replaces the rule's through mx_device_set_cold_kernel).
  * MX_COLD_TIMED (the AUTO before the predictor) goes on measuring:
@@ -265,14 +267,18 @@ static void plan_hot(const int32_t *chunkptr, int nchunks, int unit_div, int pie
 }
 
 /* The rule at the top of this file from the cold rows' longest length and sum of squared lengths
- * (integers: no floating-point dependency chain over the rows; sum l^2 <= max l * nnz < 2^62). */
-static mx_cold_kernel cold_rule(int32_t nrows, int64_t cold_nnz, int64_t maxlen, int64_t sumsq) {
-  if (nrows == 0 || cold_nnz == 0) return MX_COLD_SEGMENT;
+ * (integers: no floating-point dependency chain over the rows; sum l^2 <= max l * nnz < 2^62), on the
+ * current device (the merge grid's size in waves). */
+static int cold_rule(int32_t nrows, int64_t cold_nnz, int64_t maxlen, int64_t sumsq, mx_cold_kernel *k) {
+  *k = MX_COLD_SEGMENT;
+  if (nrows == 0 || cold_nnz == 0) return 0;
+  bool small = false;
+  if (mx_merge_grid_small((int64_t)nrows + cold_nnz, &small)) return 1;
   const double mean = (double)cold_nnz / nrows;
   const double var = (double)sumsq / nrows - mean * mean;
   const double cv = sqrt(var > 0.0 ? var : 0.0) / mean;
-  if (maxlen > (int64_t)MX_AUTO_MAX_ROW_SEGS * MX_SEG_NNZ || cv > MX_AUTO_CV) return MX_COLD_MERGE;
-  return MX_COLD_SEGMENT;
+  if (maxlen > (int64_t)MX_AUTO_MAX_ROW_SEGS * MX_SEG_NNZ || cv > (small ? MX_AUTO_CV_SMALL : MX_AUTO_CV)) *k = MX_COLD_MERGE;
+  return 0;
 }
 
 /* the longest cold row of F and the sum of its rows' squared lengths (mx_cold_row_stats_dev's, on the host) */
@@ -285,15 +291,16 @@ static void cold_row_stats_host(const mx_format *F, int64_t *maxlen, int64_t *su
   }
 }
 
-/* The cold kernel of request req for the host format F: the rule's statistics on the host (*longest:
- * the longest cold row where measured, else -1). */
-static mx_cold_kernel resolve_cold(const mx_format *F, mx_cold_kernel req, int64_t *longest) {
+/* *k = the cold kernel of request req for the host format F: the rule's statistics on the host
+ * (*longest: the longest cold row where measured, else -1). */
+static int resolve_cold(const mx_format *F, mx_cold_kernel req, mx_cold_kernel *k, int64_t *longest) {
   *longest = -1;
-  if (req == MX_COLD_SEGMENT || req == MX_COLD_MERGE) return req; /* cusparse: ours first, then switched */
+  *k = req;
+  if (req == MX_COLD_SEGMENT || req == MX_COLD_MERGE) return 0; /* cusparse: ours first, then switched */
   int64_t maxlen, sumsq;
   cold_row_stats_host(F, &maxlen, &sumsq);
   *longest = maxlen;
-  return cold_rule(F->nrows, F->cold_nnz, maxlen, sumsq);
+  return cold_rule(F->nrows, F->cold_nnz, maxlen, sumsq, k);
 }
 
 /* The same for D's cold CSR, the statistics on the GPU (mx_cold_row_stats_dev; D->cold_maxlen set). */
@@ -303,8 +310,7 @@ static int resolve_cold_dev(mx_device *D, mx_cold_kernel req, mx_cold_kernel *k)
   int64_t maxlen, sumsq;
   if (mx_cold_row_stats_dev(D, &maxlen, &sumsq)) return 1;
   D->cold_maxlen = maxlen;
-  *k = cold_rule(D->nrows, D->cold_nnz, maxlen, sumsq);
-  return 0;
+  return cold_rule(D->nrows, D->cold_nnz, maxlen, sumsq, k);
 }
 
 /* ---- upload ---------------------------------------------------------------------------------------------- */
@@ -569,8 +575,7 @@ extern "C" int mx_device_upload_xhot(const mx_format *F, mx_cold_kernel cold, in
   if (mx_device_count() == 0) return mx_fail("mx_device_upload: no CUDA device is visible");
   mx_device *D = (mx_device *)calloc(1, sizeof *D);
   if (!D) return mx_fail("mx_device_upload: out of host memory");
-  D->cold = resolve_cold(F, cold, &D->cold_maxlen);
-  if (upload_arrays(F, D) || finish_setup(F, xhot_cols, cold, D) || choose_cold(D, cold)) {
+  if (resolve_cold(F, cold, &D->cold, &D->cold_maxlen) || upload_arrays(F, D) || finish_setup(F, xhot_cols, cold, D) || choose_cold(D, cold)) {
     mx_device_free(D);
     return 1;
   }

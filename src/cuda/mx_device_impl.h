@@ -342,6 +342,9 @@ int mx_cold_merge_set_carveout(int percent);
 /* the merge plan's carries for ntiles tiles: carry_row/val for the fixup kernel, or carry_slot (all
  * 0) for the carries in the kernel (mx_cold_merge.cu) */
 int mx_merge_carries_alloc(mx_device *D, int ntiles);
+/* *small = whether the merge grid of `items` merge items (rows + cold nonzeros) is at most
+ * MX_MERGE_INLINE_WAVES waves of MX_MERGE_MIN_BLOCKS tiles per SM of the current device. */
+int mx_merge_grid_small(int64_t items, bool *small);
 /* tests and benchmarks: -1 (default) the carries in the kernel by MX_MERGE_INLINE_WAVES, 0 never, 1
  * always, for merge plans made after the call; returns the previous mode */
 extern "C" int mx_cold_merge_set_inline(int mode);

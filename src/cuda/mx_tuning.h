@@ -108,6 +108,11 @@
 #ifndef MX_AUTO_CV
 #define MX_AUTO_CV 8.0
 #endif
+/* The same where the merge grid is small (mx_merge_grid_small: the merge kernel adds its carries
+ * itself there): merge above this coefficient of variation (docs/performance.md, "Cold kernels"). */
+#ifndef MX_AUTO_CV_SMALL
+#define MX_AUTO_CV_SMALL 1.0
+#endif
 
 /* Hot kernels: one warp per work item (a chunk, or a piece of a long chunk). */
 #ifndef MX_HOT_WARPS_PER_BLOCK
