@@ -71,6 +71,9 @@ int mx_cold_segment_packed_variant(const mx_device *D, const double *x, const do
  * thread-safe (a process-wide switch). */
 extern "C" int mx_cold_pack_set_merge(int on);
 bool mx_cold_pack_merge_on(void);
+/* y = C x + z by the merge kernel on D's packed cold CSR (mx_cold_pack_dev_active(D) holds), on
+ * stream s (mx_cold_merge_pack.cu). 0 or 1 with the error recorded. */
+int mx_cold_merge_packed_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s);
 
 /* The decoder of P's packed arrays for encodings VE, IE (the kernels read plain parts from D's own
  * cold_col / cold_val). */

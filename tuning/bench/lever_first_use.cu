@@ -3,7 +3,8 @@
  * kernels: docs/performance.md, "Plan engine costs"). On a tiny band matrix (4096 rows of 3
  * nonzeros; with -long, row 0 holds 2048, so that the segment kernel carries its split-row code),
  * each step synchronised and timed on the host clock, in a fresh process:
- *   build + product, the row-pattern attempt (compress auto), the pack's own choice and its first
+ *   build + product, the switch to the merge kernel (its plan) and its first and second product,
+ *   the switch back, the row-pattern attempt (compress auto), the pack's own choice and its first
  *   and second product, the guard's timing, the pack again, four forced encodings (the pack and its
  *   first product), the feature passes twice.
  * Usage: matxtract-lever-first-use [-long]   (prints one line per step, "STEP  MS ms"; run it once per
@@ -68,6 +69,10 @@ int main(int argc, char **argv) {
   rc = mx_device_spmv(D, x, nullptr, y, nullptr);
   report("build + first product", t, rc);
   t = now_ms(), rc = mx_device_spmv(D, x, nullptr, y, nullptr), report("product again", t, rc);
+  t = now_ms(), rc = mx_device_set_cold_kernel(D, MX_COLD_MERGE), report("switch to merge (its plan)", t, rc);
+  t = now_ms(), rc = mx_device_spmv(D, x, nullptr, y, nullptr), report("merge product, first", t, rc);
+  t = now_ms(), rc = mx_device_spmv(D, x, nullptr, y, nullptr), report("merge product, second", t, rc);
+  t = now_ms(), rc = mx_device_set_cold_kernel(D, MX_COLD_SEGMENT), report("switch back to segment", t, rc);
   t = now_ms(), rc = mx_device_compress(D, &rowpat_or_pack), report("row-pattern attempt (compress auto)", t, rc);
   t = now_ms(), rc = mx_device_compress(D, &off), report("uncompress", t, rc);
   t = now_ms(), rc = mx_device_compress(D, &pack), report("pack, its own choice", t, rc);
