@@ -110,7 +110,7 @@ PETSC_EXTERN PetscErrorCode MatXtractGetInfo(Mat A, MatXtractInfo *info);
 PETSC_EXTERN const char *MatXtractCruxSourceName(MatXtractCruxSource source);
 
 /* Matrix input for examples and users: a Matrix Market file (.mtx) or a PETSc binary file (any
- * other name), or a generator spec ("kron:18:16", "lap2d:1000", ...; see MatXtractGenerateHelp).
+ * other name but a compressed one: .gz, .bz2, .xz and .zst files are refused with a clear error), or a generator spec ("kron:18:16", "lap2d:1000", ...; see MatXtractGenerateHelp).
  * The Mat gets its type from the options database (MatSetFromOptions), prefix `prefix` (may be
  * NULL), so -mat_type matxtract|aij|aijcusparse works. Rows are split across the ranks of comm. */
 PETSC_EXTERN PetscErrorCode MatXtractLoad(MPI_Comm comm, const char *path, const char *prefix, Mat *A);

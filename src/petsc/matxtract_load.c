@@ -66,11 +66,29 @@ static PetscBool MatXtractIsMatrixMarket(const char *path)
   return (n >= 4 && !strcmp(path + n - 4, ".mtx")) ? PETSC_TRUE : PETSC_FALSE;
 }
 
+/* the compression suffix of path (".gz", ".bz2", ".xz", ".zst"), or NULL: such a file is neither
+ * Matrix Market text nor PETSc binary */
+static const char *MatXtractCompressedSuffix(const char *path)
+{
+  static const char *const suffixes[] = {".gz", ".bz2", ".xz", ".zst"};
+  size_t                   n          = strlen(path);
+
+  for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+    size_t m = strlen(suffixes[i]);
+    if (n >= m && !strcmp(path + n - m, suffixes[i])) return suffixes[i];
+  }
+  return NULL;
+}
+
 PetscErrorCode MatXtractLoad(MPI_Comm comm, const char *path, const char *prefix, Mat *A)
 {
+  const char *compressed;
+
   PetscFunctionBegin;
   PetscAssertPointer(path, 2);
   PetscAssertPointer(A, 4);
+  compressed = MatXtractCompressedSuffix(path);
+  PetscCheck(!compressed, comm, PETSC_ERR_SUP, "Cannot read %s: a compressed file (%s); matrices are read from Matrix Market (.mtx) or PETSc binary files: decompress it first (e.g. gunzip -k)", path, compressed);
   if (MatXtractIsMatrixMarket(path)) {
     mx_io_csr C = {0};
     char      err[512];
