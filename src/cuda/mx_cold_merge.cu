@@ -68,11 +68,15 @@ int mx_cold_merge_launch(const mx_device *D, const double *x, const double *z, d
     if (merge_kernel_launch<MX_XH_ON>(D, x, z, y, s, mx_dec_plain())) return 1;
   } else if (merge_kernel_launch<MX_XH_OFF>(D, x, z, y, s, mx_dec_plain())) return 1;
   MX_LAUNCH_CHECK("mx_cold_merge_kernel launch");
-  if (D->merge_ntiles > 1 && !D->carry_slot) {
-    const int nb = (D->merge_ntiles + MX_FIXUP_THREADS - 1) / MX_FIXUP_THREADS;
-    mx_merge_fixup_kernel<<<nb, MX_FIXUP_THREADS, 0, s>>>(D->merge_ntiles, D->nrows, D->carry_row, D->carry_val, y);
-    MX_LAUNCH_CHECK("mx_merge_fixup_kernel launch");
-  }
+  if (!D->carry_slot) return mx_merge_fixup_launch(D->merge_ntiles, D->nrows, D->carry_row, D->carry_val, y, s);
+  return 0;
+}
+
+int mx_merge_fixup_launch(int ntiles, int nrows, const int *carry_row, const double *carry_val, double *y, cudaStream_t s) {
+  if (ntiles <= 1) return 0;
+  const int nb = (ntiles + MX_FIXUP_THREADS - 1) / MX_FIXUP_THREADS;
+  mx_merge_fixup_kernel<<<nb, MX_FIXUP_THREADS, 0, s>>>(ntiles, nrows, carry_row, carry_val, y);
+  MX_LAUNCH_CHECK("mx_merge_fixup_kernel launch");
   return 0;
 }
 

@@ -23,57 +23,70 @@ __device__ __forceinline__ int2 merge_search(int diag, const int *a, int a_len, 
   return make_int2(lo, diag - lo);
 }
 
+/* The sums the merge kernels carry: one column's double, or two columns' double2 (the SpMM's
+ * 2-column panel, mx_spmm_merge.cu); each component is added as the double would be. */
+__device__ __forceinline__ double merge_add(double a, double b) { return a + b; }
+__device__ __forceinline__ double2 merge_add(double2 a, double2 b) { return make_double2(a.x + b.x, a.y + b.y); }
+__device__ __forceinline__ double merge_shfl_up(double v, int off) { return __shfl_up_sync(MX_FULL_MASK, v, off); }
+__device__ __forceinline__ double2 merge_shfl_up(double2 v, int off) {
+  return make_double2(__shfl_up_sync(MX_FULL_MASK, v.x, off), __shfl_up_sync(MX_FULL_MASK, v.y, off));
+}
+template <class T> __device__ __forceinline__ T merge_zero();
+template <> __device__ __forceinline__ double merge_zero<double>() { return 0.0; }
+template <> __device__ __forceinline__ double2 merge_zero<double2>() { return make_double2(0.0, 0.0); }
+
 /* Inclusive segmented scan over the block of (key, val) pairs whose keys never decrease with the
  * thread index: val becomes the sum of val over the preceding threads with the same key and
  * itself. Warp Kogge-Stone steps, then the warps' tails in warp order: fixed addition order. */
-__device__ __forceinline__ double block_segmented_scan(int key, double val, int *s_wkey_last,
-                                                       int *s_wkey_first, double *s_wval) {
+template <class T>
+__device__ __forceinline__ T block_segmented_scan(int key, T val, int *s_wkey_last, int *s_wkey_first, T *s_wval) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
   for (int off = 1; off < 32; off <<= 1) {
     const int k2 = __shfl_up_sync(MX_FULL_MASK, key, off);
-    const double v2 = __shfl_up_sync(MX_FULL_MASK, val, off);
-    if (lane >= off && k2 == key) val = v2 + val;
+    const T v2 = merge_shfl_up(val, off);
+    if (lane >= off && k2 == key) val = merge_add(v2, val);
   }
   if (lane == 31) { s_wkey_last[warp] = key; s_wval[warp] = val; }
   if (lane == 0) s_wkey_first[warp] = key;
   __syncthreads();
   if (key == s_wkey_first[warp]) { /* my segment reaches back to the start of my warp */
-    double acc = 0.0;
+    T acc = merge_zero<T>();
     for (int w = warp - 1; w >= 0 && s_wkey_last[w] == key; --w) {
-      acc = s_wval[w] + acc;
+      acc = merge_add(s_wval[w], acc);
       if (s_wkey_first[w] != key) break;
     }
-    val = acc + val;
+    val = merge_add(acc, val);
   }
   return val;
 }
 
+template <class T>
 struct merge_state {
-  int r;      /* tile-local rows consumed */
-  double run; /* running sum of the row in progress */
+  int r; /* tile-local rows consumed */
+  T run; /* running sum of the row in progress */
 };
 
 /* Walk this thread's ITEMS merge items from (r, n): a nonzero adds its product, a row end emits
  * the running sum (when EMIT: s_sum[r] = it) and restarts it. Returns where it stopped and the open
  * sum. */
-template <bool EMIT>
-__device__ __forceinline__ merge_state merge_consume(int r, int n, int tile_items, int n0, double run,
-                                                     const int *s_rowend, const double *s_prod, double *s_sum) {
+template <bool EMIT, class T>
+__device__ __forceinline__ merge_state<T> merge_consume(int r, int n, int tile_items, int n0, T run, const int *s_rowend,
+                                                        const T *s_prod, T *s_sum) {
 #pragma unroll
   for (int it = 0; it < MX_MERGE_ITEMS; ++it) {
     if (r + n < tile_items) {
       if (n0 + n < s_rowend[r]) {
-        run += s_prod[n];
+        run = merge_add(run, s_prod[n]);
         ++n;
       } else {
         if (EMIT) s_sum[r] = run;
-        run = 0.0;
+        run = merge_zero<T>();
         ++r;
       }
     }
   }
-  return merge_state{r, run};
+  return merge_state<T>{r, run};
 }
 
 /* The tile's products into shared memory: the plain CSR as it always was (mx_stage_products_aligned),
@@ -178,7 +191,7 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
 
   const int diag = min((int)threadIdx.x * MX_MERGE_ITEMS, tile_items);
   const int2 start = merge_search(diag, s_rowend, tile_rows, n0, tile_nnz);
-  const merge_state part = merge_consume<false>(start.x, start.y, tile_items, n0, 0.0, s_rowend, s_prod, nullptr);
+  const merge_state<double> part = merge_consume<false>(start.x, start.y, tile_items, n0, 0.0, s_rowend, s_prod, (double *)nullptr);
   const int key = r0 + part.r;
   const double incl = block_segmented_scan(key, part.run, s_wkey_last, s_wkey_first, s_wval);
   if (INL) merge_publish_carry(incl, carry_slot); /* the last thread's: the tile's carry */

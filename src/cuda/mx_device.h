@@ -226,6 +226,11 @@ int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way);
 int mx_device_spmm_whole(mx_device *D, const mx_csr *A, int k);
 /* Columns per launch group forced (0: the rule), for benchmarks; 0 or 1 on a bad argument. */
 int mx_device_spmm_set_group(mx_device *D, int cols);
+/* Where D's cold kernel is merge, whether a 2-column panel (k = 2, or the last 1-2 columns of a
+ * larger k) runs its cold part on the merge tiles: 1 (default) where two columns of B fit half the L2
+ * (the launch groups' rule), 2 always, 0 never (the lanes-per-row panel kernel); process-wide, for
+ * tests and benchmarks; returns the previous mode (other values change nothing). Not thread-safe. */
+int mx_spmm_set_merge_panels(int mode);
 /* The same on host B and C, through device copies made for the call; synchronous. */
 int mx_device_spmm_host(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream);
 

@@ -51,6 +51,12 @@ __device__ __forceinline__ double mx_ld_xc(const double *__restrict__ x, const d
   return __ldg(mx_xc_addr(x, xhot, c));
 }
 
+/* A stored column code as an original column: >= 0 itself, -1 padding (stays -1), <= -2 x-hot rank
+ * -2-c (the SpMM reads B, never the x-hot buffer). */
+__device__ __forceinline__ int mx_col_original(int c, const int *__restrict__ xhot_col) {
+  return c >= -1 ? c : __ldg(xhot_col + (-2 - c));
+}
+
 /* prod[i] = val[s0+i] * x[col[s0+i]] for i < s1-s0 <= THREADS*PER: thread t handles i = j*THREADS+t
  * (coalesced loads, conflict-free shared stores; paper Alg. 2 lines 4-8). All loads of a thread are
  * issued before its first multiply, so PER gathers of x are in flight at once. Column codes as in

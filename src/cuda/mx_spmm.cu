@@ -10,12 +10,6 @@
 #include "mx_device_impl.h"
 #include "mx_kernel_common.cuh"
 
-/* A stored column code as an original column: >= 0 itself, -1 padding (stays -1), <= -2 x-hot rank
- * -2-c (the SpMM reads B in place, never the x-hot buffer). */
-__device__ __forceinline__ int spmm_col(int c, const int *__restrict__ xhot_col) {
-  return c >= -1 ? c : __ldg(xhot_col + (-2 - c));
-}
-
 /* ---- cold: W lanes per row, KB columns of B per pass ------------------------------------------- */
 
 /* Row r = (global thread) / W; its W lanes stride over the row's nonzeros, MX_SPMM_UNROLL at a time
@@ -33,7 +27,7 @@ __device__ __forceinline__ void spmm_row_chunk(int p, int p1, int W, const int *
 #pragma unroll
   for (int i = 0; i < MX_SPMM_UNROLL; ++i) {
     const int q = p + i * W;
-    c[i] = q < p1 ? spmm_col(__ldg(col + q), xhot_col) : -1;
+    c[i] = q < p1 ? mx_col_original(__ldg(col + q), xhot_col) : -1;
     v[i] = q < p1 ? __ldg(val + q) : 0.0;
   }
 #pragma unroll
@@ -196,7 +190,7 @@ mx_spmm_du_kernel(long long nwarps, int nslabs, int k, const mx_hot_work *__rest
   for (int blk = w.begin; blk < w.end; ++blk) {
     const uint32_t bm = __ldg(bitmap + blk);
     const double a = (bm >> lane) & 1u ? __ldg(du_val + __ldg(valptr + blk) + __popc(bm & ((1u << lane) - 1u))) : 0.0;
-    const int c = spmm_col(__ldg(du_col + 4 * blk + (lane & 3)), xhot_col);
+    const int c = mx_col_original(__ldg(du_col + 4 * blk + (lane & 3)), xhot_col);
     const double b = c != -1 && jb < k ? __ldg(Bc + c) : 0.0;
     mx_mma_m8n8k4(d0, d1, a, b);
   }
@@ -221,7 +215,7 @@ mx_spmm_se_kernel(long long nwarps, int nslabs, int k, const mx_hot_work *__rest
   const int base = __ldg(se_ptr + w.chunk);
   double acc0 = 0.0, acc1 = 0.0;
   for (int s = base + w.begin * MX_CHUNK_ROWS + r; s < base + w.end * MX_CHUNK_ROWS; s += MX_CHUNK_ROWS) {
-    const int c = spmm_col(__ldg(se_col + s), xhot_col);
+    const int c = mx_col_original(__ldg(se_col + s), xhot_col);
     if (c == -1) continue;
     const double v = __ldg(se_val + s);
     if (ja < k) acc0 += v * __ldg(Ba + c);
@@ -266,7 +260,7 @@ mx_spmm_se_panel_kernel(int nwork, int nslabs_all, int j0, int k, const mx_hot_w
 #pragma unroll
   for (int q = 0; q < NS; ++q) acc[q] = make_double2(0.0, 0.0);
   for (int s = base + w.begin * MX_CHUNK_ROWS + (lane & 7); s < s_end; s += MX_CHUNK_ROWS) { /* the same trip count on every lane */
-    const int c = spmm_col(__ldg(se_col + s), xhot_col);
+    const int c = mx_col_original(__ldg(se_col + s), xhot_col);
     const double v = __ldg(se_val + s);
 #pragma unroll
     for (int q = 0; q < NS; ++q) {
@@ -356,7 +350,7 @@ mx_spmm_spread_kernel(int nrows, int ncols, const int *__restrict__ rowptr, cons
   if (r < nrows) {
     const long long diag = (long long)r * ncols / nrows;
     for (int p = rowptr[r]; p < rowptr[r + 1]; ++p) {
-      const long long d = (long long)spmm_col(col[p], xhot_col) - diag;
+      const long long d = (long long)mx_col_original(col[p], xhot_col) - diag;
       mine += (unsigned long long)(d < 0 ? -d : d);
     }
   }
@@ -527,7 +521,7 @@ __device__ __forceinline__ double2 panel_sum(int p, int p1, int stride, int u, c
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int q = p + r * G + u;
-      c[r] = q < p1 ? spmm_col(__ldg(col + q), xhot_col) : -1;
+      c[r] = q < p1 ? mx_col_original(__ldg(col + q), xhot_col) : -1;
       v[r] = q < p1 ? __ldg(val + q) : 0.0;
     }
 #pragma unroll
@@ -659,18 +653,12 @@ struct spmm_panel_scratch {
   bool pooled_b, pooled_p, pooled_h;
 };
 
-/* One panel: pack columns [j0, j0 + kb) of B; the cold rows and the long rows' pieces for these
- * columns in one launch (C =); then an SE hot region adds into C (+=) while the panel is there. */
+/* the panel's cold rows and long rows' pieces (lanes per row), C = */
 template <int P>
-static int panel_launch(const mx_device *D, int j0, int kb, int k, const double *B, long long ldb, double *C, long long ldc,
-                        const spmm_panel_scratch &S, cudaStream_t s) {
+static int panel_cold_launch(const mx_device *D, int j0, int kb, int k, const double2 *Bp2, double *C, long long ldc,
+                             const spmm_panel_scratch &S, cudaStream_t s) {
   const mx_spmm_long *L = D->spmm_long;
-  if (D->ncols > 0) {
-    mx_spmm_panel_pack<P><<<(unsigned)((D->ncols + 31) / 32), MX_SPMM_THREADS, 0, s>>>(D->ncols, kb, B + (long long)j0 * ldb, ldb, S.Bp);
-    MX_LAUNCH_CHECK("SpMM panel copy");
-  }
   const int W = std::max(P / 2, spmm_lanes(D));
-  const double2 *Bp2 = reinterpret_cast<const double2 *>(S.Bp); /* rows of 8 P bytes in a pool block: 16-byte aligned */
   const unsigned row_blocks = spmm_blocks((long long)D->nrows * W);
   const spmm_pieces_args PA = {L->npieces, 1, L->piece, L->piece_long, L->long_row, L->long_first, S.part, L->arrived};
   const long long blocks = (long long)row_blocks + spmm_blocks((long long)L->npieces * 32);
@@ -678,6 +666,45 @@ static int panel_launch(const mx_device *D, int j0, int kb, int k, const double 
   mx_spmm_panel_cold<P><<<(unsigned)blocks, MX_SPMM_THREADS, 0, s>>>(row_blocks, D->nrows, W, kb, k, j0, L->long_t, D->cold_rowptr,
                                                                      D->cold_col, D->cold_val, D->xhot_col, Bp2, C, ldc, PA);
   MX_LAUNCH_CHECK("SpMM panel cold kernel");
+  return 0;
+}
+
+/* whether cols columns' footprints of B (D's column spread, spmm_footprint) fit half the L2: the
+ * launch groups' rule (spmm_group) */
+static bool spmm_cols_fit_l2(const mx_device *D, int cols) {
+  const double fp = D->spmm_long ? D->spmm_long->footprint : 8.0 * D->ncols;
+  return cols * fp <= 0.5 * (double)mx_device_l2_bytes();
+}
+
+static int g_merge_panels = 1;
+extern "C" int mx_spmm_set_merge_panels(int mode) {
+  const int old = g_merge_panels;
+  if (mode >= 0 && mode <= 2) g_merge_panels = mode;
+  return old;
+}
+
+/* Whether a 2-column panel's cold part runs on D's merge tiles (mx_spmm_merge.cu): on a merge plan
+ * where two columns' footprints fit half the L2 (on chunglu:2000000:16:2.1, 32 MB of panel, the
+ * lanes-per-row panel was faster: docs/performance.md, "Many vectors"), or always (mode 2). */
+static bool spmm_merge_panel(const mx_device *D) {
+  if (!g_merge_panels || D->cold != MX_COLD_MERGE || !D->merge_coord) return false;
+  return g_merge_panels == 2 || spmm_cols_fit_l2(D, 2);
+}
+
+/* One panel: pack columns [j0, j0 + kb) of B; its cold part (C =): on a merge plan a 2-column panel
+ * by the merge tiles, else the cold rows and the long rows' pieces in one launch; then an SE hot
+ * region adds into C (+=) while the panel is there. */
+template <int P>
+static int panel_launch(const mx_device *D, int j0, int kb, int k, const double *B, long long ldb, double *C, long long ldc,
+                        const spmm_panel_scratch &S, cudaStream_t s) {
+  if (D->ncols > 0) {
+    mx_spmm_panel_pack<P><<<(unsigned)((D->ncols + 31) / 32), MX_SPMM_THREADS, 0, s>>>(D->ncols, kb, B + (long long)j0 * ldb, ldb, S.Bp);
+    MX_LAUNCH_CHECK("SpMM panel copy");
+  }
+  const double2 *Bp2 = reinterpret_cast<const double2 *>(S.Bp); /* rows of 8 P bytes in a pool block: 16-byte aligned */
+  if (P == 2 && spmm_merge_panel(D)) {
+    if (mx_spmm_merge_panel2(D, kb, Bp2, C + (long long)j0 * ldc, ldc, s)) return 1;
+  } else if (panel_cold_launch<P>(D, j0, kb, k, Bp2, C, ldc, S, s)) return 1;
   if (spmm_hot_on_panels(D)) {
     mx_spmm_se_panel_kernel<P><<<spmm_blocks((long long)D->hot_nwork * 32), MX_SPMM_THREADS, 0, s>>>(
         D->hot_nwork, spmm_slabs(k), j0, k, D->hot_work, D->hot_row, D->se_ptr, D->se_col, D->se_val, D->xhot_col, Bp2, C, ldc, S.hot_part);
@@ -824,10 +851,9 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
  * mx_device_spmm_set_group) wins. */
 static int spmm_group(const mx_device *D, int k) {
   if (D->spmm_group > 0) return std::min(D->spmm_group, k);
-  const double budget = 0.5 * (double)mx_device_l2_bytes(), fp = D->spmm_long ? D->spmm_long->footprint : 8.0 * D->ncols;
-  if (k * fp <= budget) return k;
+  if (spmm_cols_fit_l2(D, k)) return k;
   int g = 1;
-  while (2 * g <= k && 2 * g * fp <= budget) g *= 2;
+  while (2 * g <= k && spmm_cols_fit_l2(D, 2 * g)) g *= 2;
   return g;
 }
 

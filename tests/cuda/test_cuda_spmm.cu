@@ -12,7 +12,8 @@
  *     the choice between them timed by the first product of a k (the later ones repeat its bits);
  *     every way forced in turn (our kernels on B in place and on row-major panels, the SpMVs),
  *     each right and repeating its bits.
- * Then, on few-valued copies: packed (mx_device_compress AUTO) with the plain arrays released, the
+ * On a merge plan, the 2-column panels on the merge tiles: right, and all cold bitwise the merge
+ * SpMVs (check_merge_panels). Then, on few-valued copies: packed (mx_device_compress AUTO) with the plain arrays released, the
  * product still right and, once the kernels ran, the plain arrays back and kept (a release frees
  * nothing); after a value refresh, right for the new values; under a hub split (plain arrays released
  * too), right.
@@ -261,22 +262,22 @@ static void check_whole(const Csr &A, mx_crux c, mx_mode_request mode, std::mt19
   mx_format_free(&F);
 }
 
-/* Column j of C bitwise the device SpMV of column j of B (z = NULL). */
-static void expect_columns_are_spmvs(mx_device *D, int32_t m, int32_t n, int k, std::mt19937_64 &rng, const std::string &tag) {
+/* Column j >= j0 of C bitwise the device SpMV of column j of B (z = NULL). */
+static void expect_columns_are_spmvs(mx_device *D, int32_t m, int32_t n, int k, std::mt19937_64 &rng, const std::string &tag, int j0 = 0) {
   const int64_t ldb = n + 3, ldc = m + 5;
   const std::vector<double> B = rand_block(n, k, ldb, rng);
   const std::vector<double> C = device_spmm(D, k, B, ldb, ldc, tag);
   DevVec dB(B.size()), y((size_t)std::max(m, 1));
   dB.put(B);
   bool same = true;
-  for (int j = 0; j < k; ++j) {
+  for (int j = j0; j < k; ++j) {
     y.poison();
     if (mx_device_spmv(D, dB.p + j * ldb, nullptr, y.p, nullptr)) expect(false, tag + " SpMV: " + mx_device_last_error());
     CK(cudaDeviceSynchronize());
     const std::vector<double> yj = y.get();
     same = same && (m == 0 || memcmp(yj.data(), C.data() + j * ldc, sizeof(double) * m) == 0);
   }
-  expect(same, tag + " k=" + std::to_string(k) + ": every column bitwise its SpMV");
+  expect(same, tag + " k=" + std::to_string(k) + ": every column from " + std::to_string(j0) + " on bitwise its SpMV");
 }
 
 /* The cold part in row-pattern form (where the form pays for A's values): the timed choice times its
@@ -315,6 +316,31 @@ static void check_rowpat(const Csr &A, mx_crux c, std::mt19937_64 &rng, bool mus
   } else {
     expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_ROWPAT) != 0, tag + " no row patterns: the way refused");
   }
+  mx_device_free(D);
+  mx_format_free(&F);
+}
+
+/* The 2-column panel on the merge tiles (mx_spmm_merge.cu), on a merge plan with the panels forced:
+ * k = 2, and k = 9 / 10 whose last panel holds 1 / 2 columns, right and reproducible; all cold, the
+ * panel's columns bitwise the merge SpMVs; the same products right with the lanes-per-row panel. */
+static void check_merge_panels(const Csr &A, mx_crux c, mx_mode_request mode, int xhot, std::mt19937_64 &rng) {
+  char ctag[96];
+  snprintf(ctag, sizeof ctag, " merge panels crux (%g,%g) mode %d xhot %d", c.tau_c, c.tau_r, (int)mode, xhot);
+  const std::string tag = A.name + ctag;
+  mx_format F;
+  mx_device *D;
+  if (!format_on_device(A, c, mode, MX_COLD_MERGE, xhot, tag, &F, &D)) return;
+  expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_PANELS) == 0, tag + " panels forced: " + mx_device_last_error());
+  const int was = mx_spmm_set_merge_panels(2); /* the test's matrices fit the L2 anyway */
+  check_ks(D, F, {2, 9, 10}, rng, tag);
+  if (F.mode == MX_HOT_NONE) {
+    expect_columns_are_spmvs(D, F.nrows, F.ncols, 2, rng, tag);
+    expect_columns_are_spmvs(D, F.nrows, F.ncols, 9, rng, tag, 8);
+    expect_columns_are_spmvs(D, F.nrows, F.ncols, 10, rng, tag, 8);
+  }
+  mx_spmm_set_merge_panels(0);
+  check_ks(D, F, {2, 9}, rng, tag + " lanes per row");
+  mx_spmm_set_merge_panels(was);
   mx_device_free(D);
   mx_format_free(&F);
 }
@@ -377,6 +403,8 @@ int main(int argc, char **argv) {
       check_whole(A, mx_crux{1, 1}, MX_MODE_DU, rng);
       check_hub(A, rng);
       check_hub(column_constants(A), rng); /* the hub part scaled per column, without values */
+      for (int xhot : {0, 64}) check_merge_panels(A, mx_crux{0, 0}, MX_MODE_AUTO, xhot, rng);
+      check_merge_panels(A, mx_crux{0.6, 0.4}, MX_MODE_SE, 0, rng); /* an SE hot part adds on the panel */
     }
     printf("%-32s %9d x %-9d nnz %-10d %s\n", A.name.c_str(), A.nrows, A.ncols, A.nnz(), g_fail == fail0 ? "ok" : "FAILED");
     fflush(stdout);

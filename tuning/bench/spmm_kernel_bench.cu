@@ -4,7 +4,8 @@
  * ALG3 on the plain CSR, and vs k of our SpMVs (mx_device_spmv once per column).
  *
  * Usage: spmm-kernel-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-crux TC,TR|predicted]
- *                          [-mode auto|du|se] [-bw GBPS] [-group G] [-way W] [-whole 0|1] [-compress auto|off] [-o DIR]
+ *                          [-mode auto|du|se] [-bw GBPS] [-group G] [-way W] [-whole 0|1] [-compress auto|off]
+ *                          [-merge_panels 0|1|2] [-o DIR]
  *   -gen SPEC  a generated matrix (mx_gen, e.g. lap3d:100, kron:20:16); -f FILE a Matrix Market file
  *   -crux      our format's crux (default 0,0: all cold), built on the GPU (mx_device_build); predicted:
  *              per matrix the plan the embedded model predicts from its host features (crux, hot
@@ -20,6 +21,9 @@
  *   -compress auto  the cold part compressed after the build as the PETSc type's engine does at default
  *              options (mx_device_compress, MX_COMPRESS_AUTO: row patterns where they pay, else a pack
  *              where it pays); default off (the plain arrays)
+ *   -merge_panels M  a 2-column panel on a merge plan: 1 (default) on the merge tiles where two
+ *              columns fit half the L2, 2 always, 0 by the lanes-per-row panel kernel
+ *              (mx_spmm_set_merge_panels)
  * Besides the plan's time (ours_us, and the way it kept), each row times our kernels on B in place
  * (kernels_us) and on row-major panels (panels_us), each forced, the whole matrix all cold as the
  * timed choice timed it (whole_us, beside a hot part), and cusparseSpMM CSR ALG2 on
@@ -88,7 +92,7 @@ struct Opts {
 
 static void usage() {
   fprintf(stderr, "usage: spmm-kernel-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-crux TC,TR|predicted] [-mode auto|du|se] "
-                  "[-bw GBPS] [-group G] [-way auto|kernels|panels|columns] [-whole 0|1] [-compress auto|off] [-o DIR]\n");
+                  "[-bw GBPS] [-group G] [-way auto|kernels|panels|columns] [-whole 0|1] [-compress auto|off] [-merge_panels 0|1|2] [-o DIR]\n");
   exit(2);
 }
 
@@ -139,6 +143,10 @@ static Opts parse_args(int argc, char **argv) {
       if (!strcmp(c, "auto")) o.compress = true;
       else if (!strcmp(c, "off")) o.compress = false;
       else usage();
+    } else if (!strcmp(argv[i], "-merge_panels") && has_value) {
+      const int mp = atoi(argv[++i]);
+      if (mp < 0 || mp > 2) usage();
+      mx_spmm_set_merge_panels(mp);
     } else if (!strcmp(argv[i], "-group") && has_value) {
       o.group = atoi(argv[++i]);
       if (o.group < 0) usage();
