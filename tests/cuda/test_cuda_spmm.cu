@@ -395,6 +395,7 @@ int main(int argc, char **argv) {
         if (g_race && xhot) continue;
         check_case(A, cs.c, cs.mode, xhot, ks, rng);
       }
+    if (g_race && &A == &mats.front()) check_merge_panels(A, mx_crux{0, 0}, MX_MODE_AUTO, 0, rng); /* its shared memory raced */
     if (!g_race) {
       const Csr Af = few_values(A);
       for (mx_crux c : {mx_crux{0, 0}, mx_crux{0.6, 0.4}}) check_packed(Af, c, rng);
