@@ -3,6 +3,7 @@
 kernel, the gain per matrix (a hot plan faster, the default the best, the default not measured), the
 nonzero cut and the summary; the default plan vs cuSPARSE ALG2, plain and packed, and its summary.
 Exits 1 if a result is wrong."""
+import math
 import sys
 
 sys.path.insert(0, sys.argv[1])
@@ -14,8 +15,12 @@ def ev(tc, tr, cold, t):
     return {"ok": 1, "tc": tc, "tr": tr, "cold": cold, "t_us": t}
 
 
-def label(nnz, row_max, row_cv, evals, name="m"):
-    return {"name": name, "matrix": {"nnz": nnz}, "features": {"row_max": row_max, "row_cv": row_cv}, "evals": evals}
+def feats(row_max, row_cv, nrows=1000, nnz=10000):
+    return {"row_max": row_max, "row_cv": row_cv, "nrows": nrows, "nnz": nnz}
+
+
+def label(nnz, row_max, row_cv, evals, name="m", split="train"):
+    return {"name": name, "split": split, "matrix": {"nnz": nnz}, "features": feats(row_max, row_cv, nnz // 10, nnz), "evals": evals}
 
 
 def packed_ev(cold, t, t_plain):
@@ -38,9 +43,22 @@ SMALL = label(1000, 7, 0.1, [ev(0, 0, "segment", 10.0), ev(1, 1, "segment", 5.0)
 
 
 def main():
-    expect(gain_prior.rule_kernel({"row_max": 8192, "row_cv": 8.0}) == "segment", "rule: 8192 nonzeros and cv 8.0 stay segment")
-    expect(gain_prior.rule_kernel({"row_max": 8193, "row_cv": 0.0}) == "merge", "rule: a row past four segments is merge")
-    expect(gain_prior.rule_kernel({"row_max": 10, "row_cv": 8.5}) == "merge", "rule: cv > 8 is merge")
+    big = {"nrows": 1000000, "nnz": 30000000}  # 24,220 merge tiles: a large grid
+    expect(gain_prior.rule_kernel(feats(8192, 8.0, **big)) == "segment", "rule: 8192 nonzeros and cv 8.0 stay segment on a large grid")
+    expect(gain_prior.rule_kernel(feats(8193, 0.0, **big)) == "merge", "rule: a row past four segments is merge")
+    expect(gain_prior.rule_kernel(feats(10, 8.5, **big)) == "merge", "rule: cv > 8 is merge")
+    expect(gain_prior.rule_kernel(feats(10, 1.5, **big)) == "segment", "rule: cv 1.5 is segment on a large grid")
+    expect(gain_prior.rule_kernel(feats(10, 1.5)) == "merge", "rule: cv 1.5 > 1 is merge on a small grid")
+    expect(gain_prior.rule_kernel(feats(10, 0.9)) == "segment", "rule: cv 0.9 is segment on a small grid")
+    edge = 2 * 8 * 132 * 1280  # 2 waves of 8 tiles per SM on 132 SMs, 1280 merge items a tile
+    expect(gain_prior.small_grid({"nrows": 1000, "nnz": edge - 1000}), "small grid: exactly 2 waves of tiles")
+    expect(not gain_prior.small_grid({"nrows": 1001, "nnz": edge - 1000}), "small grid: one item more is a larger grid")
+    skew = label(100000, 50, 1.5, [ev(0, 0, "segment", 10.0), ev(0, 0, "merge", 8.0)])
+    n, loss = gain_prior.rule_loss([skew, STENCIL], "train", True, 1.0)
+    expect(n == 2 and loss == 0.0, "rule loss on small grids, cv 1: merge picked where it is faster, segment on the stencil (%s)" % ((n, loss),))
+    n, loss = gain_prior.rule_loss([skew, STENCIL], "train", True, 8.0)
+    expect(n == 2 and abs(loss - math.log(10.0 / 8.0) / 2) < 1e-12, "rule loss on small grids, cv 8: segment on the skewed one (%s)" % ((n, loss),))
+    expect(gain_prior.rule_loss([skew], "test", True, 1.0) == (0, 0.0), "rule loss: another split's labels left out")
     expect(abs(gain_prior.gain(STENCIL) - 0.2) < 1e-12, "a hot plan 80 us vs the default segment 100 us: gain 0.2")
     expect(gain_prior.gain(SKEWED) == 0.0, "the default (merge) is the fastest: gain 0")
     expect(gain_prior.gain(NO_DEFAULT) is None, "default kernel not measured: no gain")
