@@ -162,12 +162,13 @@ __device__ __forceinline__ void hot_spmm_store(const mx_hot_work &w, int nslabs,
                                                const int *__restrict__ hot_row, double *__restrict__ C, long long ldc,
                                                double *__restrict__ part) {
   const int j = slab * 8 + jj;
+  if (j >= k) return; /* a padding column: nothing to store (a padded panel's may lie past the nslabs slabs) */
   if (w.slot >= 0) {
     part[((long long)w.slot * nslabs + slab) * 64 + r * 8 + jj] = v;
     return;
   }
   const int row = __ldg(hot_row + w.chunk * MX_CHUNK_ROWS + r);
-  if (row >= 0 && j < k) C[(long long)j * ldc + row] += v;
+  if (row >= 0) C[(long long)j * ldc + row] += v;
 }
 
 /* DU on mma.m8n8k4: fragments as the SpMV's DU kernel (mx_hot.cu), with B's 8 columns in place of 8
@@ -725,15 +726,35 @@ static int spmm_panel_width(int left) {
   return P;
 }
 
+/* The padded way's panel: 64 columns while 64 are left, then one panel of the next power of two
+ * (at least 2) that holds the rest. */
+static int spmm_panel_width_padded(int left) {
+  if (left >= MX_SPMM_PANEL_MAX) return MX_SPMM_PANEL_MAX;
+  int P = 2;
+  while (P < left) P *= 2;
+  return P;
+}
+
+/* whether the padded way splits k columns into other panels than the panel way (k mod 64 above 8
+ * and not a power of two) */
+static bool spmm_padding_differs(int k) {
+  for (int j0 = 0; j0 < k;) {
+    const int P = spmm_panel_width(k - j0);
+    if (P != spmm_panel_width_padded(k - j0)) return true;
+    j0 += std::min(P, k - j0);
+  }
+  return false;
+}
+
 static void spmm_panel_scratch_free(spmm_panel_scratch &S, cudaStream_t s) {
   if (S.hot_part) mx_scratch_free(S.hot_part, s, S.pooled_h);
   if (S.part) mx_scratch_free(S.part, s, S.pooled_p);
   if (S.Bp) mx_scratch_free(S.Bp, s, S.pooled_b);
 }
 
-static int spmm_panel_scratch_alloc(const mx_device *D, int k, cudaStream_t s, spmm_panel_scratch &S) {
+static int spmm_panel_scratch_alloc(const mx_device *D, int k, bool padded, cudaStream_t s, spmm_panel_scratch &S) {
   const mx_spmm_long *L = D->spmm_long;
-  const size_t panel = (size_t)std::max(D->ncols, 1) * spmm_panel_width(k);
+  const size_t panel = (size_t)std::max(D->ncols, 1) * (padded ? spmm_panel_width_padded(k) : spmm_panel_width(k));
   if (mx_scratch_malloc((void **)&S.Bp, sizeof(double) * panel, s, true, &S.pooled_b, "SpMM: a row-major panel of B") ||
       (L->nlong && mx_scratch_malloc((void **)&S.part, sizeof(double) * (size_t)L->npieces * k, s, true, &S.pooled_p, "SpMM: long rows' partial sums")) ||
       (spmm_hot_on_panels(D) && hot_part_alloc(D, spmm_slabs(k), s, &S.hot_part, &S.pooled_h))) {
@@ -743,13 +764,14 @@ static int spmm_panel_scratch_alloc(const mx_device *D, int k, cudaStream_t s, s
   return 0;
 }
 
-/* The cold part, and an SE hot part, panel by panel; the hot split chunks' fixup after the last. */
-static int spmm_panels(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+/* The cold part, and an SE hot part, panel by panel (the widest panels the columns fill, or padded:
+ * spmm_panel_width_padded); the hot split chunks' fixup after the last. */
+static int spmm_panels(const mx_device *D, int k, bool padded, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
   spmm_panel_scratch S = {};
-  if (spmm_panel_scratch_alloc(D, k, s, S)) return 1;
+  if (spmm_panel_scratch_alloc(D, k, padded, s, S)) return 1;
   int rc = 0;
   for (int j0 = 0; j0 < k && !rc;) {
-    const int P = spmm_panel_width(k - j0), kb = std::min(P, k - j0);
+    const int P = padded ? spmm_panel_width_padded(k - j0) : spmm_panel_width(k - j0), kb = std::min(P, k - j0);
     if (P == 64) rc = panel_launch<64>(D, j0, kb, k, B, ldb, C, ldc, S, s);
     else if (P == 32) rc = panel_launch<32>(D, j0, kb, k, B, ldb, C, ldc, S, s);
     else if (P == 16) rc = panel_launch<16>(D, j0, kb, k, B, ldb, C, ldc, S, s);
@@ -829,7 +851,8 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   const int choice = D->spmm_choice[spmm_bucket(k)];
   plan->timed = plan->kernel && choice != 0;
   for (int w = 0; w < MX_SPMM_NWAYS; ++w) plan->way_us[w] = D->spmm_way_us[spmm_bucket(k)][w];
-  plan->cold_panels = choice == MX_SPMM_PANELS;
+  plan->cold_panels = choice == MX_SPMM_PANELS || choice == MX_SPMM_PADDED;
+  plan->padded_panels = choice == MX_SPMM_PADDED;
   plan->hub_slabs = choice == MX_SPMM_HUB;
   plan->whole = choice == MX_SPMM_WHOLE;
   plan->rowpat = choice == MX_SPMM_ROWPAT;
@@ -863,7 +886,7 @@ void mx_spmm_choice_reset(mx_device *D) {
 }
 
 extern "C" int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way) {
-  if (!D || way < MX_SPMM_WAY_AUTO || way > MX_SPMM_WAY_ROWPAT || way == MX_SPMM_WAY_HUB || (way == MX_SPMM_WAY_WHOLE && !D->spmm_whole) ||
+  if (!D || way < MX_SPMM_WAY_AUTO || way > MX_SPMM_WAY_PADDED || way == MX_SPMM_WAY_HUB || (way == MX_SPMM_WAY_WHOLE && !D->spmm_whole) ||
       (way == MX_SPMM_WAY_ROWPAT && !D->rowpat))
     return mx_fail("mx_device_spmm_set_way: bad argument");
   for (int b = 0; b < MX_SPMM_BUCKETS; ++b) D->spmm_choice[b] = (char)way; /* the enums share their values */
@@ -946,10 +969,10 @@ static int spmm_prepare(mx_device *D) {
 /* ---- the ways ------------------------------------------------------------------------------------ */
 
 /* The cold part on B in place (MX_SPMM_KERNELS, per launch group) or on row-major panels
- * (MX_SPMM_PANELS, all k); the hot part per launch group, except an SE one on the panels. */
+ * (MX_SPMM_PANELS or _PADDED, all k); the hot part per launch group, except an SE one on the panels. */
 static int spmm_kernels(mx_device *D, int way, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
-  if (way == MX_SPMM_PANELS) {
-    if (spmm_panels(D, k, B, ldb, C, ldc, s)) return 1;
+  if (way == MX_SPMM_PANELS || way == MX_SPMM_PADDED) {
+    if (spmm_panels(D, k, way == MX_SPMM_PADDED, B, ldb, C, ldc, s)) return 1;
     if (D->mode != MX_HOT_DU) return 0; /* no hot part, or an SE one the panels ran */
   }
   const int g = spmm_group(D, k);
@@ -988,7 +1011,13 @@ static int spmm_way(mx_device *D, int way, int k, const double *B, long long ldb
 
 /* A way's entry in mx_device::spmm_way_us and mx_spmm_plan::way_us */
 static int spmm_way_slot(int way) {
-  return way == MX_SPMM_KERNELS ? 0 : way == MX_SPMM_PANELS ? 1 : way == MX_SPMM_COLUMNS ? 2 : way == MX_SPMM_HUB ? 3 : way == MX_SPMM_WHOLE ? 4 : 5;
+  return way == MX_SPMM_KERNELS ? 0
+         : way == MX_SPMM_PANELS ? 1
+         : way == MX_SPMM_COLUMNS ? 2
+         : way == MX_SPMM_HUB ? 3
+         : way == MX_SPMM_WHOLE ? 4
+         : way == MX_SPMM_ROWPAT ? 5
+                                : 6;
 }
 
 /* A bucket's kept way can still run: a value refresh or a cold-kernel switch may have dropped the
@@ -999,8 +1028,8 @@ static bool spmm_choice_runs(const mx_device *D, int way) {
 
 /* The first product of a bucket where the byte rule takes the kernels: our kernels on B in place, on
  * row-major panels, k SpMVs, under a hub split the split's way (its rest and hub part), where D holds
- * row patterns their way and, beside a hot part, the whole matrix all cold (mx_device_spmm_whole,
- * where it was built), each timed between CUDA events on the stream, the fastest kept for the
+ * row patterns their way, beside a hot part the whole matrix all cold (mx_device_spmm_whole,
+ * where it was built) and, where they split k columns otherwise, the padded panels, each timed between CUDA events on the stream, the fastest kept for the
  * bucket; the kept way runs last, so that C holds its bits (later products repeat them). Each way
  * runs once untimed first: a kernel's first launch in a process loads its module (CUDA's lazy
  * loading), which must not count (docs/performance.md, "Many vectors"); the whole-matrix device
@@ -1010,6 +1039,7 @@ static int spmm_timed_choice(mx_device *D, int k, const double *B, long long ldb
   if (D->hub_split) ways[nways++] = MX_SPMM_HUB;
   if (D->spmm_whole) ways[nways++] = MX_SPMM_WHOLE;
   if (D->rowpat) ways[nways++] = MX_SPMM_ROWPAT;
+  if (spmm_padding_differs(k)) ways[nways++] = MX_SPMM_PADDED;
   cudaEvent_t ev[MX_SPMM_NWAYS + 1] = {};
   float t[MX_SPMM_NWAYS] = {};
   int rc = 0, made = 0;
