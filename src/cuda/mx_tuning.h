@@ -175,6 +175,16 @@
 #ifndef MX_SPMM_PANEL_MAX
 #define MX_SPMM_PANEL_MAX 64
 #endif
+/* The SpMM's timed choice: where its first round (each way once) took less than
+ * MX_SPMM_TIMED_SHORT_US in all, each way is timed again over MX_SPMM_TIMED_REPEATS back-to-back
+ * products and those times decide: one product of 10-50 us is too short to time alone (a host gap or
+ * a clock step of a few us misorders ways 30% apart: docs/performance.md, "Many vectors"). */
+#ifndef MX_SPMM_TIMED_SHORT_US
+#define MX_SPMM_TIMED_SHORT_US 1000
+#endif
+#ifndef MX_SPMM_TIMED_REPEATS
+#define MX_SPMM_TIMED_REPEATS 8
+#endif
 /* the row-pattern SpMM's kernels for k <= 4: B loads a thread has in flight, U steps of G entries
  * times J columns (U = this / (J G), at least 1) */
 #ifndef MX_ROWPAT_SPMM_LOADS
