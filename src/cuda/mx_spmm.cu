@@ -685,8 +685,8 @@ extern "C" int mx_spmm_set_merge_panels(int mode) {
 }
 
 /* Whether a 2-column panel's cold part runs on D's merge tiles (mx_spmm_merge.cu): on a merge plan
- * where two columns' footprints fit half the L2 (on chunglu:2000000:16:2.1, 32 MB of panel, the
- * lanes-per-row panel was faster: docs/performance.md, "Many vectors"), or always (mode 2). */
+ * where two columns' footprints fit half the L2 (above it the lanes-per-row panel was as fast or
+ * faster: docs/performance.md, "Many vectors"), or always (mode 2). */
 static bool spmm_merge_panel(const mx_device *D) {
   if (!g_merge_panels || D->cold != MX_COLD_MERGE || !D->merge_coord) return false;
   return g_merge_panels == 2 || spmm_cols_fit_l2(D, 2);

@@ -177,8 +177,8 @@
 #endif
 /* The SpMM's timed choice: where its first round (each way once) took less than
  * MX_SPMM_TIMED_SHORT_US in all, each way is timed again over MX_SPMM_TIMED_REPEATS back-to-back
- * products and those times decide: one product of 10-50 us is too short to time alone (a host gap or
- * a clock step of a few us misorders ways 30% apart: docs/performance.md, "Many vectors"). */
+ * products and those times decide: one product that short is too short to time alone
+ * (docs/performance.md, "Many vectors"). */
 #ifndef MX_SPMM_TIMED_SHORT_US
 #define MX_SPMM_TIMED_SHORT_US 1000
 #endif
