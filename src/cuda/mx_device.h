@@ -159,7 +159,8 @@ int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, vo
  * nonzero's values of B are then one contiguous segment, which pays on random columns), the SpMVs
  * and, where D holds the cold part in row-pattern form, that form for all k columns at once (each
  * column bitwise the SpMV's), and where they differ the padded panels (MX_SPMM_WAY_PADDED: fewer
- * panels with zero columns, which pays where a panel's fixed cost outweighs its columns), and keeps
+ * panels with zero columns, which pays where a panel's fixed cost outweighs its columns), where k > 8
+ * is not a multiple of 8 the panels with one SpMV per column left (MX_SPMM_WAY_PANELS_SPMV), and keeps
  * the fastest for the bucket (our kernels alone under a forced
  * launch group); a change of the cold form (mx_device_compress, a refresh that gains or loses the
  * row patterns, mx_device_set_cold_kernel) times the buckets again. Under a hub split whose
@@ -199,9 +200,12 @@ typedef struct {
   int padded_panels;       /* 1 (with cold_panels): the panels' last columns in one panel of the next
                             * power of two, padded with zero columns (MX_SPMM_WAY_PADDED), kept by the
                             * timed choice */
-  double way_us[7];        /* the timed choice of this k's bucket: our kernels on B in place, on the
+  int rest_spmv;           /* 1 (with cold_panels): the panels up to the last multiple of 8 columns, one SpMV
+                            * per column left (MX_SPMM_WAY_PANELS_SPMV), kept by the timed choice */
+  double way_us[8];        /* the timed choice of this k's bucket: our kernels on B in place, on the
                             * panels, k SpMVs, the hub split's way, the whole matrix all cold, the row
-                            * patterns, the padded panels (us of one product each; 0: not timed) */
+                            * patterns, the padded panels, the panels and SpMVs (us of one product each;
+                            * 0: not timed) */
 } mx_spmm_plan;
 int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan);
 int mx_device_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream);
@@ -216,9 +220,12 @@ typedef enum {
   MX_SPMM_WAY_WHOLE    = 5, /* the whole matrix all cold (forced only while mx_device_spmm_whole's device exists) */
   MX_SPMM_WAY_ROWPAT   = 6, /* the cold part in its row-pattern form, k columns a launch (forced only while D holds
                              * the form); a hot part then by the hot kernels on B in place */
-  MX_SPMM_WAY_PADDED   = 7  /* the panels, the columns past the last full panel of 64 in one panel of the next power
+  MX_SPMM_WAY_PADDED   = 7, /* the panels, the columns past the last full panel of 64 in one panel of the next power
                              * of two (zero padding columns) instead of the widest panels they fill: fewer panels,
                              * more columns; timed where the two differ (k mod 64 above 8 and not a power of two) */
+  MX_SPMM_WAY_PANELS_SPMV = 8 /* the panels on the columns up to the last multiple of 8, one SpMV each for the
+                             * 1-7 left (where a narrow panel's gathers miss the L2 a column's SpMV may be
+                             * faster); timed where k > 8 is not a multiple of 8 */
 } mx_spmm_way;
 int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way);
 /* The whole matrix all cold for the SpMM beside a hot part. A hot region is chosen for one vector;

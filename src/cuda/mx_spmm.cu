@@ -851,8 +851,9 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   const int choice = D->spmm_choice[spmm_bucket(k)];
   plan->timed = plan->kernel && choice != 0;
   for (int w = 0; w < MX_SPMM_NWAYS; ++w) plan->way_us[w] = D->spmm_way_us[spmm_bucket(k)][w];
-  plan->cold_panels = choice == MX_SPMM_PANELS || choice == MX_SPMM_PADDED;
+  plan->cold_panels = choice == MX_SPMM_PANELS || choice == MX_SPMM_PADDED || choice == MX_SPMM_PANELS_SPMV;
   plan->padded_panels = choice == MX_SPMM_PADDED;
+  plan->rest_spmv = choice == MX_SPMM_PANELS_SPMV;
   plan->hub_slabs = choice == MX_SPMM_HUB;
   plan->whole = choice == MX_SPMM_WHOLE;
   plan->rowpat = choice == MX_SPMM_ROWPAT;
@@ -886,7 +887,7 @@ void mx_spmm_choice_reset(mx_device *D) {
 }
 
 extern "C" int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way) {
-  if (!D || way < MX_SPMM_WAY_AUTO || way > MX_SPMM_WAY_PADDED || way == MX_SPMM_WAY_HUB || (way == MX_SPMM_WAY_WHOLE && !D->spmm_whole) ||
+  if (!D || way < MX_SPMM_WAY_AUTO || way > MX_SPMM_WAY_PANELS_SPMV || way == MX_SPMM_WAY_HUB || (way == MX_SPMM_WAY_WHOLE && !D->spmm_whole) ||
       (way == MX_SPMM_WAY_ROWPAT && !D->rowpat))
     return mx_fail("mx_device_spmm_set_way: bad argument");
   for (int b = 0; b < MX_SPMM_BUCKETS; ++b) D->spmm_choice[b] = (char)way; /* the enums share their values */
@@ -991,6 +992,17 @@ static int spmm_per_column(mx_device *D, int k, const double *B, long long ldb, 
   return 0;
 }
 
+/* whether the panels-and-SpMVs way differs from the others: k > 8 columns, not a multiple of 8 */
+static bool spmm_rest_differs(int k) { return k > 8 && k % 8 != 0; }
+
+/* The panels (and a hot part) on the columns up to the last multiple of 8, then one SpMV per column
+ * left (MX_SPMM_PANELS_SPMV). */
+static int spmm_panels_spmv(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  const int k8 = k - k % 8;
+  if (k8 > 0 && spmm_kernels(D, MX_SPMM_PANELS, k8, B, ldb, C, ldc, s)) return 1;
+  return spmm_per_column(D, k - k8, B + (long long)k8 * ldb, ldb, C + (long long)k8 * ldc, ldc, s);
+}
+
 /* The cold part in row-pattern form for all k columns (C =), then a hot part on B in place (+=), per
  * launch group. */
 static int spmm_rowpat(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
@@ -1006,6 +1018,7 @@ static int spmm_way(mx_device *D, int way, int k, const double *B, long long ldb
   if (way == MX_SPMM_HUB) return mx_device_hub_spmm(D, k, B, ldb, C, ldc, s);
   if (way == MX_SPMM_ROWPAT) return spmm_rowpat(D, k, B, ldb, C, ldc, s);
   if (way == MX_SPMM_WHOLE) return mx_device_spmm(D->spmm_whole, k, B, ldb, C, ldc, s); /* its own timed choice */
+  if (way == MX_SPMM_PANELS_SPMV) return spmm_panels_spmv(D, k, B, ldb, C, ldc, s);
   return way == MX_SPMM_COLUMNS ? spmm_per_column(D, k, B, ldb, C, ldc, s) : spmm_kernels(D, way, k, B, ldb, C, ldc, s);
 }
 
@@ -1017,7 +1030,8 @@ static int spmm_way_slot(int way) {
          : way == MX_SPMM_HUB ? 3
          : way == MX_SPMM_WHOLE ? 4
          : way == MX_SPMM_ROWPAT ? 5
-                                : 6;
+         : way == MX_SPMM_PADDED ? 6
+                                : 7;
 }
 
 /* A bucket's kept way can still run: a value refresh or a cold-kernel switch may have dropped the
@@ -1046,7 +1060,8 @@ static int spmm_time_ways(mx_device *D, const int *ways, int nways, int reps, in
 /* The first product of a bucket where the byte rule takes the kernels: our kernels on B in place, on
  * row-major panels, k SpMVs, under a hub split the split's way (its rest and hub part), where D holds
  * row patterns their way, beside a hot part the whole matrix all cold (mx_device_spmm_whole,
- * where it was built) and, where they split k columns otherwise, the padded panels, each timed
+ * where it was built), where they split k columns otherwise the padded panels and where k > 8 is
+ * not a multiple of 8 the panels with one SpMV per column left, each timed
  * between CUDA events on the stream (where that round took less than MX_SPMM_TIMED_SHORT_US, again
  * over MX_SPMM_TIMED_REPEATS back-to-back products each, which decide), the fastest kept for the
  * bucket; the kept way runs last, so that C holds its bits (later products repeat them). Each way
@@ -1059,6 +1074,7 @@ static int spmm_timed_choice(mx_device *D, int k, const double *B, long long ldb
   if (D->spmm_whole) ways[nways++] = MX_SPMM_WHOLE;
   if (D->rowpat) ways[nways++] = MX_SPMM_ROWPAT;
   if (spmm_padding_differs(k)) ways[nways++] = MX_SPMM_PADDED;
+  if (spmm_rest_differs(k)) ways[nways++] = MX_SPMM_PANELS_SPMV;
   cudaEvent_t ev[MX_SPMM_NWAYS + 1] = {};
   float t[MX_SPMM_NWAYS] = {};
   int rc = 0, made = 0;

@@ -10,8 +10,9 @@
  *   - host B and C (mx_device_spmm_host) give the device product's bits;
  *   - the plan: one SpMV per column at k = 1, the kernels at k >= 2 on plain arrays by bytes, and
  *     the choice between them timed by the first product of a k (the later ones repeat its bits);
- *     every way forced in turn (our kernels on B in place, on row-major panels and on padded panels,
- *     the SpMVs), each right and repeating its bits; a first product at k = 10 times the padded panels.
+ *     every way forced in turn (our kernels on B in place, on row-major panels, on padded panels, on
+ *     panels with an SpMV per column past the last multiple of 8, the SpMVs), each right and
+ *     repeating its bits; a first product at k = 10 times the padded panels and the panels with SpMVs.
  * On a merge plan, the 2-column panels on the merge tiles: right, and all cold bitwise the merge
  * SpMVs (check_merge_panels). Then, on few-valued copies: packed (mx_device_compress AUTO) with the plain arrays released, the
  * product still right and, once the kernels ran, the plain arrays back and kept (a release frees
@@ -320,10 +321,11 @@ static void check_rowpat(const Csr &A, mx_crux c, std::mt19937_64 &rng, bool mus
   mx_format_free(&F);
 }
 
-/* A bucket whose first product is at k = 10 (panels of 8 and 2, padded: one of 16): the timed
- * choice times the padded panels too and keeps the fastest of the ways it timed; right either way. */
-static void check_padded_timed(const Csr &A, std::mt19937_64 &rng) {
-  const std::string tag = A.name + " padded panels timed";
+/* A bucket whose first product is at k = 10 (panels of 8 and 2, padded: one of 16, panels and
+ * SpMVs: 8 and two SpMVs): the timed choice times the padded panels and the panels with SpMVs too
+ * and keeps the fastest of the ways it timed; right either way. */
+static void check_k10_ways_timed(const Csr &A, std::mt19937_64 &rng) {
+  const std::string tag = A.name + " k = 10 ways timed";
   mx_format F;
   mx_device *D;
   if (!format_on_device(A, mx_crux{0, 0}, MX_MODE_AUTO, MX_COLD_AUTO, 0, tag, &F, &D)) return;
@@ -334,7 +336,9 @@ static void check_padded_timed(const Csr &A, std::mt19937_64 &rng) {
     double best = 0.0;
     for (double t : p.way_us)
       if (t > 0 && (best == 0.0 || t < best)) best = t;
-    expect(!p.padded_panels || p.way_us[6] == best, tag + ": kept only where fastest (ties keep the earlier way)");
+    expect(p.way_us[7] > 0, tag + ": the panels and SpMVs timed");
+    expect(!p.padded_panels || p.way_us[6] == best, tag + ": the padded panels kept only where fastest (ties keep the earlier way)");
+    expect(!p.rest_spmv || p.way_us[7] == best, tag + ": the panels and SpMVs kept only where fastest");
   }
   check_ks(D, F, {12, 15}, rng, tag + " the bucket's way");
   mx_device_free(D);
@@ -380,15 +384,16 @@ static void check_case(const Csr &A, mx_crux c, mx_mode_request mode, int xhot, 
   /* every way forced: our kernels on B in place and on row-major panels (2 .. 70: panels of 64, 32,
    * 16, 8, 4 and 2 columns, with padding columns), the SpMVs */
   const std::vector<int> few = g_race ? std::vector<int>{3, 9} : std::vector<int>{2, 3, 9, 17, 41, 70};
-  for (mx_spmm_way w : {MX_SPMM_WAY_KERNELS, MX_SPMM_WAY_PANELS, MX_SPMM_WAY_PADDED, MX_SPMM_WAY_COLUMNS}) {
+  for (mx_spmm_way w : {MX_SPMM_WAY_KERNELS, MX_SPMM_WAY_PANELS, MX_SPMM_WAY_PADDED, MX_SPMM_WAY_PANELS_SPMV, MX_SPMM_WAY_COLUMNS}) {
     expect(mx_device_spmm_set_way(D, w) == 0, tag + " set way: " + mx_device_last_error());
     if (F.nrows > 0 && mx_device_spmm_plan(D, 9, &p) == 0)
       expect(w == MX_SPMM_WAY_COLUMNS ? !p.kernel
-                                      : p.kernel && p.cold_panels == (w != MX_SPMM_WAY_KERNELS) && p.padded_panels == (w == MX_SPMM_WAY_PADDED),
+                                      : p.kernel && p.cold_panels == (w != MX_SPMM_WAY_KERNELS) && p.padded_panels == (w == MX_SPMM_WAY_PADDED) &&
+                                            p.rest_spmv == (w == MX_SPMM_WAY_PANELS_SPMV),
              tag + " plan follows the forced way");
     check_ks(D, F, few, rng, tag + " way " + std::to_string((int)w));
   }
-  expect(mx_device_spmm_set_way(D, (mx_spmm_way)4) != 0 && mx_device_spmm_set_way(D, (mx_spmm_way)8) != 0,
+  expect(mx_device_spmm_set_way(D, (mx_spmm_way)4) != 0 && mx_device_spmm_set_way(D, (mx_spmm_way)9) != 0,
          tag + " the hub's way and an unknown way refused");
   expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_AUTO) == 0, tag + " way back to auto");
   mx_device_free(D);
@@ -430,7 +435,7 @@ int main(int argc, char **argv) {
       check_hub(column_constants(A), rng); /* the hub part scaled per column, without values */
       for (int xhot : {0, 64}) check_merge_panels(A, mx_crux{0, 0}, MX_MODE_AUTO, xhot, rng);
       check_merge_panels(A, mx_crux{0.6, 0.4}, MX_MODE_SE, 0, rng); /* an SE hot part adds on the panel */
-      check_padded_timed(A, rng);
+      check_k10_ways_timed(A, rng);
     }
     printf("%-32s %9d x %-9d nnz %-10d %s\n", A.name.c_str(), A.nrows, A.ncols, A.nnz(), g_fail == fail0 ? "ok" : "FAILED");
     fflush(stdout);

@@ -14,7 +14,7 @@
  *   -mode      the hot region's layout: auto (default), du (FP64 tensor cores), se
  *   -bw        the HBM bandwidth of the bound (default 3350 GB/s, an H100's HBM3; 4800 on an H200)
  *   -group     columns per launch group forced (mx_device_spmm_set_group; default 0: the library's rule)
- *   -way       the SpMM's way forced (mx_device_spmm_set_way): kernels, panels, padded, columns (k SpMVs);
+ *   -way       the SpMM's way forced (mx_device_spmm_set_way): kernels, panels, padded, panels_spmv, columns (k SpMVs);
  *              default auto, the library's timed choice
  *   -whole 0   beside a hot part, no whole matrix all cold for the timed choice (default 1: offered
  *              before each k's first product through mx_device_spmm_whole, as the PETSc type does)
@@ -25,7 +25,9 @@
  *              columns fit half the L2, 2 always, 0 by the lanes-per-row panel kernel
  *              (mx_spmm_set_merge_panels)
  * Besides the plan's time (ours_us, and the way it kept), each row times our kernels on B in place
- * (kernels_us), on row-major panels (panels_us) and on padded panels (padded_us, where they differ), each forced, the whole matrix all cold as the
+ * (kernels_us), on row-major panels (panels_us), on padded panels (padded_us, where they differ) and on
+ * panels with one SpMV per column past the last multiple of 8 (panels_spmv_us, k > 8 not a multiple of 8),
+ * each forced, the whole matrix all cold as the
  * timed choice timed it (whole_us, beside a hot part), and cusparseSpMM CSR ALG2 on
  * row-major B and C (alg2_row_us, k >= 2: B copied to row-major and C back to column-major inside the
  * timing, as a caller with PETSc's column-major blocks would have to).
@@ -92,7 +94,7 @@ struct Opts {
 
 static void usage() {
   fprintf(stderr, "usage: spmm-kernel-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-crux TC,TR|predicted] [-mode auto|du|se] "
-                  "[-bw GBPS] [-group G] [-way auto|kernels|panels|padded|columns] [-whole 0|1] [-compress auto|off] [-merge_panels 0|1|2] [-o DIR]\n");
+                  "[-bw GBPS] [-group G] [-way auto|kernels|panels|padded|panels_spmv|columns] [-whole 0|1] [-compress auto|off] [-merge_panels 0|1|2] [-o DIR]\n");
   exit(2);
 }
 
@@ -136,6 +138,7 @@ static Opts parse_args(int argc, char **argv) {
       else if (!strcmp(w, "panels")) o.way = MX_SPMM_WAY_PANELS;
       else if (!strcmp(w, "columns")) o.way = MX_SPMM_WAY_COLUMNS;
       else if (!strcmp(w, "padded")) o.way = MX_SPMM_WAY_PADDED;
+      else if (!strcmp(w, "panels_spmv")) o.way = MX_SPMM_WAY_PANELS_SPMV;
       else usage();
     } else if (!strcmp(argv[i], "-whole") && has_value) {
       o.whole = atoi(argv[++i]) != 0;
@@ -426,7 +429,8 @@ struct Row {
   mx_spmm_plan plan;
   double ours_us = 0, kspmv_us = 0;
   double ours_host_us = 0; /* host time per call of ours (mx_time_calls' host): near ours_us, the host set the pace */
-  double kernels_us = 0, panels_us = 0, padded_us = 0; /* our kernels on B in place, on row-major panels, padded (forced; 0: not run) */
+  double kernels_us = 0, panels_us = 0, padded_us = 0, panels_spmv_us = 0; /* our kernels on B in place, on row-major panels, padded,
+                                                                           * panels and SpMVs (forced; 0: not run) */
   int way = 0;                          /* the way the plan kept (mx_spmm_way) */
   AlgRun alg[kNumAlgs];
   AlgRun alg2_row;                      /* cuSPARSE ALG2 on row-major B and C, the copies included */
@@ -476,19 +480,21 @@ static Row run_k(mx_device *D, const CusparseCsr &S, const Csr &A, const std::st
           : r.plan.whole ? MX_SPMM_WAY_WHOLE
           : r.plan.rowpat ? MX_SPMM_WAY_ROWPAT
           : r.plan.padded_panels ? MX_SPMM_WAY_PADDED
+          : r.plan.rest_spmv ? MX_SPMM_WAY_PANELS_SPMV
           : r.plan.cold_panels ? MX_SPMM_WAY_PANELS
                                : MX_SPMM_WAY_KERNELS;
   r.kspmv_us = median_us([&] { ours_kspmv(D, k, dB, A.ncols, dC, A.nrows); }, o.reps);
   if (r.plan.kernel && o.way == MX_SPMM_WAY_AUTO && !o.group) { /* each of our kernel ways forced, then the timed choice again */
     const int rest = k % 64; /* the padded panels differ from the panels where it is above 8 and not a power of two */
-    for (mx_spmm_way w : {MX_SPMM_WAY_KERNELS, MX_SPMM_WAY_PANELS, MX_SPMM_WAY_PADDED}) {
+    for (mx_spmm_way w : {MX_SPMM_WAY_KERNELS, MX_SPMM_WAY_PANELS, MX_SPMM_WAY_PADDED, MX_SPMM_WAY_PANELS_SPMV}) {
       if (w == MX_SPMM_WAY_PADDED && (rest <= 8 || !(rest & (rest - 1)))) continue;
+      if (w == MX_SPMM_WAY_PANELS_SPMV && (k <= 8 || k % 8 == 0)) continue;
       if (mx_device_spmm_set_way(D, w)) {
         fprintf(stderr, "forcing the SpMM's way: %s\n", mx_device_last_error());
         exit(2);
       }
       const double us = median_us([&] { ours_spmm(D, k, dB, A.ncols, dC, A.nrows); }, o.reps);
-      (w == MX_SPMM_WAY_KERNELS ? r.kernels_us : w == MX_SPMM_WAY_PANELS ? r.panels_us : r.padded_us) = us;
+      (w == MX_SPMM_WAY_KERNELS ? r.kernels_us : w == MX_SPMM_WAY_PANELS ? r.panels_us : w == MX_SPMM_WAY_PADDED ? r.padded_us : r.panels_spmv_us) = us;
     }
     CK(cudaMemset(dC, 0xff, sizeof(double) * A.nrows * k));
     ours_spmm(D, k, dB, A.ncols, dC, A.nrows);
@@ -522,7 +528,7 @@ static Row run_k(mx_device *D, const CusparseCsr &S, const Csr &A, const std::st
 static const char *plan_name(const mx_spmm_plan &p) { return p.kernel ? "kernel" : "per_column"; }
 
 static const char *way_name(int w) {
-  return w == MX_SPMM_WAY_KERNELS ? "kernels" : w == MX_SPMM_WAY_PANELS ? "panels" : w == MX_SPMM_WAY_WHOLE ? "whole" : w == MX_SPMM_WAY_ROWPAT ? "rowpat" : w == MX_SPMM_WAY_PADDED ? "padded" : "columns";
+  return w == MX_SPMM_WAY_KERNELS ? "kernels" : w == MX_SPMM_WAY_PANELS ? "panels" : w == MX_SPMM_WAY_WHOLE ? "whole" : w == MX_SPMM_WAY_ROWPAT ? "rowpat" : w == MX_SPMM_WAY_PADDED ? "padded" : w == MX_SPMM_WAY_PANELS_SPMV ? "panels_spmv" : "columns";
 }
 
 static const char *hot_mode_name(mx_hot_mode m) { return m == MX_HOT_DU ? "DU" : m == MX_HOT_SE ? "SE" : "none"; }
@@ -564,11 +570,11 @@ static void print_row(const Row &r) {
 
 static const char *kCsvHeader = "matrix,nrows,ncols,nnz,k,plan,lanes,group,ours_us,kspmv_us,alg1_us,alg2_us,alg3_us,best_cusparse_us,"
                                 "speedup,vs_kspmv,bound_us,x_bound,rel_err,way,kernels_us,panels_us,alg2_row_us,whole_us,rowpat_us,ours_host_us,"
-                                "padded_us\n";
+                                "padded_us,panels_spmv_us\n";
 
 static void write_csv_row(FILE *f, const Row &r) {
   const bool any = r.best_cusparse_us > 0;
-  fprintf(f, "%s,%d,%d,%d,%d,%s,%d,%d,%.3f,%.3f,%s,%s,%s,%s,%s,%.4f,%.3f,%.4f,%s,%s,%s,%s,%s,%s,%s,%.3f,%s\n", r.matrix.c_str(), r.nrows, r.ncols, r.nnz, r.k,
+  fprintf(f, "%s,%d,%d,%d,%d,%s,%d,%d,%.3f,%.3f,%s,%s,%s,%s,%s,%.4f,%.3f,%.4f,%s,%s,%s,%s,%s,%s,%s,%.3f,%s,%s\n", r.matrix.c_str(), r.nrows, r.ncols, r.nnz, r.k,
           plan_name(r.plan), r.plan.lanes_per_row, r.plan.cols_per_launch, r.ours_us, r.kspmv_us, cell(r.alg[0].valid, r.alg[0].us, "%.3f", "").c_str(),
           cell(r.alg[1].valid, r.alg[1].us, "%.3f", "").c_str(), cell(r.alg[2].valid, r.alg[2].us, "%.3f", "").c_str(),
           cell(any, r.best_cusparse_us, "%.3f", "").c_str(), cell(any, r.best_cusparse_us / r.ours_us, "%.4f", "").c_str(),
@@ -576,7 +582,7 @@ static void write_csv_row(FILE *f, const Row &r) {
           cell(r.kernels_us > 0, r.kernels_us, "%.3f", "").c_str(), cell(r.panels_us > 0, r.panels_us, "%.3f", "").c_str(),
           cell(r.alg2_row.valid, r.alg2_row.us, "%.3f", "").c_str(), cell(r.plan.way_us[4] > 0, r.plan.way_us[4], "%.3f", "").c_str(),
           cell(r.plan.way_us[5] > 0, r.plan.way_us[5], "%.3f", "").c_str(), r.ours_host_us,
-          cell(r.padded_us > 0, r.padded_us, "%.3f", "").c_str());
+          cell(r.padded_us > 0, r.padded_us, "%.3f", "").c_str(), cell(r.panels_spmv_us > 0, r.panels_spmv_us, "%.3f", "").c_str());
   fflush(f);
 }
 
