@@ -174,7 +174,9 @@ int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, vo
  * repeats its bits (no floating-point atomics), which is why cuSPARSE's SpMM is not a way
  * (docs/performance.md, "Many vectors").
  * The kernels read D's plain cold arrays: where a pack released them they are decoded back on the
- * first SpMM and kept from then on (mx_device_pack_release_plain frees nothing afterwards).
+ * first SpMM that times or runs a kernel way, and kept while a bucket keeps such a way
+ * (mx_device_pack_release_plain frees nothing meanwhile); where every timed bucket keeps a way that
+ * does not read them (the SpMVs of the pack, say), a release frees them again.
  * Device pointers, queued on stream; 0 or 1 with the error recorded. */
 typedef struct {
   int k;                   /* the columns the plan is for */

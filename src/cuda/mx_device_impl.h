@@ -51,8 +51,9 @@ struct mx_device {
   mx_device *spmm_whole; /* the whole matrix all cold beside D's hot part (mx_device_spmm_whole); NULL = none */
   int spmm_whole_failed; /* its build failed: not tried again */
   int spmm_group;       /* mx_device_spmm_set_group: columns per launch group forced (0: the rule) */
-  int spmm_reads_plain; /* D ran the SpMM kernels (mx_spmm.cu), which read the plain cold arrays: a
-                         * pack release frees nothing from then on */
+  int spmm_reads_plain; /* the SpMM kernels read the plain cold arrays (mx_spmm.cu): set while they
+                         * run a timed choice or a forced way, and after a timed choice while a
+                         * bucket keeps a way that reads them; a pack release frees nothing meanwhile */
 
   int pack_released; /* mx_device_pack_release_plain: MX_PLAIN_COLS | MX_PLAIN_VALS of cold_col / cold_val
                       * freed while the pack replaces them (never beside plain_released: a split drops

@@ -806,6 +806,7 @@ static int spmm_hot_launch(const mx_device *D, int k, const double *B, long long
 }
 
 static int spmm_group(const mx_device *D, int k);
+static bool spmm_plain_kept(const mx_device *D);
 
 /* k columns' bucket of the timed choice: floor(log2 k), capped */
 static int spmm_bucket(int k) {
@@ -891,6 +892,7 @@ extern "C" int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way) {
       (way == MX_SPMM_WAY_ROWPAT && !D->rowpat))
     return mx_fail("mx_device_spmm_set_way: bad argument");
   for (int b = 0; b < MX_SPMM_BUCKETS; ++b) D->spmm_choice[b] = (char)way; /* the enums share their values */
+  D->spmm_reads_plain = spmm_plain_kept(D);
   return 0;
 }
 
@@ -958,9 +960,10 @@ int mx_spmm_whole_refresh(mx_device *D, cudaStream_t s) {
                        "SpMM: the whole matrix's new values");
 }
 
-/* Before the kernels: D's plain cold arrays back where a pack released them (they stay from now on:
- * a release frees nothing once D ran an SpMM kernel), the long rows and the footprint measured once.
- * The kernels: per group of columns, cold rows, long rows' pieces, hot. */
+/* Before the kernels: D's plain cold arrays back where a pack released them (they stay while a
+ * bucket keeps a way that reads them: spmm_plain_kept; a release frees nothing meanwhile), the long
+ * rows and the footprint measured once. The kernels: per group of columns, cold rows, long rows'
+ * pieces, hot. */
 static int spmm_prepare(mx_device *D) {
   if (D->pack_released && mx_pack_restore_plain(D, true)) return 1;
   D->spmm_reads_plain = 1;
@@ -1020,6 +1023,19 @@ static int spmm_way(mx_device *D, int way, int k, const double *B, long long ldb
   if (way == MX_SPMM_WHOLE) return mx_device_spmm(D->spmm_whole, k, B, ldb, C, ldc, s); /* its own timed choice */
   if (way == MX_SPMM_PANELS_SPMV) return spmm_panels_spmv(D, k, B, ldb, C, ldc, s);
   return way == MX_SPMM_COLUMNS ? spmm_per_column(D, k, B, ldb, C, ldc, s) : spmm_kernels(D, way, k, B, ldb, C, ldc, s);
+}
+
+/* whether a way reads D's plain cold arrays (our kernels on B in place or on panels) */
+static bool spmm_way_reads_plain(int way) {
+  return way == MX_SPMM_KERNELS || way == MX_SPMM_PANELS || way == MX_SPMM_PADDED || way == MX_SPMM_PANELS_SPMV;
+}
+
+/* whether a bucket keeps a way that reads D's plain cold arrays: while none does, a pack release may
+ * free them again (the SpMVs, the row patterns, the split and the whole matrix do not read them) */
+static bool spmm_plain_kept(const mx_device *D) {
+  for (int b = 0; b < MX_SPMM_BUCKETS; ++b)
+    if (spmm_way_reads_plain(D->spmm_choice[b])) return true;
+  return false;
 }
 
 /* A way's entry in mx_device::spmm_way_us and mx_spmm_plan::way_us */
@@ -1094,6 +1110,7 @@ static int spmm_timed_choice(mx_device *D, int k, const double *B, long long ldb
   D->spmm_choice[spmm_bucket(k)] = (char)ways[best];
   if (best != nways - 1 && spmm_way(D, ways[best], k, B, ldb, C, ldc, s)) return 1;
   spmm_whole_trim(D); /* its products finished: the event above waited for them */
+  D->spmm_reads_plain = spmm_plain_kept(D);
   return 0;
 }
 
@@ -1110,10 +1127,12 @@ extern "C" int mx_device_spmm(mx_device *D, int k, const double *B, long long ld
   mx_spmm_plan plan;
   if (mx_device_spmm_plan(D, k, &plan)) return 1;
   if (!plan.kernel) return spmm_per_column(D, k, B, ldb, C, ldc, s);
+  const int choice = D->spmm_choice[spmm_bucket(k)];
+  const bool kept = plan.timed && D->spmm_group == 0 && spmm_choice_runs(D, choice);
+  if (kept && !spmm_way_reads_plain(choice)) return spmm_way(D, choice, k, B, ldb, C, ldc, s); /* no plain arrays back for it */
   if (spmm_prepare(D)) return 1;
   if (D->spmm_group > 0) return spmm_kernels(D, MX_SPMM_KERNELS, k, B, ldb, C, ldc, s);
-  const int choice = D->spmm_choice[spmm_bucket(k)];
-  if (plan.timed && spmm_choice_runs(D, choice)) return spmm_way(D, choice, k, B, ldb, C, ldc, s);
+  if (kept) return spmm_way(D, choice, k, B, ldb, C, ldc, s);
   return spmm_timed_choice(D, k, B, ldb, C, ldc, s);
 }
 

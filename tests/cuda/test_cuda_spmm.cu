@@ -15,9 +15,10 @@
  *     repeating its bits; a first product at k = 10 times the padded panels and the panels with SpMVs.
  * On a merge plan, the 2-column panels on the merge tiles: right, and all cold bitwise the merge
  * SpMVs (check_merge_panels). Then, on few-valued copies: packed (mx_device_compress AUTO) with the plain arrays released, the
- * product still right and, once the kernels ran, the plain arrays back and kept (a release frees
- * nothing); after a value refresh, right for the new values; under a hub split (plain arrays released
- * too), right.
+ * product still right and, once the kernels ran, the plain arrays back and kept while a bucket keeps
+ * a kernel way (a release frees nothing), freed again by a release once every bucket runs the SpMVs
+ * (which then leave them released); after a value refresh, right for the new values; under a hub
+ * split (plain arrays released too), right.
  * Usage: test_cuda_spmm [small|race] [MATRICES_DIR]. Exit: 0 pass, 1 fail, 77 no GPU. */
 #include "cuda_test_products.h"
 
@@ -156,6 +157,9 @@ static bool format_on_device(const Csr &A, mx_crux c, mx_mode_request mode, mx_c
 
 /* Packed with the plain arrays released, then refreshed: right throughout; the kernels bring the
  * plain arrays back and keep them. */
+/* whether the way a plan kept reads the plain cold arrays (our kernels on B in place or on panels) */
+static bool way_reads_plain(const mx_spmm_plan &p) { return p.kernel && !p.rowpat && !p.whole && !p.hub_slabs; }
+
 static void check_packed(const Csr &A, mx_crux c, std::mt19937_64 &rng) {
   const std::string tag = A.name + " packed crux (" + std::to_string(c.tau_c) + "," + std::to_string(c.tau_r) + ")";
   mx_format F;
@@ -168,9 +172,20 @@ static void check_packed(const Csr &A, mx_crux c, std::mt19937_64 &rng) {
   mx_spmm_plan plan;
   mx_device_spmm_plan(D, 16, &plan);
   check_ks(D, F, {1, 2, 16}, rng, tag + (released ? " (plain released)" : ""));
-  if (plan.kernel && released) {
-    expect(mx_device_pack_plain_released(D) == 0, tag + " the kernels brought the plain arrays back");
-    expect(mx_device_pack_release_plain(D) == 0 && mx_device_pack_plain_released(D) == 0, tag + " a release frees nothing after the kernels ran");
+  if (plan.kernel && released) { /* the timed choices of k = 2 and 16 ran our kernels on the plain arrays */
+    mx_spmm_plan p2, p16;
+    expect(mx_device_spmm_plan(D, 2, &p2) == 0 && mx_device_spmm_plan(D, 16, &p16) == 0, tag + " plans");
+    const bool kept = way_reads_plain(p2) || way_reads_plain(p16);
+    expect(mx_device_pack_release_plain(D) == 0, tag + " release after the products: " + mx_device_last_error());
+    expect(mx_device_pack_plain_released(D) == (kept ? 0 : released),
+           tag + (kept ? " a kept kernel way: the plain arrays back, a release frees nothing" : " only the SpMVs kept: a release frees the plain arrays again"));
+    /* every bucket on the pack's SpMVs: the plain arrays go again, and the products do not bring them back */
+    expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_COLUMNS) == 0 && mx_device_pack_release_plain(D) == 0 &&
+               mx_device_pack_plain_released(D) == released,
+           tag + " the SpMVs forced: a release frees the plain arrays again");
+    check_ks(D, F, {2, 16}, rng, tag + " the SpMVs forced");
+    expect(mx_device_pack_plain_released(D) == released, tag + " the SpMVs leave the plain arrays released");
+    expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_AUTO) == 0, tag + " way back to auto");
   }
   if (A.nnz() > 0) { /* new values, same pattern */
     std::vector<double> nv(A.val);
