@@ -123,7 +123,7 @@ void mx_device_hub_kernel(mx_device *D, mx_cold_kernel k) {
 extern "C" int mx_device_hub_release_plain(mx_device *D) {
   if (!D || !D->hub_split) return mx_fail("mx_device_hub_release_plain: no hub split in use");
   if (D->plain_released) return 0;
-  if (!D->cold_identity || D->csp || D->pack || D->rowpat || D->hot_pack || D->xhot_n || D->spmm_reads_plain)
+  if (!D->cold_identity || D->csp || D->pack || D->rowpat || D->hot_pack || D->xhot_n || D->spmm_kernels_ran)
     return mx_fail("mx_device_hub_release_plain: D's plain cold CSR is read by more than the split (a pack, row patterns, x-hot, cuSPARSE "
                    "or the SpMM kernels)");
   mx_features_job_drop(D);

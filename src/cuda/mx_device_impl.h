@@ -53,7 +53,9 @@ struct mx_device {
   int spmm_group;       /* mx_device_spmm_set_group: columns per launch group forced (0: the rule) */
   int spmm_reads_plain; /* the SpMM kernels read the plain cold arrays (mx_spmm.cu): set while they
                          * run a timed choice or a forced way, and after a timed choice while a
-                         * bucket keeps a way that reads them; a pack release frees nothing meanwhile */
+                         * bucket keeps a way that reads them (cleared when the choices are reset);
+                         * a pack release frees nothing meanwhile */
+  int spmm_kernels_ran; /* the SpMM kernels ran once on D: a hub split never frees the plain arrays from then on */
 
   int pack_released; /* mx_device_pack_release_plain: MX_PLAIN_COLS | MX_PLAIN_VALS of cold_col / cold_val
                       * freed while the pack replaces them (never beside plain_released: a split drops

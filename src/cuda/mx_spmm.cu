@@ -885,6 +885,7 @@ static int spmm_group(const mx_device *D, int k) {
 void mx_spmm_choice_reset(mx_device *D) {
   memset(D->spmm_choice, 0, sizeof D->spmm_choice);
   memset(D->spmm_way_us, 0, sizeof D->spmm_way_us);
+  D->spmm_reads_plain = 0; /* no bucket keeps a way: the next SpMM brings the plain arrays back where it needs them */
 }
 
 extern "C" int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way) {
@@ -967,6 +968,7 @@ int mx_spmm_whole_refresh(mx_device *D, cudaStream_t s) {
 static int spmm_prepare(mx_device *D) {
   if (D->pack_released && mx_pack_restore_plain(D, true)) return 1;
   D->spmm_reads_plain = 1;
+  D->spmm_kernels_ran = 1;
   return !D->spmm_long && spmm_long_make(D, spmm_long_threshold(spmm_lanes(D)));
 }
 

@@ -185,6 +185,14 @@ static void check_packed(const Csr &A, mx_crux c, std::mt19937_64 &rng) {
            tag + " the SpMVs forced: a release frees the plain arrays again");
     check_ks(D, F, {2, 16}, rng, tag + " the SpMVs forced");
     expect(mx_device_pack_plain_released(D) == released, tag + " the SpMVs leave the plain arrays released");
+    /* our kernels forced bring them back; a new cold form resets every bucket's way, and a release
+     * then frees them again (the next SpMM brings them back where it needs them) */
+    expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_KERNELS) == 0, tag + " kernels forced");
+    check_ks(D, F, {16}, rng, tag + " the kernels forced");
+    expect(mx_device_pack_plain_released(D) == 0, tag + " the kernels forced: the plain arrays back");
+    expect(mx_device_compress(D, &req) == 0 && mx_device_pack_release_plain(D) == 0 && mx_device_pack_plain_released(D) == released,
+           tag + " compressed again: the ways reset, a release frees the plain arrays again");
+    check_ks(D, F, {2, 16}, rng, tag + " compressed again");
     expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_AUTO) == 0, tag + " way back to auto");
   }
   if (A.nnz() > 0) { /* new values, same pattern */
