@@ -27,7 +27,7 @@ struct mx_cold_pack_dev; /* mx_cold_pack_dev.h */
 struct mx_cold_rowpat_dev; /* mx_cold_rowpat.cu */
 struct mx_hot_pack_dev; /* mx_hot_pack_dev.h */
 
-#define MX_SPMM_NWAYS 8 /* the ways a timed SpMM choice can time (mx_spmm.cu) */
+#define MX_SPMM_NWAYS 8 /* the ways a timed SpMM choice can time (mx_spmm_ways.cu) */
 
 struct mx_device {
   int nrows, ncols, nnz;
@@ -51,7 +51,7 @@ struct mx_device {
   mx_device *spmm_whole; /* the whole matrix all cold beside D's hot part (mx_device_spmm_whole); NULL = none */
   int spmm_whole_failed; /* its build failed: not tried again */
   int spmm_group;       /* mx_device_spmm_set_group: columns per launch group forced (0: the rule) */
-  int spmm_reads_plain; /* the SpMM kernels read the plain cold arrays (mx_spmm.cu): set while they
+  int spmm_reads_plain; /* the SpMM kernels read the plain cold arrays (mx_spmm_ways.cu): set while they
                          * run a timed choice or a forced way, and after a timed choice while a
                          * bucket keeps a way that reads them (cleared when the choices are reset);
                          * a pack release frees nothing meanwhile */
@@ -300,10 +300,10 @@ void mx_spmm_dev_free(mx_device *D);
 /* The SpMM of a device whose products the hub split runs (mx_device_hub.cu): the rest device's SpMM
  * (mx_device_spmm), then the hub part added in slabs of 8 columns (mx_hub_dev_spmm_add). */
 int mx_device_hub_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s);
-/* Every bucket's SpMM way timed again at its next product (mx_spmm.cu): the ways changed (a hub split made or dropped). */
+/* Every bucket's SpMM way timed again at its next product (mx_spmm_ways.cu): the ways changed (a hub split made or dropped). */
 void mx_spmm_choice_reset(mx_device *D);
 /* A value refresh of D (mx_device_refresh_values, after D->val_in received the values): the SpMM's
- * whole-matrix device (mx_device_spmm_whole) takes them too, on the GPU (mx_spmm.cu; nothing without it). */
+ * whole-matrix device (mx_device_spmm_whole) takes them too, on the GPU (mx_spmm_ways.cu; nothing without it). */
 int mx_spmm_whole_refresh(mx_device *D, cudaStream_t s);
 /* The rest device of D's hub split (NULL without one). */
 mx_device *mx_device_hub_rest(const mx_device *D);

@@ -1,4 +1,4 @@
-/* test_cuda_spmm - C = A B for k dense columns on the GPU (mx_device_spmm, src/cuda/mx_spmm.cu)
+/* test_cuda_spmm - C = A B for k dense columns on the GPU (mx_device_spmm, src/cuda/mx_spmm_ways.cu and mx_spmm.cu)
  * against the CPU oracle mx_spmm of the same host format.
  *
  * For the zoo (shapes, real matrices, generated ones) x cruxes ((0,0) all cold; (1,1) DU and SE;
