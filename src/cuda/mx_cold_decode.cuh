@@ -208,11 +208,12 @@ struct mx_dec_pack {
 
 /* mx_stage_products (mx_kernel_common.cuh) through a decoder: prod[i] = value(i) * x[col(i)] for
  * i < s1-s0 <= THREADS*PER, thread t handling i = j*THREADS+t, all loads before the first
- * multiply. With mx_dec_plain it is mx_stage_products, load for load. */
-template <int THREADS, int PER, int XH, class Dec>
+ * multiply. With mx_dec_plain it is mx_stage_products, load for load. V: double, or double2 for
+ * two columns (x a row-major pair of columns, x-hot off). */
+template <int THREADS, int PER, int XH, class Dec, class V>
 __device__ __forceinline__ void mx_stage_products_dec(const Dec &dec, const int *__restrict__ col,
-                                                      const double *__restrict__ val, const double *__restrict__ x,
-                                                      const double *__restrict__ xhot, int s0, int s1, double *prod) {
+                                                      const double *__restrict__ val, const V *__restrict__ x,
+                                                      const V *__restrict__ xhot, int s0, int s1, V *prod) {
   int c[PER];
   typename Dec::raw_t v[PER];
 #pragma unroll
@@ -227,10 +228,10 @@ __device__ __forceinline__ void mx_stage_products_dec(const Dec &dec, const int 
 }
 
 /* *slot = value(g) * x[col(g)] for one nonzero g by scalar loads (value before column) */
-template <int XH, class Dec>
+template <int XH, class Dec, class V>
 __device__ __forceinline__ void mx_stage_product_at(const Dec &dec, const int *__restrict__ col,
-                                                    const double *__restrict__ val, const double *__restrict__ x,
-                                                    const double *__restrict__ xhot, int g, double *slot) {
+                                                    const double *__restrict__ val, const V *__restrict__ x,
+                                                    const V *__restrict__ xhot, int g, V *slot) {
   const typename Dec::raw_t v = dec.raw_at(val, g);
   const int c = dec.col_at(col, g);
   *slot = dec.value(v, c) * mx_ld_xc<XH>(x, xhot, c);

@@ -23,10 +23,10 @@
  *   mx_seg_stage_vec8     thread t handles the 8 consecutive i = 8t .. 8t+7 (mx_stage_products_vec8:
  *                         a vector load per array, packed decoders only). */
 struct mx_seg_stage_strided {
-  template <int XH, class Dec>
+  template <int XH, class Dec, class V>
   static __device__ __forceinline__ void stage(const Dec &dec, const int *__restrict__ col, const double *__restrict__ val,
-                                               const double *__restrict__ x, const double *__restrict__ xhot, int s0,
-                                               int s1_seg, int s1, double *prod) {
+                                               const V *__restrict__ x, const V *__restrict__ xhot, int s0,
+                                               int s1_seg, int s1, V *prod) {
     mx_stage_products_dec<MX_SEG_THREADS, MX_SEG_PER_THREAD, XH>(dec, col, val, x, xhot, s0, s1_seg, prod); /* Alg. 2 */
     mx_stage_products_dec<MX_SEG_THREADS, 1, XH>(dec, col, val, x, xhot, s1_seg, s1, prod + (s1_seg - s0)); /* short tail */
   }
@@ -45,6 +45,14 @@ struct mx_seg_stage_vec8 {
 typedef mx_seg_stage_strided mx_seg_stage_vec8;
 #endif
 
+/* Two columns (V = double2, mx_spmm_pair.cu): the kernel stages and sums pairs; y is then C's first
+ * column and C's second starts ldy doubles on (z NULL: C = A B). */
+__device__ __forceinline__ void seg_store(double *y, const double *z, long long, int r, double s) { y[r] = z ? s + z[r] : s; }
+__device__ __forceinline__ void seg_store(double *y, const double *, long long ldy, int r, double2 s) {
+  y[r] = s.x;
+  y[ldy + r] = s.y;
+}
+
 /* A row wholly inside a segment longer than max(MX_SEG_LONG_MIN (mx_tuning.h), 4 gk g) is summed by
  * its whole warp (seg_rows_from_shared). */
 
@@ -57,8 +65,9 @@ typedef mx_seg_stage_strided mx_seg_stage_vec8;
  * In place (z == y) an empty row is not written: its y is z already (z + 0 would differ only in
  * turning -0 into +0). MPIAIJ's off-diagonal block, y += Ao x_ghost, is mostly such rows, whose
  * z reads and y writes were most of its traffic. */
-__device__ __forceinline__ void seg_rows_from_shared(const int *s_rp, int ra, int rb, const double *prod,
-                                                     const double *z, double *y, int gk) {
+template <class V>
+__device__ __forceinline__ void seg_rows_from_shared(const int *s_rp, int ra, int rb, const V *prod, const double *z, double *y,
+                                                     long long ldy, int gk) {
   const int nr = rb - ra;
   if (nr <= 0) return; /* block-uniform */
   const int mean = (s_rp[nr] - s_rp[0]) / nr;
@@ -71,18 +80,18 @@ __device__ __forceinline__ void seg_rows_from_shared(const int *s_rp, int ra, in
     int beg = 0, end = 0; /* past nr: no row, no entries */
     if (i < nr) beg = s_rp[i], end = s_rp[i + 1];
     const bool is_long = end - beg > long_len; /* the group's lanes agree: they see the same row */
-    double sum = 0.0;
+    V sum = mx_zero<V>();
     if (!is_long)
       for (int k = beg + lane_g; k < end; k += g) sum += prod[k];
     sum = mx_group_sum(sum, g);
-    if (i < nr && !is_long && lane_g == 0 && (end > beg || z != y)) y[ra + i] = z ? sum + z[ra + i] : sum;
+    if (i < nr && !is_long && lane_g == 0 && (end > beg || z != y)) seg_store(y, z, ldy, ra + i, sum);
     for (unsigned longs = __ballot_sync(MX_FULL_MASK, is_long && lane_g == 0); longs; longs &= longs - 1) {
       const int r = __ffs(longs) - 1, ir = __shfl_sync(MX_FULL_MASK, i, r);
       const int br = __shfl_sync(MX_FULL_MASK, beg, r), er = __shfl_sync(MX_FULL_MASK, end, r);
-      double lsum = 0.0;
+      V lsum = mx_zero<V>();
       for (int k = br + lane; k < er; k += 32) lsum += prod[k];
       lsum = mx_group_sum(lsum, 32);
-      if (lane == 0) y[ra + ir] = z ? lsum + z[ra + ir] : lsum;
+      if (lane == 0) seg_store(y, z, ldy, ra + ir, lsum);
     }
   }
 }
@@ -90,15 +99,14 @@ __device__ __forceinline__ void seg_rows_from_shared(const int *s_rp, int ra, in
 /* Phase 3: row r starts in the segment and ends beyond it (only the block's last row can). The
  * whole block sums it: its in-segment part from shared memory, the rest from global memory with
  * four independent accumulators, then a fixed-order block sum. */
-template <int XH, class Dec>
+template <int XH, class Dec, class V>
 __device__ __forceinline__ void seg_crossing_row(const Dec &dec, const int *__restrict__ rowptr, const int *__restrict__ col,
-                                                 const double *__restrict__ val, const double *__restrict__ x,
-                                                 const double *__restrict__ xhot, int r, int s0, int s1, const double *prod,
-                                                 const double *z, double *y,
-                                                 double *red) {
+                                                 const double *__restrict__ val, const V *__restrict__ x,
+                                                 const V *__restrict__ xhot, int r, int s0, int s1, const V *prod,
+                                                 const double *z, double *y, long long ldy, V *red) {
   const int beg = dec.row_at(rowptr, r), end = dec.row_at(rowptr, r + 1);
   const int T = MX_SEG_THREADS;
-  double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+  V a0 = mx_zero<V>(), a1 = mx_zero<V>(), a2 = mx_zero<V>(), a3 = mx_zero<V>();
   for (int k = beg + threadIdx.x; k < s1; k += T) a0 += prod[k - s0];
   int k = s1 + threadIdx.x;
   /* products rounded before the sum (__dmul_rn: no fused multiply-add), as the staged products are:
@@ -111,13 +119,13 @@ __device__ __forceinline__ void seg_crossing_row(const Dec &dec, const int *__re
     const typename Dec::raw_t v3 = h3 ? dec.raw_at(val, k, 3 * T) : (typename Dec::raw_t)0;
     const int c0 = dec.col_at(col, k), c1 = h1 ? dec.col_at(col, k, T) : 0;
     const int c2 = h2 ? dec.col_at(col, k, 2 * T) : 0, c3 = h3 ? dec.col_at(col, k, 3 * T) : 0;
-    a0 += __dmul_rn(dec.value(v0, c0), mx_ld_xc<XH>(x, xhot, c0));
-    if (h1) a1 += __dmul_rn(dec.value(v1, c1), mx_ld_xc<XH>(x, xhot, c1));
-    if (h2) a2 += __dmul_rn(dec.value(v2, c2), mx_ld_xc<XH>(x, xhot, c2));
-    if (h3) a3 += __dmul_rn(dec.value(v3, c3), mx_ld_xc<XH>(x, xhot, c3));
+    a0 += mx_mul_rn(dec.value(v0, c0), mx_ld_xc<XH>(x, xhot, c0));
+    if (h1) a1 += mx_mul_rn(dec.value(v1, c1), mx_ld_xc<XH>(x, xhot, c1));
+    if (h2) a2 += mx_mul_rn(dec.value(v2, c2), mx_ld_xc<XH>(x, xhot, c2));
+    if (h3) a3 += mx_mul_rn(dec.value(v3, c3), mx_ld_xc<XH>(x, xhot, c3));
   }
-  const double s = mx_block_sum((a0 + a1) + (a2 + a3), red);
-  if (threadIdx.x == 0) y[r] = z ? s + z[r] : s;
+  const V s = mx_block_sum((a0 + a1) + (a2 + a3), red);
+  if (threadIdx.x == 0) seg_store(y, z, ldy, r, s);
 }
 
 /* Long rows in parts. A row is split when it runs more than MX_SEG_SPLIT_TAIL (mx_tuning.h) nonzeros
@@ -146,35 +154,51 @@ __device__ __forceinline__ bool seg_cont_split(const int *s_rp, int s0) {
 }
 
 /* the block's sum of prod[lo, hi) in a fixed order (in thread 0); every thread calls it */
-__device__ __forceinline__ double seg_shared_sum(const double *prod, int lo, int hi, double *red) {
-  double a = 0.0;
+template <class V>
+__device__ __forceinline__ V seg_shared_sum(const V *prod, int lo, int hi, V *red) {
+  V a = mx_zero<V>();
   for (int k = lo + (int)threadIdx.x; k < hi; k += MX_SEG_THREADS) a += prod[k];
   __syncthreads(); /* red may still be read by thread 0 of an earlier block sum */
   return mx_block_sum(a, red);
 }
 
+/* Slot i of V in part: a double's slot i, a pair's slots 2i and 2i + 1 (mx_device.seg_parts holds
+ * two a segment). */
+__device__ __forceinline__ void seg_slot_publish(unsigned long long *part, int i, double s) { mx_slot_publish(part + i, s); }
+__device__ __forceinline__ void seg_slot_publish(unsigned long long *part, int i, double2 s) {
+  mx_slot_publish(part + 2 * i, s.x);
+  mx_slot_publish(part + 2 * i + 1, s.y);
+}
+__device__ __forceinline__ void seg_slot_take(unsigned long long *part, int i, double &s) { s = mx_slot_take(part + i); }
+__device__ __forceinline__ void seg_slot_take(unsigned long long *part, int i, double2 &s) {
+  s.x = mx_slot_take(part + 2 * i);
+  s.y = mx_slot_take(part + 2 * i + 1);
+}
+
 /* thread 0: part[seg] = s (mx_slot_publish: the value is the message) */
-__device__ __forceinline__ void seg_publish_part(double s, int seg, unsigned long long *part) {
-  if (threadIdx.x == 0) mx_slot_publish(part + seg, s);
+template <class V>
+__device__ __forceinline__ void seg_publish_part(V s, int seg, unsigned long long *part) {
+  if (threadIdx.x == 0) seg_slot_publish(part, seg, s);
 }
 
 /* Finisher of split row r: parts of segments [first, seg) in order, then own (this segment's sum of
  * the row, in thread 0), then z[r]. Takes the parts in rounds of MX_SEG_THREADS, one slot per
  * thread, through buf (shared, >= MX_SEG_THREADS doubles, free to overwrite). */
-__device__ __forceinline__ void seg_finish_split_row(int r, int first, int seg, double own, unsigned long long *part,
-                                                     const double *z, double *y, double *buf) {
-  double s = 0.0;
+template <class V>
+__device__ __forceinline__ void seg_finish_split_row(int r, int first, int seg, V own, unsigned long long *part, const double *z,
+                                                     double *y, long long ldy, V *buf) {
+  V s = mx_zero<V>();
   for (int base = first; base < seg; base += MX_SEG_THREADS) {
     const int i = base + (int)threadIdx.x;
     __syncthreads(); /* buf: the previous round (or the caller's products) is read */
-    if (i < seg) buf[threadIdx.x] = mx_slot_take(part + i);
+    if (i < seg) seg_slot_take(part, i, buf[threadIdx.x]);
     __syncthreads();
     if (threadIdx.x == 0)
       for (int t = 0; t < min(MX_SEG_THREADS, seg - base); ++t) s += buf[t];
   }
   if (threadIdx.x == 0) {
     s += own;
-    y[r] = z ? s + z[r] : s;
+    seg_store(y, z, ldy, r, s);
   }
 }
 
@@ -183,17 +207,18 @@ __device__ __forceinline__ void seg_finish_split_row(int r, int first, int seg, 
  * First the part of the split row this segment starts, so that no finisher waits for a block that
  * is itself waiting; then the row running into it: a part where it covers the whole segment, else
  * finished here. s_rp as in the kernel. */
-static __device__ __noinline__ void seg_split_rows(const int4 *__restrict__ plan, const int *s_rp, double *prod, double *red,
-                                                   unsigned long long *part, const double *z, double *y) {
+template <class V>
+static __device__ __noinline__ void seg_split_rows(const int4 *__restrict__ plan, const int *s_rp, V *prod, V *red,
+                                                   unsigned long long *part, const double *z, double *y, long long ldy) {
   const int4 p = plan[blockIdx.x];
   const int nr = p.y - p.x, seg = p.z, s0 = seg * MX_SEG_NNZ, seg_len = min(s0 + MX_SEG_NNZ, p.w) - s0;
   const int *rp = s_rp + 1;
   if (nr > 0 && rp[nr] > seg_len && seg_row_split(rp[nr - 1] + s0, rp[nr] + s0))
     seg_publish_part(seg_shared_sum(prod, rp[nr - 1], seg_len, red), seg, part);
   if (seg_cont_split(s_rp, s0)) {
-    const double own = seg_shared_sum(prod, 0, min(rp[0], seg_len), red);
+    const V own = seg_shared_sum(prod, 0, min(rp[0], seg_len), red);
     if (rp[0] > seg_len) seg_publish_part(own, seg, part); /* wholly inside the row: no row starts here */
-    else seg_finish_split_row(p.x - 1, (s_rp[0] + s0) / MX_SEG_NNZ, seg, own, part, z, y, prod);
+    else seg_finish_split_row(p.x - 1, (s_rp[0] + s0) / MX_SEG_NNZ, seg, own, part, z, y, ldy, prod);
   }
 }
 
@@ -214,16 +239,21 @@ static __device__ __noinline__ void seg_split_rows(const int4 *__restrict__ plan
  * the same y wherever no row is long enough to be split; the launchers take it where the longest
  * cold row is at most MX_SEG_SPLIT_TAIL (mx_device.seg_split), since the split's code slows the
  * kernel down on matrices that never use it (docs/performance.md, "Cold kernels").
- * Stg: how the products are staged (phase 1); not which, nor where. */
-template <int XH, class Dec, int MINB, bool SPLIT, class Stg = mx_seg_stage_strided>
+ * Stg: how the products are staged (phase 1); not which, nor where.
+ * V: double (y = C x + z), or double2 for two columns at once (seg_store: x the two columns as
+ * pairs, y = C's first column, ldy the offset of its second, z NULL), each column bitwise the
+ * double kernel's y of that column; its staging strided (a pair of products is 16 bytes). */
+template <class T> struct mx_seg_named { typedef T type; }; /* V as named by the launch, never deduced */
+template <int XH, class Dec, int MINB, bool SPLIT, class Stg = mx_seg_stage_strided, class V = double>
 __global__ void __launch_bounds__(MX_SEG_THREADS, MINB)
 mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *__restrict__ col,
                        const double *__restrict__ val, const int4 *__restrict__ plan,
-                       const double *__restrict__ x, const double *__restrict__ xhot, const double *z, double *y,
-                       const Dec dec, int gk, unsigned long long *part) {
-  __shared__ __align__(16) double prod[MX_SEG_NNZ + MX_SEG_THREADS]; /* 16: mx_seg_stage_vec8 stores pairs */
+                       const typename mx_seg_named<V>::type *__restrict__ x, const typename mx_seg_named<V>::type *__restrict__ xhot,
+                       const double *z, double *y,
+                       const Dec dec, int gk, unsigned long long *part, long long ldy = 0) {
+  __shared__ __align__(16) V prod[MX_SEG_NNZ + MX_SEG_THREADS]; /* 16: mx_seg_stage_vec8 stores pairs */
   __shared__ int s_rp[MX_SEG_MAX_ROWS + 2];
-  __shared__ double red[MX_SEG_THREADS / 32];
+  __shared__ V red[MX_SEG_THREADS / 32];
   const int4 p = plan[blockIdx.x];
   const int ra = p.x, rb = p.y;
   const int s0 = p.z * MX_SEG_NNZ;
@@ -252,10 +282,10 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
   const int *rp = s_rp + sh; /* rp[i] = rowptr[ra + i] - s0 */
   const bool crossing = rb > ra && rp[nr] > s1 - s0;
   const bool split_out = SPLIT && crossing && seg_row_split(rp[nr - 1] + s0, rp[nr] + s0); /* then s1 == s1_seg */
-  seg_rows_from_shared(rp, ra, crossing ? rb - 1 : rb, prod, z, y, gk);
-  if (crossing && !split_out) seg_crossing_row<XH>(dec, rowptr, col, val, x, xhot, rb - 1, s0, s1, prod, z, y, red);
+  seg_rows_from_shared(rp, ra, crossing ? rb - 1 : rb, prod, z, y, ldy, gk);
+  if (crossing && !split_out) seg_crossing_row<XH>(dec, rowptr, col, val, x, xhot, rb - 1, s0, s1, prod, z, y, ldy, red);
   if constexpr (SPLIT)
-    if (split_out || seg_cont_split(s_rp, s0)) seg_split_rows(plan, s_rp, prod, red, part, z, y);
+    if (split_out || seg_cont_split(s_rp, s0)) seg_split_rows(plan, s_rp, prod, red, part, z, y, ldy);
 }
 
 #endif

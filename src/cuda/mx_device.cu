@@ -334,7 +334,7 @@ static bool cold_request_valid(mx_cold_kernel k) {
   return k == MX_COLD_AUTO || k == MX_COLD_SEGMENT || k == MX_COLD_MERGE || k == MX_COLD_CUSPARSE || k == MX_COLD_TIMED;
 }
 
-/* The segment kernel's long-row parts: one value slot per segment, all 0; and whether a
+/* The segment kernel's long-row parts: two value slots per segment (the SpMM's pairs use both), all 0; and whether a
  * row may be split (the longest cold row: the rule's where it measured it, else from P's row
  * pointers on the host or D's on the GPU). */
 static int alloc_segment_parts(const mx_format *P, mx_device *D) {
@@ -343,7 +343,7 @@ static int alloc_segment_parts(const mx_format *P, mx_device *D) {
   if (maxlen < 0 && P) cold_row_stats_host(P, &maxlen, &sumsq);
   else if (maxlen < 0 && mx_cold_row_stats_dev(D, &maxlen, &sumsq)) return 1;
   D->seg_split = maxlen > MX_SEG_SPLIT_TAIL;
-  if (mx_slots_alloc_on(D, &D->seg_parts, (size_t)nseg, "segment parts")) return 1;
+  if (mx_slots_alloc_on(D, &D->seg_parts, 2 * (size_t)nseg, "segment parts")) return 1;
   D->seg_nseg = nseg;
   return 0;
 }
@@ -366,7 +366,7 @@ static int make_cold_plan(const mx_format *P, mx_cold_kernel k, mx_device *D) {
 static void free_cold_plan(mx_device *D, mx_cold_kernel k) {
   if (k == MX_COLD_SEGMENT) {
     mx_cuda_free_on(D, &D->seg_plan, (size_t)D->seg_nblocks);
-    mx_cuda_free_on(D, &D->seg_parts, (size_t)D->seg_nseg);
+    mx_cuda_free_on(D, &D->seg_parts, 2 * (size_t)D->seg_nseg);
     D->seg_nblocks = D->seg_nseg = D->seg_split = 0;
   } else if (k == MX_COLD_MERGE) {
     mx_cuda_free_on(D, &D->merge_coord, (size_t)D->merge_ntiles + 1);

@@ -204,10 +204,12 @@ typedef struct {
                             * timed choice */
   int rest_spmv;           /* 1 (with cold_panels): the panels up to the last multiple of 8 columns, one SpMV
                             * per column left (MX_SPMM_WAY_PANELS_SPMV), kept by the timed choice */
-  double way_us[8];        /* the timed choice of this k's bucket: our kernels on B in place, on the
+  int pairs;               /* 1: two columns at a time by the segment kernel on the form in use
+                            * (MX_SPMM_WAY_PAIRS; kernel 0), kept by the timed choice */
+  double way_us[9];        /* the timed choice of this k's bucket: our kernels on B in place, on the
                             * panels, k SpMVs, the hub split's way, the whole matrix all cold, the row
-                            * patterns, the padded panels, the panels and SpMVs (us of one product each;
-                            * 0: not timed) */
+                            * patterns, the padded panels, the panels and SpMVs, the pairs (us of one
+                            * product each; 0: not timed) */
 } mx_spmm_plan;
 int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan);
 int mx_device_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream);
@@ -225,9 +227,13 @@ typedef enum {
   MX_SPMM_WAY_PADDED   = 7, /* the panels, the columns past the last full panel of 64 in one panel of the next power
                              * of two (zero padding columns) instead of the widest panels they fill: fewer panels,
                              * more columns; timed where the two differ (k mod 64 above 8 and not a power of two) */
-  MX_SPMM_WAY_PANELS_SPMV = 8 /* the panels on the columns up to the last multiple of 8, one SpMV each for the
+  MX_SPMM_WAY_PANELS_SPMV = 8, /* the panels on the columns up to the last multiple of 8, one SpMV each for the
                              * 1-7 left (where a narrow panel's gathers miss the L2 a column's SpMV may be
                              * faster); timed where k > 8 is not a multiple of 8 */
+  MX_SPMM_WAY_PAIRS    = 9  /* two columns at a time by the SpMV's segment kernel on pairs, on the form the SpMV
+                             * reads (plain or packed: one matrix read, one 16-byte gather a nonzero for two
+                             * columns), an odd last column by the SpMV, a hot part by the hot kernels on B in
+                             * place; where the cold part runs on the segment kernel (forced only there) */
 } mx_spmm_way;
 int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way);
 /* The whole matrix all cold for the SpMM beside a hot part. A hot region is chosen for one vector;

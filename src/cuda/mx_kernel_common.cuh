@@ -51,6 +51,29 @@ __device__ __forceinline__ double mx_ld_xc(const double *__restrict__ x, const d
   return __ldg(mx_xc_addr(x, xhot, c));
 }
 
+/* Two columns at once: the SpMM's pair kernel (mx_spmm_pair.cu) runs the segment kernel on double2
+ * values, column j in .x and column j + 1 in .y, x-hot off. Every operation is the double one on each
+ * component, so each column's sums are the one-column kernel's, bit for bit. */
+__device__ __forceinline__ double2 operator+(double2 a, double2 b) { return make_double2(a.x + b.x, a.y + b.y); }
+__device__ __forceinline__ double2 &operator+=(double2 &a, double2 b) {
+  a.x += b.x;
+  a.y += b.y;
+  return a;
+}
+__device__ __forceinline__ double2 operator*(double a, double2 b) { return make_double2(a * b.x, a * b.y); }
+/* a product rounded on its own (never fused into a sum) */
+__device__ __forceinline__ double mx_mul_rn(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ double2 mx_mul_rn(double a, double2 b) { return make_double2(__dmul_rn(a, b.x), __dmul_rn(a, b.y)); }
+template <class V> __device__ __forceinline__ V mx_zero();
+template <> __device__ __forceinline__ double mx_zero<double>() { return 0.0; }
+template <> __device__ __forceinline__ double2 mx_zero<double2>() { return make_double2(0.0, 0.0); }
+__device__ __forceinline__ double2 mx_ld_x(const double2 *x, int c) { return __ldg(x + c); }
+template <int XH>
+__device__ __forceinline__ double2 mx_ld_xc(const double2 *__restrict__ x, const double2 *__restrict__, int c) {
+  static_assert(XH == MX_XH_OFF, "two columns: the cold CSR holds original columns");
+  return mx_ld_x(x, c);
+}
+
 /* A stored column code as an original column: >= 0 itself, -1 padding (stays -1), <= -2 x-hot rank
  * -2-c (the SpMM reads B, never the x-hot buffer). */
 __device__ __forceinline__ int mx_col_original(int c, const int *__restrict__ xhot_col) {
@@ -111,14 +134,23 @@ __device__ __forceinline__ double mx_group_sum(double v, int g) {
   return v;
 }
 
+__device__ __forceinline__ double2 mx_group_sum(double2 v, int g) {
+  for (int off = g >> 1; off > 0; off >>= 1) {
+    v.x += __shfl_xor_sync(MX_FULL_MASK, v.x, off);
+    v.y += __shfl_xor_sync(MX_FULL_MASK, v.y, off);
+  }
+  return v;
+}
+
 /* Block-wide sum in a fixed order (warp butterflies, then warp 0 adds the warp sums in order).
- * red must hold blockDim.x/32 doubles. Result valid in thread 0. All threads must call it. */
-__device__ __forceinline__ double mx_block_sum(double v, double *red) {
+ * red must hold blockDim.x/32 values. Result valid in thread 0. All threads must call it. */
+template <class V>
+__device__ __forceinline__ V mx_block_sum(V v, V *red) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
   v = mx_group_sum(v, 32);
   if (lane == 0) red[warp] = v;
   __syncthreads();
-  double s = 0.0;
+  V s = mx_zero<V>();
   if (threadIdx.x == 0)
     for (int w = 0; w < nw; ++w) s += red[w];
   return s;

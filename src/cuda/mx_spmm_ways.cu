@@ -1,6 +1,7 @@
 /* mx_spmm_ways.cu - C = A B for k dense columns on the GPU (issue 43): the plan per k (the byte rule,
  * the launch groups), the ways (our kernels on B in place or on panels, the padded panels, the
- * panels with SpMVs, the SpMVs, the row patterns, the hub split's way, the whole matrix all cold) and
+ * panels with SpMVs, the SpMVs, the pairs, the row patterns, the hub split's way, the whole matrix
+ * all cold) and
  * the timed choice between them per bucket of k, and the entry points (mx_device.h). The kernels and
  * their launches are mx_spmm.cu's (mx_spmm_impl.h). */
 #include <string.h>
@@ -9,6 +10,7 @@
 
 static int spmm_group(const mx_device *D, int k);
 static bool spmm_plain_kept(const mx_device *D);
+static bool spmm_pairs_offered(const mx_device *D, int k, bool kernels);
 
 /* k columns' bucket of the timed choice: floor(log2 k), capped */
 static int spmm_bucket(int k) {
@@ -35,6 +37,16 @@ static void spmm_matrix_bytes(const mx_device *D, double *in_use, double *plain)
  * matrix's ways have nothing to read); else it is one way of the timed choice. */
 static bool spmm_split_alone(const mx_device *D, int k) { return D->hub_split && (k == 1 || D->plain_released); }
 
+/* The byte rule: the SpMM kernels where they move fewer bytes than k SpMVs of the form in use (the
+ * kernels read the plain arrays), and wherever D holds row patterns (their way moves fewer bytes than
+ * k SpMVs of the form at every k >= 2); from MX_SPMM_MIN_K columns on. */
+static bool spmm_rule_kernels(const mx_device *D, int k) {
+  double in_use, plain;
+  spmm_matrix_bytes(D, &in_use, &plain);
+  const double vec = 8.0 * ((double)D->ncols + D->nrows);
+  return k >= MX_SPMM_MIN_K && (D->rowpat || plain + k * vec < k * (in_use + vec));
+}
+
 extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan) {
   if (!D || !plan) return mx_fail("mx_device_spmm_plan: NULL argument");
   memset(plan, 0, sizeof *plan);
@@ -49,10 +61,9 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   const double vec = 8.0 * ((double)D->ncols + D->nrows);
   plan->bytes_per_column = (double)k * (in_use + vec);
   plan->bytes_kernel = plain + (double)k * vec;
-  /* row patterns: their way moves fewer bytes than k SpMVs of the form at every k >= 2 */
-  plan->kernel = k >= MX_SPMM_MIN_K && (D->rowpat || plan->bytes_kernel < plan->bytes_per_column);
+  plan->kernel = spmm_rule_kernels(D, k);
   const int choice = D->spmm_choice[spmm_bucket(k)];
-  plan->timed = plan->kernel && choice != 0;
+  plan->timed = (plan->kernel || spmm_pairs_offered(D, k, false)) && choice != 0;
   for (int w = 0; w < MX_SPMM_NWAYS; ++w) plan->way_us[w] = D->spmm_way_us[spmm_bucket(k)][w];
   plan->cold_panels = choice == MX_SPMM_PANELS || choice == MX_SPMM_PADDED || choice == MX_SPMM_PANELS_SPMV;
   plan->padded_panels = choice == MX_SPMM_PADDED;
@@ -60,7 +71,8 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   plan->hub_slabs = choice == MX_SPMM_HUB;
   plan->whole = choice == MX_SPMM_WHOLE;
   plan->rowpat = choice == MX_SPMM_ROWPAT;
-  if (choice == MX_SPMM_COLUMNS) plan->kernel = 0;
+  plan->pairs = choice == MX_SPMM_PAIRS;
+  if (choice == MX_SPMM_COLUMNS || choice == MX_SPMM_PAIRS) plan->kernel = 0;
   plan->lanes_per_row = mx_spmm_lanes(D);
   plan->cols_per_pass = k < MX_SPMM_COLS_PER_PASS ? 4 : MX_SPMM_COLS_PER_PASS;
   plan->hot_mode = D->mode;
@@ -68,7 +80,7 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   plan->cols_per_launch = D->spmm_long || D->spmm_group ? spmm_group(D, k) : 0;
   /* the smallest k >= MX_SPMM_MIN_K at which the kernel moves fewer bytes (0: none below 2^20) */
   for (int kk = MX_SPMM_MIN_K; kk <= (1 << 20) && !plan->min_k_kernel; kk = kk < 64 ? kk + 1 : 2 * kk)
-    if (D->rowpat || plain + kk * vec < kk * (in_use + vec)) plan->min_k_kernel = kk;
+    if (spmm_rule_kernels(D, kk)) plan->min_k_kernel = kk;
   return 0;
 }
 
@@ -91,8 +103,8 @@ void mx_spmm_choice_reset(mx_device *D) {
 }
 
 extern "C" int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way) {
-  if (!D || way < MX_SPMM_WAY_AUTO || way > MX_SPMM_WAY_PANELS_SPMV || way == MX_SPMM_WAY_HUB || (way == MX_SPMM_WAY_WHOLE && !D->spmm_whole) ||
-      (way == MX_SPMM_WAY_ROWPAT && !D->rowpat))
+  if (!D || way < MX_SPMM_WAY_AUTO || way > MX_SPMM_WAY_PAIRS || way == MX_SPMM_WAY_HUB || (way == MX_SPMM_WAY_WHOLE && !D->spmm_whole) ||
+      (way == MX_SPMM_WAY_ROWPAT && !D->rowpat) || (way == MX_SPMM_WAY_PAIRS && !mx_spmm_pairs_run(D)))
     return mx_fail("mx_device_spmm_set_way: bad argument");
   for (int b = 0; b < MX_SPMM_BUCKETS; ++b) D->spmm_choice[b] = (char)way; /* the enums share their values */
   D->spmm_reads_plain = spmm_plain_kept(D);
@@ -210,6 +222,26 @@ static int spmm_panels_spmv(mx_device *D, int k, const double *B, long long ldb,
   return spmm_per_column(D, k - k8, B + (long long)k8 * ldb, ldb, C + (long long)k8 * ldc, ldc, s);
 }
 
+/* The pairs where D's cold part runs on the segment kernel: offered where the byte rule sends the
+ * product to the SpMVs (a pack: pairs read it once for two columns), and beside the kernels below
+ * MX_SPMM_PAIRS_MAX_K columns (mx_tuning.h). */
+static bool spmm_pairs_offered(const mx_device *D, int k, bool kernels) {
+  return k >= 2 && (!kernels || k < MX_SPMM_PAIRS_MAX_K) && mx_spmm_pairs_run(D);
+}
+
+/* The columns two at a time (C =: each column bitwise the cold SpMV's), an odd last one by the SpMV,
+ * then a hot part on B in place (+=) for the paired columns, per launch group (MX_SPMM_PAIRS). */
+static int spmm_pairs(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  const int k2 = k - k % 2;
+  if (mx_spmm_pair_cold(D, k2, B, ldb, C, ldc, s)) return 1;
+  if (D->mode != MX_HOT_NONE && D->hot_nwork > 0) {
+    const int g = spmm_group(D, k2);
+    for (int j0 = 0; j0 < k2; j0 += g)
+      if (mx_spmm_hot_launch(D, std::min(g, k2 - j0), B + (long long)j0 * ldb, ldb, C + (long long)j0 * ldc, ldc, s)) return 1;
+  }
+  return spmm_per_column(D, k - k2, B + (long long)k2 * ldb, ldb, C + (long long)k2 * ldc, ldc, s);
+}
+
 /* The cold part in row-pattern form for all k columns (C =), then a hot part on B in place (+=), per
  * launch group. */
 static int spmm_rowpat(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
@@ -226,6 +258,7 @@ static int spmm_way(mx_device *D, int way, int k, const double *B, long long ldb
   if (way == MX_SPMM_ROWPAT) return spmm_rowpat(D, k, B, ldb, C, ldc, s);
   if (way == MX_SPMM_WHOLE) return mx_device_spmm(D->spmm_whole, k, B, ldb, C, ldc, s); /* its own timed choice */
   if (way == MX_SPMM_PANELS_SPMV) return spmm_panels_spmv(D, k, B, ldb, C, ldc, s);
+  if (way == MX_SPMM_PAIRS) return spmm_pairs(D, k, B, ldb, C, ldc, s);
   return way == MX_SPMM_COLUMNS ? spmm_per_column(D, k, B, ldb, C, ldc, s) : spmm_kernels(D, way, k, B, ldb, C, ldc, s);
 }
 
@@ -251,13 +284,15 @@ static int spmm_way_slot(int way) {
          : way == MX_SPMM_WHOLE ? 4
          : way == MX_SPMM_ROWPAT ? 5
          : way == MX_SPMM_PADDED ? 6
-                                : 7;
+         : way == MX_SPMM_PANELS_SPMV ? 7
+                                : 8;
 }
 
 /* A bucket's kept way can still run: a value refresh or a cold-kernel switch may have dropped the
  * row patterns, a refresh the whole-matrix device; such a bucket is timed again. */
 static bool spmm_choice_runs(const mx_device *D, int way) {
-  return (way != MX_SPMM_ROWPAT || D->rowpat) && (way != MX_SPMM_WHOLE || D->spmm_whole) && (way != MX_SPMM_HUB || D->hub_split);
+  return (way != MX_SPMM_ROWPAT || D->rowpat) && (way != MX_SPMM_WHOLE || D->spmm_whole) && (way != MX_SPMM_HUB || D->hub_split) &&
+         (way != MX_SPMM_PAIRS || mx_spmm_pairs_run(D));
 }
 
 /* One round of the timed choice: each of the nways ways `reps` times back to back, between events
@@ -277,24 +312,32 @@ static int spmm_time_ways(mx_device *D, const int *ways, int nways, int reps, in
   return rc;
 }
 
-/* The first product of a bucket where the byte rule takes the kernels: our kernels on B in place, on
- * row-major panels, k SpMVs, under a hub split the split's way (its rest and hub part), where D holds
- * row patterns their way, beside a hot part the whole matrix all cold (mx_device_spmm_whole,
- * where it was built), where they split k columns otherwise the padded panels and where k > 8 is
- * not a multiple of 8 the panels with one SpMV per column left, each timed
+/* The first product of a bucket where the byte rule takes the kernels (kernels): our kernels on B in
+ * place, on row-major panels, k SpMVs, under a hub split the split's way (its rest and hub part),
+ * where D holds row patterns their way, beside a hot part the whole matrix all cold
+ * (mx_device_spmm_whole, where it was built), where they split k columns otherwise the padded panels,
+ * where k > 8 is not a multiple of 8 the panels with one SpMV per column left, and where offered the
+ * pairs; where the byte rule takes the SpMVs (not kernels) the pairs against the SpMVs alone (neither
+ * reads the plain arrays). Each timed
  * between CUDA events on the stream (where that round took less than MX_SPMM_TIMED_SHORT_US, again
  * over MX_SPMM_TIMED_REPEATS back-to-back products each, which decide), the fastest kept for the
  * bucket; the kept way runs last, so that C holds its bits (later products repeat them). Each way
  * runs once untimed first: a kernel's first launch in a process loads its module (CUDA's lazy
  * loading), which must not count (docs/performance.md, "Many vectors"); the whole-matrix device
  * makes its own timed choice in that run. */
-static int spmm_timed_choice(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
-  int ways[MX_SPMM_NWAYS] = {MX_SPMM_KERNELS, MX_SPMM_PANELS, MX_SPMM_COLUMNS}, nways = 3;
-  if (D->hub_split) ways[nways++] = MX_SPMM_HUB;
-  if (D->spmm_whole) ways[nways++] = MX_SPMM_WHOLE;
-  if (D->rowpat) ways[nways++] = MX_SPMM_ROWPAT;
-  if (mx_spmm_padding_differs(k)) ways[nways++] = MX_SPMM_PADDED;
-  if (spmm_rest_differs(k)) ways[nways++] = MX_SPMM_PANELS_SPMV;
+static int spmm_timed_choice(mx_device *D, int k, bool kernels, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  int ways[MX_SPMM_NWAYS], nways = 0;
+  if (kernels) {
+    ways[nways++] = MX_SPMM_KERNELS;
+    ways[nways++] = MX_SPMM_PANELS;
+  }
+  ways[nways++] = MX_SPMM_COLUMNS;
+  if (kernels && D->hub_split) ways[nways++] = MX_SPMM_HUB;
+  if (kernels && D->spmm_whole) ways[nways++] = MX_SPMM_WHOLE;
+  if (kernels && D->rowpat) ways[nways++] = MX_SPMM_ROWPAT;
+  if (kernels && mx_spmm_padding_differs(k)) ways[nways++] = MX_SPMM_PADDED;
+  if (kernels && spmm_rest_differs(k)) ways[nways++] = MX_SPMM_PANELS_SPMV;
+  if (spmm_pairs_offered(D, k, kernels)) ways[nways++] = MX_SPMM_PAIRS;
   cudaEvent_t ev[MX_SPMM_NWAYS + 1] = {};
   float t[MX_SPMM_NWAYS] = {};
   int rc = 0, made = 0;
@@ -330,14 +373,18 @@ extern "C" int mx_device_spmm(mx_device *D, int k, const double *B, long long ld
   if (spmm_split_alone(D, k)) return mx_device_hub_spmm(D, k, B, ldb, C, ldc, s);
   mx_spmm_plan plan;
   if (mx_device_spmm_plan(D, k, &plan)) return 1;
-  if (!plan.kernel) return spmm_per_column(D, k, B, ldb, C, ldc, s);
   const int choice = D->spmm_choice[spmm_bucket(k)];
   const bool kept = plan.timed && D->spmm_group == 0 && spmm_choice_runs(D, choice);
+  if (!spmm_rule_kernels(D, k)) { /* the byte rule takes the SpMVs: the pairs against them alone, where offered */
+    if (!spmm_pairs_offered(D, k, false) || (choice != 0 && choice != MX_SPMM_PAIRS && choice != MX_SPMM_COLUMNS))
+      return spmm_per_column(D, k, B, ldb, C, ldc, s); /* a forced kernel way too: the rule wins */
+    return kept ? spmm_way(D, choice, k, B, ldb, C, ldc, s) : spmm_timed_choice(D, k, false, B, ldb, C, ldc, s);
+  }
   if (kept && !spmm_way_reads_plain(choice)) return spmm_way(D, choice, k, B, ldb, C, ldc, s); /* no plain arrays back for it */
   if (spmm_prepare(D)) return 1;
   if (D->spmm_group > 0) return spmm_kernels(D, MX_SPMM_KERNELS, k, B, ldb, C, ldc, s);
   if (kept) return spmm_way(D, choice, k, B, ldb, C, ldc, s);
-  return spmm_timed_choice(D, k, B, ldb, C, ldc, s);
+  return spmm_timed_choice(D, k, true, B, ldb, C, ldc, s);
 }
 
 /* Host B and C through device copies made for the call (synchronous). */

@@ -170,6 +170,11 @@
 #ifndef MX_SPMM_TARGET_WARPS
 #define MX_SPMM_TARGET_WARPS 16384
 #endif
+/* the SpMM's pairs are timed beside the kernels below this many columns (from 8 on a panel of 8
+ * uses a whole 64-byte row of B per nonzero; where the byte rule takes the SpMVs, at every k) */
+#ifndef MX_SPMM_PAIRS_MAX_K
+#define MX_SPMM_PAIRS_MAX_K 8
+#endif
 /* row-major panels of B (the SpMM's panel way): the widest panel, in columns (8, 16, 32 or 64; the
  * narrower ones, 4 and 2, only where fewer columns are left) */
 #ifndef MX_SPMM_PANEL_MAX

@@ -14,7 +14,7 @@
  *     panels with an SpMV per column past the last multiple of 8, the SpMVs), each right and
  *     repeating its bits; a first product at k = 10 times the padded panels and the panels with SpMVs.
  * On a merge plan, the 2-column panels on the merge tiles: right, and all cold bitwise the merge
- * SpMVs (check_merge_panels). Then, on few-valued copies: packed (mx_device_compress AUTO) with the plain arrays released, the
+ * SpMVs (check_merge_panels). The pairs on a segment plan, plain and packed (check_pairs). Then, on few-valued copies: packed (mx_device_compress AUTO) with the plain arrays released, the
  * product still right and, once the kernels ran, the plain arrays back and kept while a bucket keeps
  * a kernel way (a release frees nothing), freed again by a release once every bucket runs the SpMVs
  * (which then leave them released); after a value refresh, right for the new values; under a hub
@@ -104,6 +104,13 @@ static Csr few_values(const Csr &A0) {
   Csr A = A0;
   A.name = A0.name + " few";
   for (size_t p = 0; p < A.val.size(); ++p) A.val[p] = (double)(A.col[p] % 3) - 1.0 + 0.5 * (double)(p % 2);
+  return A;
+}
+
+static Csr one_value(const Csr &A0) {
+  Csr A = A0;
+  A.name = A0.name + " one value";
+  for (double &v : A.val) v = 0.75;
   return A;
 }
 
@@ -378,6 +385,7 @@ static void check_merge_panels(const Csr &A, mx_crux c, mx_mode_request mode, in
   mx_format F;
   mx_device *D;
   if (!format_on_device(A, c, mode, MX_COLD_MERGE, xhot, tag, &F, &D)) return;
+  expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_PAIRS) != 0, tag + " the pairs refused on a merge plan");
   expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_PANELS) == 0, tag + " panels forced: " + mx_device_last_error());
   const int was = mx_spmm_set_merge_panels(2); /* the test's matrices fit the L2 anyway */
   check_ks(D, F, {2, 9, 10}, rng, tag);
@@ -389,6 +397,56 @@ static void check_merge_panels(const Csr &A, mx_crux c, mx_mode_request mode, in
   mx_spmm_set_merge_panels(0);
   check_ks(D, F, {2, 9}, rng, tag + " lanes per row");
   mx_spmm_set_merge_panels(was);
+  mx_device_free(D);
+  mx_format_free(&F);
+}
+
+/* The pairs (MX_SPMM_WAY_PAIRS: two columns a launch by the segment kernel) on a segment plan, plain
+ * or packed (AUTO, the plain arrays released, where pack is set): forced, right at even and odd k and
+ * reproducible; all cold, every column bitwise its SpMV; the plan names them; they leave a pack's
+ * released plain arrays released; where the byte rule takes the SpMVs (a pack), the first product
+ * times the pairs against the SpMVs alone (not the kernels). Refused on a merge plan. */
+static void check_pairs(const Csr &A, mx_crux c, mx_mode_request mode, int val_enc, std::mt19937_64 &rng) {
+  const bool pack = val_enc >= 0;
+  char ctag[96];
+  snprintf(ctag, sizeof ctag, " pairs crux (%g,%g) mode %d%s%s", c.tau_c, c.tau_r, (int)mode, pack ? " packed " : "",
+           pack ? mx_val_enc_name(val_enc) : "");
+  const std::string tag = A.name + ctag;
+  mx_format F;
+  mx_device *D;
+  if (!format_on_device(A, c, mode, MX_COLD_SEGMENT, 0, tag, &F, &D)) return;
+  size_t released = 0;
+  if (pack) { /* value encoding val_enc, the columns and row pointers by the rule */
+    const mx_pack_request req = {val_enc, MX_PACK_AUTO, MX_PACK_AUTO, MX_FORM_PACK};
+    mx_device_pack_info pi;
+    expect(mx_device_compress(D, &req) == 0 && mx_device_pack_release_plain(D) == 0 && mx_device_compress_info(D, &pi) == 0,
+           tag + " compress: " + mx_device_last_error());
+    if (c.tau_c == 0 && c.tau_r == 0 && A.nnz() > 0)
+      expect(pi.val_enc == val_enc && (val_enc == MX_VAL_PLAIN || pi.in_use), tag + ": the pack in use, its value encoding");
+    released = mx_device_pack_plain_released(D);
+  }
+  mx_spmm_plan p;
+  if (F.nrows > 0 && mx_device_spmm_plan(D, 2, &p) == 0 && !p.kernel) { /* the rule takes the SpMVs: the pairs timed against them */
+    check_ks(D, F, {2}, rng, tag + " timed");
+    expect(mx_device_spmm_plan(D, 2, &p) == 0 && p.timed && p.way_us[8] > 0 && p.way_us[2] > 0 && p.way_us[0] == 0 && p.way_us[1] == 0 &&
+               p.pairs == (p.way_us[8] < p.way_us[2]),
+           tag + " the pairs timed against the SpMVs alone, named where kept");
+    expect(mx_device_pack_plain_released(D) == released, tag + " the timed choice leaves the plain arrays released");
+  }
+  expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_PAIRS) == 0, tag + " pairs forced: " + mx_device_last_error());
+  if (F.nrows > 0) expect(mx_device_spmm_plan(D, 4, &p) == 0 && p.pairs && !p.kernel && p.timed, tag + " plan names the pairs");
+  check_ks(D, F, g_race ? std::vector<int>{2, 3} : std::vector<int>{2, 3, 4, 7, 16, 33}, rng, tag + " forced");
+  if (F.mode == MX_HOT_NONE && !g_race)
+    for (int k : {2, 5}) expect_columns_are_spmvs(D, F.nrows, F.ncols, k, rng, tag + " forced");
+  expect(mx_device_pack_plain_released(D) == released, tag + " the pairs leave the plain arrays released");
+  if (pack && A.nnz() > 0 && !g_race) { /* new values: the pack refreshed, the pairs right */
+    std::vector<double> nv(A.val);
+    for (size_t q = 0; q < nv.size(); ++q) nv[q] = 2.0 * nv[q] + 0.125;
+    expect(mx_device_refresh_values(D, nv.data(), nullptr) == 0, tag + " refresh: " + mx_device_last_error());
+    mx_format_refresh_values(&F, nv.data());
+    expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_PAIRS) == 0, tag + " pairs forced after the refresh");
+    check_ks(D, F, {2, 3}, rng, tag + " refreshed");
+  }
   mx_device_free(D);
   mx_format_free(&F);
 }
@@ -416,7 +474,7 @@ static void check_case(const Csr &A, mx_crux c, mx_mode_request mode, int xhot, 
              tag + " plan follows the forced way");
     check_ks(D, F, few, rng, tag + " way " + std::to_string((int)w));
   }
-  expect(mx_device_spmm_set_way(D, (mx_spmm_way)4) != 0 && mx_device_spmm_set_way(D, (mx_spmm_way)9) != 0,
+  expect(mx_device_spmm_set_way(D, (mx_spmm_way)4) != 0 && mx_device_spmm_set_way(D, (mx_spmm_way)10) != 0,
          tag + " the hub's way and an unknown way refused");
   expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_AUTO) == 0, tag + " way back to auto");
   mx_device_free(D);
@@ -448,6 +506,7 @@ int main(int argc, char **argv) {
         check_case(A, cs.c, cs.mode, xhot, ks, rng);
       }
     if (g_race && &A == &mats.front()) check_merge_panels(A, mx_crux{0, 0}, MX_MODE_AUTO, 0, rng); /* its shared memory raced */
+    if (g_race) check_pairs(A, mx_crux{0, 0}, MX_MODE_AUTO, -1, rng);
     if (!g_race) {
       const Csr Af = few_values(A);
       for (mx_crux c : {mx_crux{0, 0}, mx_crux{0.6, 0.4}}) check_packed(Af, c, rng);
@@ -459,6 +518,14 @@ int main(int argc, char **argv) {
       for (int xhot : {0, 64}) check_merge_panels(A, mx_crux{0, 0}, MX_MODE_AUTO, xhot, rng);
       check_merge_panels(A, mx_crux{0.6, 0.4}, MX_MODE_SE, 0, rng); /* an SE hot part adds on the panel */
       check_k10_ways_timed(A, rng);
+      for (const auto &cs : cases) check_pairs(A, cs.c, cs.mode, -1, rng);
+      for (mx_crux c : {mx_crux{0, 0}, mx_crux{0.6, 0.4}}) { /* every value encoding */
+        check_pairs(one_value(A), c, MX_MODE_AUTO, MX_VAL_DICT0, rng);
+        check_pairs(few_values(A), c, MX_MODE_AUTO, MX_VAL_DICT8, rng);
+        check_pairs(few_values(A), c, MX_MODE_AUTO, MX_VAL_DICT16, rng);
+        check_pairs(column_constants(A), c, MX_MODE_AUTO, MX_VAL_COLCONST, rng);
+        check_pairs(A, c, MX_MODE_AUTO, MX_VAL_PLAIN, rng);
+      }
     }
     printf("%-32s %9d x %-9d nnz %-10d %s\n", A.name.c_str(), A.nrows, A.ncols, A.nnz(), g_fail == fail0 ? "ok" : "FAILED");
     fflush(stdout);
