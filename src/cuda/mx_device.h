@@ -230,10 +230,11 @@ typedef enum {
   MX_SPMM_WAY_PANELS_SPMV = 8, /* the panels on the columns up to the last multiple of 8, one SpMV each for the
                              * 1-7 left (where a narrow panel's gathers miss the L2 a column's SpMV may be
                              * faster); timed where k > 8 is not a multiple of 8 */
-  MX_SPMM_WAY_PAIRS    = 9  /* two columns at a time by the SpMV's segment kernel on pairs, on the form the SpMV
-                             * reads (plain or packed: one matrix read, one 16-byte gather a nonzero for two
-                             * columns), an odd last column by the SpMV, a hot part by the hot kernels on B in
-                             * place; where the cold part runs on the segment kernel (forced only there) */
+  MX_SPMM_WAY_PAIRS    = 9  /* two columns at a time by the SpMV's cold kernel (segment or merge) on pairs, on the
+                             * form the SpMV reads (plain or packed: one matrix read, one 16-byte gather a nonzero
+                             * for two columns), an odd last column by the SpMV, a hot part by the hot kernels on
+                             * B in place; forced only where the cold kernel has pairs (segment without x-hot
+                             * codes in the cold part, merge; no hub split) */
 } mx_spmm_way;
 int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way);
 /* The whole matrix all cold for the SpMM beside a hot part. A hot region is chosen for one vector;

@@ -354,8 +354,9 @@ int mx_merge_carries_alloc(mx_device *D, int ntiles);
 int mx_merge_fixup_launch(int ntiles, int nrows, const int *carry_row, const double *carry_val, double *y, cudaStream_t s);
 /* C[:, 0..kb) = the cold CSR times a 2-column row-major panel Bp2 of B (kb = 1 or 2 columns used) on
  * D's merge plan (D->cold == MX_COLD_MERGE): the merge kernel's tiles with two sums a row; column j
- * is bitwise the merge SpMV of B's column j (mx_spmm_merge.cu). */
-int mx_spmm_merge_panel2(const mx_device *D, int kb, const double2 *Bp2, double *C, long long ldc, cudaStream_t s);
+ * is bitwise the merge SpMV of B's column j (mx_spmm_merge.cu). packed: read through D's pack (in
+ * use; Bp2 then scaled by the column constants under COLCONST), else the plain arrays. */
+int mx_spmm_merge_panel2(const mx_device *D, int kb, const double2 *Bp2, double *C, long long ldc, bool packed, cudaStream_t s);
 /* *small = whether the merge grid of `items` merge items (rows + cold nonzeros) is at most
  * MX_MERGE_INLINE_WAVES waves of MX_MERGE_MIN_BLOCKS tiles per SM of the current device. */
 int mx_merge_grid_small(int64_t items, bool *small);

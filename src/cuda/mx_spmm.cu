@@ -706,7 +706,7 @@ static int panel_launch(const mx_device *D, int j0, int kb, int k, const double 
   }
   const double2 *Bp2 = reinterpret_cast<const double2 *>(S.Bp); /* rows of 8 P bytes in a pool block: 16-byte aligned */
   if (P == 2 && spmm_merge_panel(D)) {
-    if (mx_spmm_merge_panel2(D, kb, Bp2, C + (long long)j0 * ldc, ldc, s)) return 1;
+    if (mx_spmm_merge_panel2(D, kb, Bp2, C + (long long)j0 * ldc, ldc, false, s)) return 1;
   } else if (panel_cold_launch<P>(D, j0, kb, k, Bp2, C, ldc, S, s)) return 1;
   if (spmm_hot_on_panels(D)) {
     mx_spmm_se_panel_kernel<P><<<spmm_blocks((long long)D->hot_nwork * 32), MX_SPMM_THREADS, 0, s>>>(

@@ -18,11 +18,11 @@ int mx_spmm_cold_launch(mx_device *D, int k, const double *B, long long ldb, dou
 /* C = the cold part (and an SE hot part, +=) panel by panel of B copied row-major; padded: the last
  * columns in one panel of the next power of two */
 int mx_spmm_panels(const mx_device *D, int k, bool padded, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s);
-/* whether D's cold part runs on the segment kernel's pairs (mx_spmm_pair.cu): a segment plan, original
- * columns (no x-hot codes), the plain arrays or an active pack, no hub split */
+/* whether D's cold part has a pair kernel (mx_spmm_pair.cu): a segment plan whose cold CSR holds
+ * original columns (no x-hot codes), or a merge plan; the plain arrays or a pack in use; no hub split */
 bool mx_spmm_pairs_run(const mx_device *D);
-/* C = the cold part of A times k columns of B (k even), two at a time by the segment kernel on pairs
- * (a pair of columns of B copied row-major per launch): each column bitwise the cold SpMV's */
+/* C = the cold part of A times k columns of B (k even), two at a time by the SpMV's cold kernel on
+ * pairs (a pair of columns of B copied row-major per launch): each column bitwise the cold SpMV's */
 int mx_spmm_pair_cold(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s);
 /* C += the hot part (DU on the tensor cores, SE on the CUDA cores) times k columns of B in place */
 int mx_spmm_hot_launch(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s);

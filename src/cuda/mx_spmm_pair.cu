@@ -1,10 +1,12 @@
 /* mx_spmm_pair.cu - the SpMM's pairs (issue 43): the cold part of A times two columns of B at once
- * by the segment SpMV kernel on double2 values (mx_cold_segment.cuh), on the plain cold CSR or its
- * pack. The matrix is read once for two columns and a nonzero's two values of B are one 16-byte
- * gather: where a pack makes the SpMV read fewer matrix bytes than the SpMM kernels (which read
- * the plain arrays), pairs still halve the matrix reads and the gathers' sectors of k SpMVs.
+ * by the SpMV's own cold kernel on pairs of values, on the form the SpMV reads (the plain cold CSR
+ * or its pack): the segment kernel on double2 (mx_cold_segment.cuh), or the merge kernel's tiles
+ * with two sums a row (mx_spmm_merge_panel2). The matrix is read once for two columns and a
+ * nonzero's two values of B are one 16-byte gather: where a pack makes the SpMV read fewer matrix
+ * bytes than the SpMM kernels (which read the plain arrays), pairs still halve the matrix reads
+ * and the gathers' sectors of k SpMVs.
  *
- * Same segments, same products, same summation order as the SpMV's segment kernel: column j of C
+ * Same segments or tiles, same products, same summation order as the SpMV's kernel: column j of C
  * is bitwise the cold SpMV of column j of B (z NULL). Its own translation unit: CUDA loads a
  * module's code at the first launch of any of its kernels, and the SpMV's modules stay small. */
 #include "mx_cold_segment.cuh"
@@ -63,12 +65,13 @@ struct pair_packed_launch {
 };
 
 bool mx_spmm_pairs_run(const mx_device *D) {
-  return !D->hub_split && D->cold == MX_COLD_SEGMENT && D->seg_plan && !(D->xhot_mode == MX_XH_ON && D->xhot_cold) &&
-         (!D->pack_released || mx_cold_pack_dev_active(D));
+  if (D->hub_split || (D->pack_released && !mx_cold_pack_dev_active(D))) return false;
+  if (D->cold == MX_COLD_MERGE) return D->merge_coord != nullptr; /* its pair reads x-hot codes through xhot_col */
+  return D->cold == MX_COLD_SEGMENT && D->seg_plan && !(D->xhot_mode == MX_XH_ON && D->xhot_cold);
 }
 
 int mx_spmm_pair_cold(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
-  if (k % 2 || !mx_spmm_pairs_run(D)) return mx_fail("mx_spmm_pair_cold: %d columns, or D's cold part is not on the segment kernel", k);
+  if (k % 2 || !mx_spmm_pairs_run(D)) return mx_fail("mx_spmm_pair_cold: %d columns, or D's cold part has no pair kernel", k);
   if (k == 0) return 0;
   const bool packed = mx_cold_pack_dev_active(D);
   const double *scale = packed && D->pack->val_enc == MX_VAL_COLCONST ? D->pack->dict : nullptr;
@@ -84,7 +87,8 @@ int mx_spmm_pair_cold(const mx_device *D, int k, const double *B, long long ldb,
       rc = mx_cuda_check(cudaGetLastError(), "SpMM: a pair of columns of B");
     }
     double *Cj = C + (long long)j * ldc;
-    if (!rc) rc = packed ? mx_pack_dispatch(D->pack, pair_packed_launch{D, Bp2, Cj, ldc, s}) : pair_launch(D, Bp2, Cj, ldc, s, mx_dec_plain());
+    if (!rc && D->cold == MX_COLD_MERGE) rc = mx_spmm_merge_panel2(D, 2, Bp2, Cj, ldc, packed, s);
+    else if (!rc) rc = packed ? mx_pack_dispatch(D->pack, pair_packed_launch{D, Bp2, Cj, ldc, s}) : pair_launch(D, Bp2, Cj, ldc, s, mx_dec_plain());
     if (!rc) rc = mx_cuda_check(cudaGetLastError(), "SpMM pair kernel");
   }
   mx_scratch_free(Bp2, s, pooled);

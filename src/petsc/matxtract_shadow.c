@@ -565,7 +565,7 @@ static const char *MatXtractSpMMWayName(const mx_spmm_plan *p)
   if (p->hub_slabs) return "the hub split's way (its rest, then the hub part in slabs of 8 columns)";
   if (p->whole) return "the whole matrix all cold (crux (0,0)), a second device beside the hot part";
   if (p->rowpat) return "the cold part's row patterns, all columns at once";
-  if (p->pairs) return "two columns at a time by the SpMV's segment kernel on the cold form it reads, an odd last column by the SpMV";
+  if (p->pairs) return "two columns at a time by the SpMV's cold kernel on the cold form it reads, an odd last column by the SpMV";
   if (!p->kernel) return "one SpMV per column";
   if (p->padded_panels) return "our SpMM kernels on row-major panels of B, the last one padded to a power of two";
   if (p->rest_spmv) return "our SpMM kernels on row-major panels of B up to the last multiple of 8 columns, one SpMV per column left";

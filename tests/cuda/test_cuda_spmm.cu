@@ -385,7 +385,6 @@ static void check_merge_panels(const Csr &A, mx_crux c, mx_mode_request mode, in
   mx_format F;
   mx_device *D;
   if (!format_on_device(A, c, mode, MX_COLD_MERGE, xhot, tag, &F, &D)) return;
-  expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_PAIRS) != 0, tag + " the pairs refused on a merge plan");
   expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_PANELS) == 0, tag + " panels forced: " + mx_device_last_error());
   const int was = mx_spmm_set_merge_panels(2); /* the test's matrices fit the L2 anyway */
   check_ks(D, F, {2, 9, 10}, rng, tag);
@@ -401,20 +400,20 @@ static void check_merge_panels(const Csr &A, mx_crux c, mx_mode_request mode, in
   mx_format_free(&F);
 }
 
-/* The pairs (MX_SPMM_WAY_PAIRS: two columns a launch by the segment kernel) on a segment plan, plain
- * or packed (AUTO, the plain arrays released, where pack is set): forced, right at even and odd k and
- * reproducible; all cold, every column bitwise its SpMV; the plan names them; they leave a pack's
- * released plain arrays released; where the byte rule takes the SpMVs (a pack), the first product
- * times the pairs against the SpMVs alone (not the kernels). Refused on a merge plan. */
-static void check_pairs(const Csr &A, mx_crux c, mx_mode_request mode, int val_enc, std::mt19937_64 &rng) {
+/* The pairs (MX_SPMM_WAY_PAIRS: two columns a launch by the SpMV's cold kernel) on a segment or merge
+ * plan, plain or packed (value encoding val_enc >= 0, the plain arrays released): forced, right at
+ * even and odd k and reproducible; all cold, every column bitwise its SpMV; the plan names them; they
+ * leave a pack's released plain arrays released; where the byte rule takes the SpMVs (a pack), the
+ * first product times the pairs against the SpMVs alone (not the kernels). */
+static void check_pairs(const Csr &A, mx_crux c, mx_mode_request mode, mx_cold_kernel cold, int val_enc, std::mt19937_64 &rng) {
   const bool pack = val_enc >= 0;
-  char ctag[96];
-  snprintf(ctag, sizeof ctag, " pairs crux (%g,%g) mode %d%s%s", c.tau_c, c.tau_r, (int)mode, pack ? " packed " : "",
-           pack ? mx_val_enc_name(val_enc) : "");
+  char ctag[128];
+  snprintf(ctag, sizeof ctag, " pairs crux (%g,%g) mode %d %s%s%s", c.tau_c, c.tau_r, (int)mode, cold == MX_COLD_MERGE ? "merge" : "segment",
+           pack ? " packed " : "", pack ? mx_val_enc_name(val_enc) : "");
   const std::string tag = A.name + ctag;
   mx_format F;
   mx_device *D;
-  if (!format_on_device(A, c, mode, MX_COLD_SEGMENT, 0, tag, &F, &D)) return;
+  if (!format_on_device(A, c, mode, cold, 0, tag, &F, &D)) return;
   size_t released = 0;
   if (pack) { /* value encoding val_enc, the columns and row pointers by the rule */
     const mx_pack_request req = {val_enc, MX_PACK_AUTO, MX_PACK_AUTO, MX_FORM_PACK};
@@ -449,6 +448,27 @@ static void check_pairs(const Csr &A, mx_crux c, mx_mode_request mode, int val_e
   }
   mx_device_free(D);
   mx_format_free(&F);
+}
+
+/* No pairs where the cold kernel has none: cuSPARSE's, a segment kernel whose cold CSR x-hot codes
+ * (crux (0,0): the x-hot columns are cold ones); the way refused, the timed choice without them,
+ * right. */
+static void check_pairs_refused(const Csr &A, std::mt19937_64 &rng) {
+  for (int xhot : {0, 64}) {
+    const mx_cold_kernel cold = xhot ? MX_COLD_SEGMENT : MX_COLD_CUSPARSE;
+    const std::string tag = A.name + (xhot ? " no pairs: x-hot codes in the segment kernel's cold CSR" : " no pairs: cuSPARSE cold");
+    mx_format F;
+    mx_device *D;
+    if (!format_on_device(A, mx_crux{0, 0}, MX_MODE_AUTO, cold, xhot, tag, &F, &D)) continue;
+    if (F.nrows > 0 && (xhot == 0 || mx_device_xhot_cols(D) > 0)) {
+      expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_PAIRS) != 0, tag + ": the pairs refused");
+      check_ks(D, F, {2, 3}, rng, tag);
+      mx_spmm_plan p;
+      expect(mx_device_spmm_plan(D, 2, &p) == 0 && !p.pairs && p.way_us[8] == 0, tag + ": the pairs not timed");
+    }
+    mx_device_free(D);
+    mx_format_free(&F);
+  }
 }
 
 static void check_case(const Csr &A, mx_crux c, mx_mode_request mode, int xhot, const std::vector<int> &ks, std::mt19937_64 &rng) {
@@ -506,7 +526,8 @@ int main(int argc, char **argv) {
         check_case(A, cs.c, cs.mode, xhot, ks, rng);
       }
     if (g_race && &A == &mats.front()) check_merge_panels(A, mx_crux{0, 0}, MX_MODE_AUTO, 0, rng); /* its shared memory raced */
-    if (g_race) check_pairs(A, mx_crux{0, 0}, MX_MODE_AUTO, -1, rng);
+    if (g_race)
+      for (mx_cold_kernel cold : {MX_COLD_SEGMENT, MX_COLD_MERGE}) check_pairs(A, mx_crux{0, 0}, MX_MODE_AUTO, cold, -1, rng);
     if (!g_race) {
       const Csr Af = few_values(A);
       for (mx_crux c : {mx_crux{0, 0}, mx_crux{0.6, 0.4}}) check_packed(Af, c, rng);
@@ -518,14 +539,17 @@ int main(int argc, char **argv) {
       for (int xhot : {0, 64}) check_merge_panels(A, mx_crux{0, 0}, MX_MODE_AUTO, xhot, rng);
       check_merge_panels(A, mx_crux{0.6, 0.4}, MX_MODE_SE, 0, rng); /* an SE hot part adds on the panel */
       check_k10_ways_timed(A, rng);
-      for (const auto &cs : cases) check_pairs(A, cs.c, cs.mode, -1, rng);
-      for (mx_crux c : {mx_crux{0, 0}, mx_crux{0.6, 0.4}}) { /* every value encoding */
-        check_pairs(one_value(A), c, MX_MODE_AUTO, MX_VAL_DICT0, rng);
-        check_pairs(few_values(A), c, MX_MODE_AUTO, MX_VAL_DICT8, rng);
-        check_pairs(few_values(A), c, MX_MODE_AUTO, MX_VAL_DICT16, rng);
-        check_pairs(column_constants(A), c, MX_MODE_AUTO, MX_VAL_COLCONST, rng);
-        check_pairs(A, c, MX_MODE_AUTO, MX_VAL_PLAIN, rng);
+      for (mx_cold_kernel cold : {MX_COLD_SEGMENT, MX_COLD_MERGE}) {
+        for (const auto &cs : cases) check_pairs(A, cs.c, cs.mode, cold, -1, rng);
+        for (mx_crux c : {mx_crux{0, 0}, mx_crux{0.6, 0.4}}) { /* every value encoding */
+          check_pairs(one_value(A), c, MX_MODE_AUTO, cold, MX_VAL_DICT0, rng);
+          check_pairs(few_values(A), c, MX_MODE_AUTO, cold, MX_VAL_DICT8, rng);
+          check_pairs(few_values(A), c, MX_MODE_AUTO, cold, MX_VAL_DICT16, rng);
+          check_pairs(column_constants(A), c, MX_MODE_AUTO, cold, MX_VAL_COLCONST, rng);
+          check_pairs(A, c, MX_MODE_AUTO, cold, MX_VAL_PLAIN, rng);
+        }
       }
+      check_pairs_refused(A, rng);
     }
     printf("%-32s %9d x %-9d nnz %-10d %s\n", A.name.c_str(), A.nrows, A.ncols, A.nnz(), g_fail == fail0 ? "ok" : "FAILED");
     fflush(stdout);
