@@ -255,6 +255,10 @@ int mx_device_spmm_set_group(mx_device *D, int cols);
  * (the launch groups' rule), 2 always, 0 never (the lanes-per-row panel kernel); process-wide, for
  * tests and benchmarks; returns the previous mode (other values change nothing). Not thread-safe. */
 int mx_spmm_set_merge_panels(int mode);
+/* Whether the byte rule takes the kernels wherever the plain matrix fits half the L2 (1, default),
+ * or by bytes alone there too (0: as on a matrix larger than the L2); process-wide, for tests and
+ * benchmarks; returns the previous setting (other values change nothing). Not thread-safe. */
+int mx_spmm_set_l2_rule(int on);
 /* The same on host B and C, through device copies made for the call; synchronous. */
 int mx_device_spmm_host(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream);
 

@@ -38,13 +38,23 @@ static void spmm_matrix_bytes(const mx_device *D, double *in_use, double *plain)
 static bool spmm_split_alone(const mx_device *D, int k) { return D->hub_split && (k == 1 || D->plain_released); }
 
 /* The byte rule: the SpMM kernels where they move fewer bytes than k SpMVs of the form in use (the
- * kernels read the plain arrays), and wherever D holds row patterns (their way moves fewer bytes than
- * k SpMVs of the form at every k >= 2); from MX_SPMM_MIN_K columns on. */
+ * kernels read the plain arrays), wherever D holds row patterns (their way moves fewer bytes than k
+ * SpMVs of the form at every k >= 2), and wherever the plain matrix fits half the L2 (its reads are
+ * L2 hits from one product to the next: bytes do not rank the ways there, the timed choice does);
+ * from MX_SPMM_MIN_K columns on. */
+static int g_l2_rule = 1;
+extern "C" int mx_spmm_set_l2_rule(int on) {
+  const int old = g_l2_rule;
+  if (on == 0 || on == 1) g_l2_rule = on;
+  return old;
+}
+
 static bool spmm_rule_kernels(const mx_device *D, int k) {
   double in_use, plain;
   spmm_matrix_bytes(D, &in_use, &plain);
   const double vec = 8.0 * ((double)D->ncols + D->nrows);
-  return k >= MX_SPMM_MIN_K && (D->rowpat || plain + k * vec < k * (in_use + vec));
+  const bool fits_l2 = g_l2_rule && plain <= 0.5 * (double)mx_device_l2_bytes();
+  return k >= MX_SPMM_MIN_K && (D->rowpat || fits_l2 || plain + k * vec < k * (in_use + vec));
 }
 
 extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan) {

@@ -415,6 +415,7 @@ static void check_pairs(const Csr &A, mx_crux c, mx_mode_request mode, mx_cold_k
   mx_device *D;
   if (!format_on_device(A, c, mode, cold, 0, tag, &F, &D)) return;
   size_t released = 0;
+  const int l2_rule = mx_spmm_set_l2_rule(0); /* the byte rule as on a matrix larger than the L2 */
   if (pack) { /* value encoding val_enc, the columns and row pointers by the rule */
     const mx_pack_request req = {val_enc, MX_PACK_AUTO, MX_PACK_AUTO, MX_FORM_PACK};
     mx_device_pack_info pi;
@@ -446,6 +447,12 @@ static void check_pairs(const Csr &A, mx_crux c, mx_mode_request mode, mx_cold_k
     expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_PAIRS) == 0, tag + " pairs forced after the refresh");
     check_ks(D, F, {2, 3}, rng, tag + " refreshed");
   }
+  mx_spmm_set_l2_rule(l2_rule);
+  if (pack && c.tau_c == 0 && c.tau_r == 0 && F.nrows > 0 && 12.0 * A.nnz() + 4.0 * (F.nrows + 1) <= 0.4 * (double)mx_device_l2_bytes()) {
+    expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_AUTO) == 0 && mx_device_spmm_plan(D, 2, &p) == 0 && p.kernel,
+           tag + ": the plain matrix fits half the L2, the kernels timed beside the pack");
+    check_ks(D, F, {2, 3}, rng, tag + " the kernels timed beside the pack");
+  }
   mx_device_free(D);
   mx_format_free(&F);
 }
@@ -460,7 +467,7 @@ static void check_pairs_refused(const Csr &A, std::mt19937_64 &rng) {
     mx_format F;
     mx_device *D;
     if (!format_on_device(A, mx_crux{0, 0}, MX_MODE_AUTO, cold, xhot, tag, &F, &D)) continue;
-    if (F.nrows > 0 && (xhot == 0 || mx_device_xhot_cols(D) > 0)) {
+    if (F.nrows > 0 && (xhot ? mx_device_xhot_cols(D) > 0 : mx_device_cold_kernel(D) == MX_COLD_CUSPARSE)) {
       expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_PAIRS) != 0, tag + ": the pairs refused");
       check_ks(D, F, {2, 3}, rng, tag);
       mx_spmm_plan p;
