@@ -153,14 +153,18 @@ int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, vo
  * cols_per_pass columns of B per pass in registers, lanes_per_row lanes per row; a DU hot region on
  * the FP64 tensor cores and an SE one on the CUDA cores, 8-column slabs) where k >= min_k and they
  * move fewer bytes than k SpMVs of the form in use (a pack reads fewer matrix bytes than the plain
- * arrays the kernels read), or D holds row patterns, else one SpMV per column; where the bytes say
- * kernels, the first product of each bucket of k (floor(log2 k)) times our kernels reading B in
+ * arrays the kernels read), or D holds row patterns, or the plain matrix fits half the L2
+ * (mx_spmm_set_l2_rule), else one SpMV per column or, where the SpMV's cold kernel has them
+ * (MX_SPMM_WAY_PAIRS), two columns at a time on the form it reads, whichever the first product of
+ * the bucket of k times faster; where the rule says kernels, the first product of each bucket of k
+ * (each k below 8, then by powers of two) times our kernels reading B in
  * place, our cold kernel on row-major panels of B (8, 16 or 32 columns copied per product: a
  * nonzero's values of B are then one contiguous segment, which pays on random columns), the SpMVs
  * and, where D holds the cold part in row-pattern form, that form for all k columns at once (each
  * column bitwise the SpMV's), and where they differ the padded panels (MX_SPMM_WAY_PADDED: fewer
  * panels with zero columns, which pays where a panel's fixed cost outweighs its columns), where k > 8
- * is not a multiple of 8 the panels with one SpMV per column left (MX_SPMM_WAY_PANELS_SPMV), and keeps
+ * is not a multiple of 8 the panels with one SpMV per column left (MX_SPMM_WAY_PANELS_SPMV), below 8
+ * columns the pairs, and keeps
  * the fastest for the bucket (our kernels alone under a forced
  * launch group); a change of the cold form (mx_device_compress, a refresh that gains or loses the
  * row patterns, mx_device_set_cold_kernel) times the buckets again. Under a hub split whose

@@ -43,7 +43,7 @@ struct mx_device {
                        * products (cold_rowptr stays); mx_device_hub_restore_plain brings them back */
 
   struct mx_spmm_long *spmm_long; /* the SpMM's long cold rows in pieces (mx_spmm.cu); NULL until the first SpMM */
-  char spmm_choice[MX_SPMM_BUCKETS]; /* per bucket floor(log2 k): 0 not timed yet, else MX_SPMM_KERNELS, _COLUMNS, _PANELS, _HUB,
+  char spmm_choice[MX_SPMM_BUCKETS]; /* per bucket of k (spmm_bucket): 0 not timed yet, else MX_SPMM_KERNELS, _COLUMNS, _PANELS, _HUB,
                                       * _WHOLE, _ROWPAT, _PADDED, _PANELS_SPMV or _PAIRS */
   float spmm_way_us[MX_SPMM_BUCKETS][MX_SPMM_NWAYS]; /* the timed choice's times (us): kernels, panels, k SpMVs, the hub
                                                       * split's way, the whole matrix all cold, the row patterns, the padded panels,

@@ -12,10 +12,13 @@ static int spmm_group(const mx_device *D, int k);
 static bool spmm_plain_kept(const mx_device *D);
 static bool spmm_pairs_offered(const mx_device *D, int k, bool kernels);
 
-/* k columns' bucket of the timed choice: floor(log2 k), capped */
+/* k columns' bucket of the timed choice: k itself below 8 (there the pairs' parity and a narrow
+ * panel's padding change the ways' order from one k to the next: dbir2, H200, k = 2 / 3: the pairs
+ * fastest at 2, the kernels at 3), then 5 + floor(log2 k), the last one open */
 static int spmm_bucket(int k) {
-  int b = 0;
-  while (b + 1 < MX_SPMM_BUCKETS && (2 << b) <= k) ++b;
+  if (k < 8) return std::max(k, 0);
+  int b = 8;
+  while (b + 1 < MX_SPMM_BUCKETS && (2 << (b - 5)) <= k) ++b;
   return b;
 }
 

@@ -146,9 +146,10 @@
 #ifndef MX_SPMM_MIN_K
 #define MX_SPMM_MIN_K 2
 #endif
-/* buckets of k (floor(log2 k), the last one open) for which the kernels-or-SpMVs choice is timed once */
+/* buckets of k (each k below 8, then 5 + floor(log2 k), the last one open: mx_spmm_ways.cu) for which
+ * the choice of the way is timed once */
 #ifndef MX_SPMM_BUCKETS
-#define MX_SPMM_BUCKETS 12
+#define MX_SPMM_BUCKETS 16
 #endif
 /* nonzeros a cold lane loads before its gathers; a row longer than MX_SPMM_ROW_STEPS such steps of
  * its lanes is cut into pieces of MX_SPMM_PIECE nonzeros, a warp each, summed in order afterwards */

@@ -485,7 +485,13 @@ static void check_case(const Csr &A, mx_crux c, mx_mode_request mode, int xhot, 
   mx_format F;
   mx_device *D;
   if (!format_on_device(A, c, mode, MX_COLD_AUTO, xhot, tag, &F, &D)) return;
-  if (F.nrows > 0) check_plan_basics(D, tag);
+  if (F.nrows > 0) {
+    check_plan_basics(D, tag);
+    check_ks(D, F, {2}, rng, tag + " first");
+    mx_spmm_plan p2, p3;
+    expect(mx_device_spmm_plan(D, 2, &p2) == 0 && p2.timed && mx_device_spmm_plan(D, 3, &p3) == 0 && !p3.timed,
+           tag + " plan: k = 3 its own bucket, not timed by k = 2's product");
+  }
   check_ks(D, F, ks, rng, tag);
   mx_spmm_plan p;
   if (F.nrows > 0 && mx_device_spmm_plan(D, 2, &p) == 0) expect(p.timed, tag + " plan: k = 2's choice timed by its first product");
