@@ -24,16 +24,12 @@ __device__ __forceinline__ int2 merge_search(int diag, const int *a, int a_len, 
 }
 
 /* The sums the merge kernels carry: one column's double, or two columns' double2 (the SpMM's
- * 2-column panel, mx_spmm_merge.cu); each component is added as the double would be. */
-__device__ __forceinline__ double merge_add(double a, double b) { return a + b; }
-__device__ __forceinline__ double2 merge_add(double2 a, double2 b) { return make_double2(a.x + b.x, a.y + b.y); }
+ * 2-column panel, mx_spmm_merge.cu); each component is added as the double would be (+ and mx_zero
+ * of mx_kernel_common.cuh). */
 __device__ __forceinline__ double merge_shfl_up(double v, int off) { return __shfl_up_sync(MX_FULL_MASK, v, off); }
 __device__ __forceinline__ double2 merge_shfl_up(double2 v, int off) {
   return make_double2(__shfl_up_sync(MX_FULL_MASK, v.x, off), __shfl_up_sync(MX_FULL_MASK, v.y, off));
 }
-template <class T> __device__ __forceinline__ T merge_zero();
-template <> __device__ __forceinline__ double merge_zero<double>() { return 0.0; }
-template <> __device__ __forceinline__ double2 merge_zero<double2>() { return make_double2(0.0, 0.0); }
 
 /* Inclusive segmented scan over the block of (key, val) pairs whose keys never decrease with the
  * thread index: val becomes the sum of val over the preceding threads with the same key and
@@ -45,18 +41,18 @@ __device__ __forceinline__ T block_segmented_scan(int key, T val, int *s_wkey_la
   for (int off = 1; off < 32; off <<= 1) {
     const int k2 = __shfl_up_sync(MX_FULL_MASK, key, off);
     const T v2 = merge_shfl_up(val, off);
-    if (lane >= off && k2 == key) val = merge_add(v2, val);
+    if (lane >= off && k2 == key) val = v2 + val;
   }
   if (lane == 31) { s_wkey_last[warp] = key; s_wval[warp] = val; }
   if (lane == 0) s_wkey_first[warp] = key;
   __syncthreads();
   if (key == s_wkey_first[warp]) { /* my segment reaches back to the start of my warp */
-    T acc = merge_zero<T>();
+    T acc = mx_zero<T>();
     for (int w = warp - 1; w >= 0 && s_wkey_last[w] == key; --w) {
-      acc = merge_add(s_wval[w], acc);
+      acc = s_wval[w] + acc;
       if (s_wkey_first[w] != key) break;
     }
-    val = merge_add(acc, val);
+    val = acc + val;
   }
   return val;
 }
@@ -77,11 +73,11 @@ __device__ __forceinline__ merge_state<T> merge_consume(int r, int n, int tile_i
   for (int it = 0; it < MX_MERGE_ITEMS; ++it) {
     if (r + n < tile_items) {
       if (n0 + n < s_rowend[r]) {
-        run = merge_add(run, s_prod[n]);
+        run = run + s_prod[n];
         ++n;
       } else {
         if (EMIT) s_sum[r] = run;
-        run = merge_zero<T>();
+        run = mx_zero<T>();
         ++r;
       }
     }

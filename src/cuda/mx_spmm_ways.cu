@@ -91,7 +91,7 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   plan->hot_mode = D->mode;
   plan->min_k = MX_SPMM_MIN_K;
   plan->cols_per_launch = D->spmm_long || D->spmm_group ? spmm_group(D, k) : 0;
-  /* the smallest k >= MX_SPMM_MIN_K at which the kernel moves fewer bytes (0: none below 2^20) */
+  /* the smallest k >= MX_SPMM_MIN_K at which the rule takes the kernels (0: none below 2^20) */
   for (int kk = MX_SPMM_MIN_K; kk <= (1 << 20) && !plan->min_k_kernel; kk = kk < 64 ? kk + 1 : 2 * kk)
     if (spmm_rule_kernels(D, kk)) plan->min_k_kernel = kk;
   return 0;
@@ -235,7 +235,7 @@ static int spmm_panels_spmv(mx_device *D, int k, const double *B, long long ldb,
   return spmm_per_column(D, k - k8, B + (long long)k8 * ldb, ldb, C + (long long)k8 * ldc, ldc, s);
 }
 
-/* The pairs where D's cold part runs on the segment kernel: offered where the byte rule sends the
+/* The pairs where D's cold kernel has them (mx_spmm_pairs_run): offered where the byte rule sends the
  * product to the SpMVs (a pack: pairs read it once for two columns), and beside the kernels below
  * MX_SPMM_PAIRS_MAX_K columns (mx_tuning.h). */
 static bool spmm_pairs_offered(const mx_device *D, int k, bool kernels) {
