@@ -183,7 +183,7 @@ __device__ __forceinline__ void seg_publish_part(V s, int seg, unsigned long lon
 
 /* Finisher of split row r: parts of segments [first, seg) in order, then own (this segment's sum of
  * the row, in thread 0), then z[r]. Takes the parts in rounds of MX_SEG_THREADS, one slot per
- * thread, through buf (shared, >= MX_SEG_THREADS doubles, free to overwrite). */
+ * thread, through buf (shared, >= MX_SEG_THREADS values, free to overwrite). */
 template <class V>
 __device__ __forceinline__ void seg_finish_split_row(int r, int first, int seg, V own, unsigned long long *part, const double *z,
                                                      double *y, long long ldy, V *buf) {
