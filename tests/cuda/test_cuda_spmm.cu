@@ -14,7 +14,10 @@
  *     panels with an SpMV per column past the last multiple of 8, the SpMVs), each right and
  *     repeating its bits; a first product at k = 10 times the padded panels and the panels with SpMVs.
  * On a merge plan, the 2-column panels on the merge tiles: right, and all cold bitwise the merge
- * SpMVs (check_merge_panels). The pairs on a segment plan, plain and packed (check_pairs). Then, on few-valued copies: packed (mx_device_compress AUTO) with the plain arrays released, the
+ * SpMVs (check_merge_panels). The pairs on segment and merge plans, plain and under every value
+ * encoding of a pack, timed against the SpMVs alone where the byte rule takes them, refused where the
+ * cold kernel has none (check_pairs, check_pairs_refused); k = 3 a bucket of its own. Then, on
+ * few-valued copies: packed (mx_device_compress AUTO) with the plain arrays released, the
  * product still right and, once the kernels ran, the plain arrays back and kept while a bucket keeps
  * a kernel way (a release frees nothing), freed again by a release once every bucket runs the SpMVs
  * (which then leave them released); after a value refresh, right for the new values; under a hub
