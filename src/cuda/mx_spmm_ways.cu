@@ -52,12 +52,17 @@ extern "C" int mx_spmm_set_l2_rule(int on) {
   return old;
 }
 
-static bool spmm_rule_kernels(const mx_device *D, int k) {
-  double in_use, plain;
-  spmm_matrix_bytes(D, &in_use, &plain);
+/* ... of D's bytes per SpMV (spmm_matrix_bytes: the form in use, the plain arrays) */
+static bool spmm_rule_kernels_at(const mx_device *D, int k, double in_use, double plain) {
   const double vec = 8.0 * ((double)D->ncols + D->nrows);
   const bool fits_l2 = g_l2_rule && plain <= 0.5 * (double)mx_device_l2_bytes();
   return k >= MX_SPMM_MIN_K && (D->rowpat || fits_l2 || plain + k * vec < k * (in_use + vec));
+}
+
+static bool spmm_rule_kernels(const mx_device *D, int k) {
+  double in_use, plain;
+  spmm_matrix_bytes(D, &in_use, &plain);
+  return spmm_rule_kernels_at(D, k, in_use, plain);
 }
 
 extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan) {
@@ -74,7 +79,7 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   const double vec = 8.0 * ((double)D->ncols + D->nrows);
   plan->bytes_per_column = (double)k * (in_use + vec);
   plan->bytes_kernel = plain + (double)k * vec;
-  plan->kernel = spmm_rule_kernels(D, k);
+  plan->kernel = spmm_rule_kernels_at(D, k, in_use, plain);
   const int choice = D->spmm_choice[spmm_bucket(k)];
   plan->timed = (plan->kernel || spmm_pairs_offered(D, k, false)) && choice != 0;
   for (int w = 0; w < MX_SPMM_NWAYS; ++w) plan->way_us[w] = D->spmm_way_us[spmm_bucket(k)][w];
@@ -93,7 +98,7 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   plan->cols_per_launch = D->spmm_long || D->spmm_group ? spmm_group(D, k) : 0;
   /* the smallest k >= MX_SPMM_MIN_K at which the rule takes the kernels (0: none below 2^20) */
   for (int kk = MX_SPMM_MIN_K; kk <= (1 << 20) && !plan->min_k_kernel; kk = kk < 64 ? kk + 1 : 2 * kk)
-    if (spmm_rule_kernels(D, kk)) plan->min_k_kernel = kk;
+    if (spmm_rule_kernels_at(D, kk, in_use, plain)) plan->min_k_kernel = kk;
   return 0;
 }
 
