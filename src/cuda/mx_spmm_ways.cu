@@ -40,11 +40,6 @@ static void spmm_matrix_bytes(const mx_device *D, double *in_use, double *plain)
  * matrix's ways have nothing to read); else it is one way of the timed choice. */
 static bool spmm_split_alone(const mx_device *D, int k) { return D->hub_split && (k == 1 || D->plain_released); }
 
-/* The byte rule: the SpMM kernels where they move fewer bytes than k SpMVs of the form in use (the
- * kernels read the plain arrays), wherever D holds row patterns (their way moves fewer bytes than k
- * SpMVs of the form at every k >= 2), and wherever the plain matrix fits half the L2 (its reads are
- * L2 hits from one product to the next: bytes do not rank the ways there, the timed choice does);
- * from MX_SPMM_MIN_K columns on. */
 static int g_l2_rule = 1;
 extern "C" int mx_spmm_set_l2_rule(int on) {
   const int old = g_l2_rule;
@@ -52,7 +47,12 @@ extern "C" int mx_spmm_set_l2_rule(int on) {
   return old;
 }
 
-/* ... of D's bytes per SpMV (spmm_matrix_bytes: the form in use, the plain arrays) */
+/* The byte rule: the SpMM kernels where they move fewer bytes than k SpMVs of the form in use (the
+ * kernels read the plain arrays), wherever D holds row patterns (their way moves fewer bytes than k
+ * SpMVs of the form at every k >= 2), and wherever the plain matrix fits half the L2 (its reads are
+ * L2 hits from one product to the next: bytes do not rank the ways there, the timed choice does);
+ * from MX_SPMM_MIN_K columns on; in_use and plain: D's bytes per SpMV
+ * (spmm_matrix_bytes: the form in use, the plain arrays). */
 static bool spmm_rule_kernels_at(const mx_device *D, int k, double in_use, double plain) {
   const double vec = 8.0 * ((double)D->ncols + D->nrows);
   const bool fits_l2 = g_l2_rule && plain <= 0.5 * (double)mx_device_l2_bytes();
