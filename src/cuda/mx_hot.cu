@@ -1,7 +1,7 @@
 /* mx_hot.cu - hot kernels: y[hot_row] += H x, DU on the FP64 tensor cores, SE on CUDA cores. */
 #include "mx_device_impl.h"
 #include "mx_hot_pack_dev.h"
-#include "mx_kernel_common.cuh"
+#include "mx_hot_se.cuh"
 
 /* ---- DU: 8x4 bitmap blocks -> mma.m8n8k4 ------------------------------------------------------ */
 
@@ -17,18 +17,6 @@ __device__ __forceinline__ void du_fragments(uint32_t bitmap, int valptr, int co
   const uint32_t below = bitmap & ((1u << lane) - 1u);
   a = (bitmap >> lane) & 1u ? mx_ld_stream(du_val + valptr + __popc(below)) : 0.0;
   b = colidx != -1 ? mx_ld_xc<XH>(x, xhot, colidx) : 0.0;
-}
-
-/* Result of an 8-row chunk: lane 4r holds D[r][0] = sum over its blocks of row r. A whole-chunk
- * item adds into y at hot_row (padding -1 skipped); a piece writes its partial slot instead. */
-__device__ __forceinline__ void hot_store(const mx_hot_work &w, int r, double v, const int *__restrict__ hot_row,
-                                          double *y, double *__restrict__ partials) {
-  if (w.slot >= 0) {
-    partials[w.slot * MX_CHUNK_ROWS + r] = v;
-  } else {
-    const int row = hot_row[w.chunk * MX_CHUNK_ROWS + r];
-    if (row >= 0) y[row] += v;
-  }
 }
 
 /* Ownership: warp w processes work item w (all TC blocks of a chunk, or a contiguous piece of a
@@ -71,73 +59,7 @@ mx_hot_du_kernel(int nwork, const mx_hot_work *__restrict__ work, const int *__r
       mx_mma_m8n8k4(d0, d1, a, b);
     }
   }
-  if ((lane & 3) == 0) hot_store(w, lane >> 2, d0, hot_row, y, partials);
-}
-
-/* ---- SE: ELL per chunk, slot (k, r) at se_ptr[q] + 8k + r ------------------------------------- */
-
-/* slot k's value under value encoding VE (see mx_hot_se_kernel) */
-template <int VE>
-__device__ __forceinline__ double se_value(const double *__restrict__ se_val, int k, double one) {
-  if (VE == MX_VAL_PLAIN) return mx_ld_stream(se_val + k);
-  if (VE == MX_VAL_DICT0) return one;
-  return 1.0; /* COLCONST: the column constant is in xs */
-}
-
-/* Ownership: warp w processes work item w = slot columns [begin, end) of one chunk; lane l reads
- * slot 8k + l of each group of 4 columns (coalesced), so lane l always meets row l & 7. Lanes of
- * one row are summed by a fixed butterfly (xor 8, 16). Same single-writer rule as DU: no atomics.
- * CUDA cores, not mma: every SE row has its own columns, so there is no shared B operand.
- * XH: x-hot cache mode; padding slots have column -1.
- * VE: how a slot's value is read (mx_hot_pack.cu): MX_VAL_PLAIN se_val; MX_VAL_DICT0 `one`, never
- * loaded; MX_VAL_COLCONST 1.0, x being xs = s .* x. Each product is rounded before it is added
- * (__dmul_rn, __dadd_rn: no fused multiply-add), so the three give the same y bit for bit. */
-template <int XH, int VE>
-__global__ void __launch_bounds__(MX_HOT_WARPS_PER_BLOCK * 32)
-mx_hot_se_kernel(int nwork, const mx_hot_work *__restrict__ work, const int *__restrict__ hot_row,
-                 const int *__restrict__ se_ptr, const int *__restrict__ se_col,
-                 const double *__restrict__ se_val, const double one, const double *__restrict__ x,
-                 const double *__restrict__ xhot, double *y, double *__restrict__ partials) {
-  const int lane = threadIdx.x & 31;
-  const int wid = blockIdx.x * MX_HOT_WARPS_PER_BLOCK + (threadIdx.x >> 5);
-  if (wid >= nwork) return;
-  const mx_hot_work w = work[wid];
-  const int base = se_ptr[w.chunk];
-  const int s_end = base + w.end * MX_CHUNK_ROWS;
-  double acc0 = 0.0, acc1 = 0.0;
-  int s = base + w.begin * MX_CHUNK_ROWS + lane;
-  for (; s + 32 < s_end; s += 64) { /* two independent loads in flight */
-    const int c0 = mx_ld_stream(se_col + s), c1 = mx_ld_stream(se_col + s + 32);
-    const double v0 = se_value<VE>(se_val, s, one), v1 = se_value<VE>(se_val, s + 32, one);
-    if (c0 != -1) acc0 = __dadd_rn(acc0, __dmul_rn(v0, mx_ld_xc<XH>(x, xhot, c0)));
-    if (c1 != -1) acc1 = __dadd_rn(acc1, __dmul_rn(v1, mx_ld_xc<XH>(x, xhot, c1)));
-  }
-  if (s < s_end) {
-    const int c0 = mx_ld_stream(se_col + s);
-    if (c0 != -1) acc0 = __dadd_rn(acc0, __dmul_rn(se_value<VE>(se_val, s, one), mx_ld_xc<XH>(x, xhot, c0)));
-  }
-  double v = acc0 + acc1;
-  v += __shfl_xor_sync(MX_FULL_MASK, v, 8);
-  v += __shfl_xor_sync(MX_FULL_MASK, v, 16);
-  if (lane < MX_CHUNK_ROWS) hot_store(w, lane, v, hot_row, y, partials);
-}
-
-/* ---- second pass for split chunks --------------------------------------------------------------- */
-
-/* Ownership: thread (s, r) owns row r of split chunk s: sums that chunk's partial slots in piece
- * order and adds into y[hot_row]. The pieces' kernel has finished (same stream): no atomics. */
-__global__ void __launch_bounds__(256)
-mx_hot_split_kernel(int nsplit, const mx_hot_split *__restrict__ split, const int *__restrict__ hot_row,
-                    const double *__restrict__ partials, double *y) {
-  const int i = blockIdx.x * 256 + threadIdx.x;
-  if (i >= nsplit * MX_CHUNK_ROWS) return;
-  const mx_hot_split sp = split[i / MX_CHUNK_ROWS];
-  const int r = i % MX_CHUNK_ROWS;
-  const int row = hot_row[sp.chunk * MX_CHUNK_ROWS + r];
-  if (row < 0) return;
-  double acc = 0.0;
-  for (int p = 0; p < sp.npieces; ++p) acc += partials[(sp.first_slot + p) * MX_CHUNK_ROWS + r];
-  y[row] += acc;
+  if ((lane & 3) == 0) hot_store(w, lane >> 2, d0, hot_row, y, 0, partials);
 }
 
 /* ---- launchers ----------------------------------------------------------------------------------- */
@@ -155,7 +77,7 @@ template <int XH, int VE>
 static void se_kernel_launch(const mx_device *D, const double *x, double *y, cudaStream_t s) {
   mx_hot_se_kernel<XH, VE><<<hot_grid(D->hot_nwork), MX_HOT_WARPS_PER_BLOCK * 32, 0, s>>>(
       D->hot_nwork, D->hot_work, D->hot_row, D->se_ptr, D->se_col, D->se_val, D->hot_pack ? D->hot_pack->one : 0.0, x, D->xhot, y,
-      D->hot_partials);
+      D->hot_partials, 0);
 }
 
 template <int XH>
@@ -185,7 +107,7 @@ int mx_hot_se_launch(const mx_device *D, const double *x, double *y, cudaStream_
 int mx_hot_split_launch(const mx_device *D, double *y, cudaStream_t s) {
   if (D->hot_nsplit == 0) return 0;
   const int n = D->hot_nsplit * MX_CHUNK_ROWS;
-  mx_hot_split_kernel<<<(n + 255) / 256, 256, 0, s>>>(D->hot_nsplit, D->hot_split, D->hot_row, D->hot_partials, y);
+  mx_hot_split_kernel<<<(n + 255) / 256, 256, 0, s>>>(D->hot_nsplit, D->hot_split, D->hot_row, D->hot_partials, y, 0);
   MX_LAUNCH_CHECK("mx_hot_split_kernel launch");
   return 0;
 }

@@ -39,11 +39,12 @@ __device__ __forceinline__ void mx_prefetch_l2(const T *p, long long n) {
  * packed hot values); -1 is never a stored column (padding; it maps to xhot[0], harmless). The
  * address is computed without a branch and read by one load: a branch per nonzero kept ptxas from
  * issuing a thread's PER gathers before the first use (docs/performance.md, "Cold kernels"). */
-__device__ __forceinline__ const double *mx_xc_addr(const double *x, const double *xhot, int c) {
+template <class T>
+__device__ __forceinline__ const T *mx_xc_addr(const T *x, const T *xhot, int c) {
   const unsigned long long ux = (unsigned long long)x, uh = (unsigned long long)xhot;
   const unsigned long long base = uh + (ux - uh) * (unsigned long long)(c >= 0);
   const int idx = max(max(c, -2 - c), 0);
-  return (const double *)(base + 8ull * (unsigned long long)idx);
+  return (const T *)(base + sizeof(T) * (unsigned long long)idx);
 }
 template <int XH>
 __device__ __forceinline__ double mx_ld_xc(const double *__restrict__ x, const double *__restrict__ xhot, int c) {
@@ -51,9 +52,9 @@ __device__ __forceinline__ double mx_ld_xc(const double *__restrict__ x, const d
   return __ldg(mx_xc_addr(x, xhot, c));
 }
 
-/* Two columns at once: the SpMM's pair kernel (mx_spmm_pair.cu) runs the segment kernel on double2
- * values, column j in .x and column j + 1 in .y, x-hot off. Every operation is the double one on each
- * component, so each column's sums are the one-column kernel's, bit for bit. */
+/* Two columns at once: the SpMM's pairs (mx_spmm_pair.cu) run the segment kernel and the SE hot
+ * kernel on double2 values, column j in .x and column j + 1 in .y. Every operation is the double one
+ * on each component, so each column's sums are the one-column kernel's, bit for bit. */
 __device__ __forceinline__ double2 operator+(double2 a, double2 b) { return make_double2(a.x + b.x, a.y + b.y); }
 __device__ __forceinline__ double2 &operator+=(double2 &a, double2 b) {
   a.x += b.x;
@@ -64,14 +65,21 @@ __device__ __forceinline__ double2 operator*(double a, double2 b) { return make_
 /* a product rounded on its own (never fused into a sum) */
 __device__ __forceinline__ double mx_mul_rn(double a, double b) { return __dmul_rn(a, b); }
 __device__ __forceinline__ double2 mx_mul_rn(double a, double2 b) { return make_double2(__dmul_rn(a, b.x), __dmul_rn(a, b.y)); }
+/* a sum rounded on its own (never fused with the product before it) */
+__device__ __forceinline__ double mx_add_rn(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ double2 mx_add_rn(double2 a, double2 b) { return make_double2(__dadd_rn(a.x, b.x), __dadd_rn(a.y, b.y)); }
+__device__ __forceinline__ double mx_shfl_xor(double v, int off) { return __shfl_xor_sync(MX_FULL_MASK, v, off); }
+__device__ __forceinline__ double2 mx_shfl_xor(double2 v, int off) {
+  return make_double2(__shfl_xor_sync(MX_FULL_MASK, v.x, off), __shfl_xor_sync(MX_FULL_MASK, v.y, off));
+}
 template <class V> __device__ __forceinline__ V mx_zero();
 template <> __device__ __forceinline__ double mx_zero<double>() { return 0.0; }
 template <> __device__ __forceinline__ double2 mx_zero<double2>() { return make_double2(0.0, 0.0); }
 __device__ __forceinline__ double2 mx_ld_x(const double2 *x, int c) { return __ldg(x + c); }
 template <int XH>
-__device__ __forceinline__ double2 mx_ld_xc(const double2 *__restrict__ x, const double2 *__restrict__, int c) {
-  static_assert(XH == MX_XH_OFF, "two columns: the cold CSR holds original columns");
-  return mx_ld_x(x, c);
+__device__ __forceinline__ double2 mx_ld_xc(const double2 *__restrict__ x, const double2 *__restrict__ xhot, int c) {
+  if (XH == MX_XH_OFF) return mx_ld_x(x, c);
+  return __ldg(mx_xc_addr(x, xhot, c));
 }
 
 /* A stored column code as an original column: >= 0 itself, -1 padding (stays -1), <= -2 x-hot rank

@@ -21,9 +21,13 @@ int mx_spmm_panels(const mx_device *D, int k, bool padded, const double *B, long
 /* whether D's cold part has a pair kernel (mx_spmm_pair.cu): a segment plan whose cold CSR holds
  * original columns (no x-hot codes), or a merge plan; the plain arrays or a pack in use; no hub split */
 bool mx_spmm_pairs_run(const mx_device *D);
-/* C = the cold part of A times k columns of B (k even), two at a time by the SpMV's cold kernel on
- * pairs (a pair of columns of B copied row-major per launch): each column bitwise the cold SpMV's */
-int mx_spmm_pair_cold(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s);
+/* whether the pairs also run D's hot part (an SE one, by the SpMV's SE kernel on pairs); else a hot
+ * part is the caller's (mx_spmm_hot_launch) */
+bool mx_spmm_pairs_hot(const mx_device *D);
+/* C = A times k columns of B (k even), two at a time by the SpMV's kernels on pairs (a pair of
+ * columns of B copied row-major per launch): the cold part, each column bitwise the cold SpMV's, and
+ * where mx_spmm_pairs_hot an SE hot part (+=), each column then bitwise the SpMV's */
+int mx_spmm_pair_product(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s);
 /* C += the hot part (DU on the tensor cores, SE on the CUDA cores) times k columns of B in place */
 int mx_spmm_hot_launch(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s);
 

@@ -14,10 +14,6 @@
 #include "mx_cold_pack_dev.h"
 #include "mx_scratch.cuh"
 
-/* Blocks per SM the kernel is compiled for: its shared memory (two sums a product and a scan value)
- * is 30 KB a block, 7 of which fit an SM of the H100/H200 (228 KB). */
-#define MX_SPMM_MERGE_MIN_BLOCKS 7
-
 /* s_prod[i] = value(n0+i) * Bp2[col(n0+i)] for i < n1-n0 <= MX_MERGE_TILE through decoder Dec (the
  * plain CSR, x-hot codes read through xhot_col; or a pack, whose columns are original), the column
  * loads aligned to 32 as mx_stage_products_aligned's, every load before the first gather */
@@ -87,10 +83,14 @@ mx_spmm_merge2_kernel(const int *__restrict__ rowptr, const int *__restrict__ co
 }
 
 template <class Dec>
-static void merge2_launch(const mx_device *D, int kb, const double2 *Bp2, double *C, long long ldc, int *carry_row, double *carry0,
+static int merge2_launch(const mx_device *D, int kb, const double2 *Bp2, double *C, long long ldc, int *carry_row, double *carry0,
                           double *carry1, cudaStream_t s, const Dec &dec) {
+  static bool carveout = false; /* MX_SPMM_MERGE_MIN_BLOCKS blocks of 30 KB, the rest L1 (mx_tuning.h) */
+  if (!carveout) MX_CUDA_TRY(cudaFuncSetAttribute(mx_spmm_merge2_kernel<Dec>, cudaFuncAttributePreferredSharedMemoryCarveout, MX_SPMM_MERGE2_CARVEOUT));
+  carveout = true;
   mx_spmm_merge2_kernel<Dec><<<D->merge_ntiles, MX_MERGE_THREADS, 0, s>>>(D->cold_rowptr, D->cold_col, D->cold_val, D->xhot_col, D->merge_coord,
                                                                          Bp2, kb, C, ldc, carry_row, carry0, carry1, dec);
+  return 0;
 }
 
 /* the launch through the decoder of D's pack encodings (mx_pack_dispatch) */
@@ -104,8 +104,7 @@ struct merge2_packed_launch {
   double *carry0, *carry1;
   cudaStream_t s;
   template <int VE, int IE> int run() const {
-    merge2_launch(D, kb, Bp2, C, ldc, carry_row, carry0, carry1, s, mx_pack_decoder<VE, IE>(D->pack));
-    return 0;
+    return merge2_launch(D, kb, Bp2, C, ldc, carry_row, carry0, carry1, s, mx_pack_decoder<VE, IE>(D->pack));
   }
 };
 
@@ -121,9 +120,9 @@ int mx_spmm_merge_panel2(const mx_device *D, int kb, const double2 *Bp2, double 
     return 1;
   int *carry_row = (int *)carries;
   double *carry0 = (double *)(carry_row + ints), *carry1 = carry0 + ntiles;
-  if (packed) mx_pack_dispatch(D->pack, merge2_packed_launch{D, kb, Bp2, C, ldc, carry_row, carry0, carry1, s});
-  else merge2_launch(D, kb, Bp2, C, ldc, carry_row, carry0, carry1, s, mx_dec_plain());
-  int rc = mx_cuda_check(cudaGetLastError(), "SpMM merge panel kernel");
+  int rc = packed ? mx_pack_dispatch(D->pack, merge2_packed_launch{D, kb, Bp2, C, ldc, carry_row, carry0, carry1, s})
+                  : merge2_launch(D, kb, Bp2, C, ldc, carry_row, carry0, carry1, s, mx_dec_plain());
+  if (!rc) rc = mx_cuda_check(cudaGetLastError(), "SpMM merge panel kernel");
   if (!rc) rc = mx_merge_fixup_launch(ntiles, D->nrows, carry_row, carry0, C, s);
   if (!rc && kb > 1) rc = mx_merge_fixup_launch(ntiles, D->nrows, carry_row, carry1, C + ldc, s);
   mx_scratch_free(carries, s, pooled);

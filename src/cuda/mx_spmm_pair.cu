@@ -10,12 +10,10 @@
  * is bitwise the cold SpMV of column j of B (z NULL). Its own translation unit: CUDA loads a
  * module's code at the first launch of any of its kernels, and the SpMV's modules stay small. */
 #include "mx_cold_segment.cuh"
+#include "mx_hot_pack_dev.h"
+#include "mx_hot_se.cuh"
 #include "mx_scratch.cuh"
 #include "mx_spmm_impl.h"
-
-/* Blocks per SM the pair kernel is compiled for: its shared memory (a pair of products per nonzero
- * of a segment, the row pointers) is 45 KB a block, 4 of which fit an SM of the H100/H200 (228 KB). */
-#define MX_SPMM_PAIR_MIN_BLOCKS 4
 
 /* Bp2[c] = (B(c, 0), B(c, 1)), each times s_c where s (the pack's column constants: then the
  * decoded value is 1.0 and the product 1.0 * (s_c b) is s_c * b, bitwise, as mx_pack_scale_x's xs
@@ -35,10 +33,10 @@ mx_spmm_pair_pack(int ncols, const double *__restrict__ B, long long ldb, const 
 
 template <class Dec, bool SPLIT>
 static int pair_kernel_launch(const mx_device *D, const double2 *Bp2, double *C, long long ldc, cudaStream_t s, const Dec &dec) {
-  static bool carveout = false; /* 4 blocks of 45 KB need most of the SM's shared memory */
+  static bool carveout = false; /* MX_SPMM_PAIR_MIN_BLOCKS blocks of 45 KB, the rest L1 (mx_tuning.h) */
   if (!carveout) {
     MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_segment_kernel<MX_XH_OFF, Dec, MX_SPMM_PAIR_MIN_BLOCKS, SPLIT, mx_seg_stage_strided, double2>,
-                                     cudaFuncAttributePreferredSharedMemoryCarveout, 100));
+                                     cudaFuncAttributePreferredSharedMemoryCarveout, MX_SPMM_PAIR_CARVEOUT));
     carveout = true;
   }
   mx_cold_segment_kernel<MX_XH_OFF, Dec, MX_SPMM_PAIR_MIN_BLOCKS, SPLIT, mx_seg_stage_strided, double2>
@@ -70,27 +68,121 @@ bool mx_spmm_pairs_run(const mx_device *D) {
   return D->cold == MX_COLD_SEGMENT && D->seg_plan && !(D->xhot_mode == MX_XH_ON && D->xhot_cold);
 }
 
-int mx_spmm_pair_cold(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
-  if (k % 2 || !mx_spmm_pairs_run(D)) return mx_fail("mx_spmm_pair_cold: %d columns, or D's cold part has no pair kernel", k);
-  if (k == 0) return 0;
+/* ---- the SE hot part: the SpMV's SE kernel on pairs -------------------------------------------- */
+
+/* D's SE hot part runs on the pairs (the DU part runs on B in place: mx_spmm_hot_launch) */
+bool mx_spmm_pairs_hot(const mx_device *D) { return D->mode == MX_HOT_SE && D->hot_nwork > 0; }
+
+/* xhot2[i] = Bh2[xhot_col[i]]: the x-hot values of a pair, as mx_xhot_launch gathers them for x */
+__global__ void __launch_bounds__(MX_SPMM_THREADS)
+mx_spmm_pair_xhot(int n, const int *__restrict__ xhot_col, const double2 *__restrict__ Bh2, double2 *__restrict__ xhot2) {
+  const int i = blockIdx.x * MX_SPMM_THREADS + threadIdx.x;
+  if (i < n) xhot2[i] = __ldg(Bh2 + __ldg(xhot_col + i));
+}
+
+/* the pair the SE kernel reads and its x-hot values, its split chunks' partial sums */
+struct pair_hot_args {
+  const double2 *Bh2;
+  double2 *xhot2, *part2;
+};
+
+template <int XH, int VE>
+static void pair_se_launch(const mx_device *D, const pair_hot_args &H, double *C, long long ldc, cudaStream_t s) {
+  const unsigned blocks = (unsigned)((D->hot_nwork + MX_HOT_WARPS_PER_BLOCK - 1) / MX_HOT_WARPS_PER_BLOCK);
+  mx_hot_se_kernel<XH, VE, double2><<<blocks, MX_HOT_WARPS_PER_BLOCK * 32, 0, s>>>(
+      D->hot_nwork, D->hot_work, D->hot_row, D->se_ptr, D->se_col, D->se_val, D->hot_pack ? D->hot_pack->one : 0.0, H.Bh2, H.xhot2, C,
+      H.part2, ldc);
+}
+
+template <int XH>
+static void pair_se_launch_ve(const mx_device *D, const pair_hot_args &H, double *C, long long ldc, cudaStream_t s) {
+  const mx_val_enc ve = D->hot_pack ? D->hot_pack->enc : MX_VAL_PLAIN;
+  if (ve == MX_VAL_DICT0) pair_se_launch<XH, MX_VAL_DICT0>(D, H, C, ldc, s);
+  else if (ve == MX_VAL_COLCONST) pair_se_launch<XH, MX_VAL_COLCONST>(D, H, C, ldc, s);
+  else pair_se_launch<XH, MX_VAL_PLAIN>(D, H, C, ldc, s);
+}
+
+/* C(:, 0:2) += the SE hot part times the pair, as mx_hot_se_launch adds it for one column: the
+ * x-hot values, the SE kernel, the split chunks' second pass */
+static int pair_hot_launch(const mx_device *D, const pair_hot_args &H, double *C, long long ldc, cudaStream_t s) {
+  const bool xhot = D->xhot_mode == MX_XH_ON && D->xhot_n > 0;
+  if (xhot) {
+    mx_spmm_pair_xhot<<<(unsigned)((D->xhot_n + MX_SPMM_THREADS - 1) / MX_SPMM_THREADS), MX_SPMM_THREADS, 0, s>>>(D->xhot_n, D->xhot_col, H.Bh2,
+                                                                                                                H.xhot2);
+    MX_CUDA_TRY(cudaGetLastError());
+  }
+  if (D->xhot_mode == MX_XH_ON) pair_se_launch_ve<MX_XH_ON>(D, H, C, ldc, s);
+  else pair_se_launch_ve<MX_XH_OFF>(D, H, C, ldc, s);
+  MX_CUDA_TRY(cudaGetLastError());
+  if (D->hot_nsplit == 0) return 0;
+  const int n = D->hot_nsplit * MX_CHUNK_ROWS;
+  mx_hot_split_kernel<double2><<<(n + 255) / 256, 256, 0, s>>>(D->hot_nsplit, D->hot_split, D->hot_row, H.part2, C, ldc);
+  return mx_cuda_check(cudaGetLastError(), "SpMM pairs: the hot split chunks");
+}
+
+/* ---- the product ------------------------------------------------------------------------------------ */
+
+/* The column scale a pair is copied with: the cold pack's column constants (the cold kernel reads
+ * 1.0 for the value), the hot pack's for the SE kernel (the SpMV's xs); NULL where none. */
+static const double *pair_cold_scale(const mx_device *D) {
+  return mx_cold_pack_dev_active(D) && D->pack->val_enc == MX_VAL_COLCONST ? D->pack->dict : nullptr;
+}
+static const double *pair_hot_scale(const mx_device *D) {
+  return D->hot_pack && D->hot_pack->enc == MX_VAL_COLCONST ? D->hot_pack->s : nullptr;
+}
+
+/* the scratch of one product: the cold kernel's pair, the SE kernel's (where its scale differs),
+ * the x-hot values, the split chunks' partial sums; all double2 */
+struct pair_scratch {
+  double2 *buf;
+  bool pooled;
+  double2 *Bp2;
+  pair_hot_args hot;
+};
+
+static int pair_scratch_alloc(const mx_device *D, cudaStream_t s, pair_scratch *S) {
+  const size_t ncols = (size_t)std::max(D->ncols, 1);
+  const bool hot = mx_spmm_pairs_hot(D), own_hot_pair = hot && pair_hot_scale(D) != pair_cold_scale(D);
+  const size_t nxhot = hot && D->xhot_mode == MX_XH_ON ? (size_t)D->xhot_n : 0;
+  const size_t npart = hot ? (size_t)std::max(D->hot_nslots, 0) * MX_CHUNK_ROWS : 0;
+  const size_t n = ncols * (own_hot_pair ? 2 : 1) + nxhot + npart;
+  if (mx_scratch_malloc((void **)&S->buf, sizeof(double2) * n, s, true, &S->pooled, "SpMM: a pair of columns of B")) return 1;
+  S->Bp2 = S->buf;
+  S->hot.Bh2 = own_hot_pair ? S->buf + ncols : S->buf;
+  S->hot.xhot2 = S->buf + ncols * (own_hot_pair ? 2 : 1);
+  S->hot.part2 = S->hot.xhot2 + nxhot;
+  return 0;
+}
+
+/* Bp2 = columns 0 and 1 of B scaled by scale (NULL: none) */
+static int pair_copy(const mx_device *D, const double *B, long long ldb, const double *scale, double2 *Bp2, cudaStream_t s) {
+  if (D->ncols == 0) return 0;
+  mx_spmm_pair_pack<<<(unsigned)((D->ncols + MX_SPMM_THREADS - 1) / MX_SPMM_THREADS), MX_SPMM_THREADS, 0, s>>>(D->ncols, B, ldb, scale, Bp2);
+  return mx_cuda_check(cudaGetLastError(), "SpMM: a pair of columns of B");
+}
+
+/* C(:, 0:2) = the cold part times the pair Bp2, by the SpMV's cold kernel on its form */
+static int pair_cold_launch(const mx_device *D, const double2 *Bp2, double *C, long long ldc, cudaStream_t s) {
   const bool packed = mx_cold_pack_dev_active(D);
-  const double *scale = packed && D->pack->val_enc == MX_VAL_COLCONST ? D->pack->dict : nullptr;
-  double2 *Bp2 = nullptr;
-  bool pooled = false;
-  if (mx_scratch_malloc((void **)&Bp2, sizeof(double2) * (size_t)std::max(D->ncols, 1), s, true, &pooled, "SpMM: a pair of columns of B"))
-    return 1;
+  if (D->cold == MX_COLD_MERGE) return mx_spmm_merge_panel2(D, 2, Bp2, C, ldc, packed, s);
+  if (packed ? mx_pack_dispatch(D->pack, pair_packed_launch{D, Bp2, C, ldc, s}) : pair_launch(D, Bp2, C, ldc, s, mx_dec_plain())) return 1;
+  return mx_cuda_check(cudaGetLastError(), "SpMM pair kernel");
+}
+
+int mx_spmm_pair_product(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  if (k % 2 || !mx_spmm_pairs_run(D)) return mx_fail("mx_spmm_pair_product: %d columns, or D's cold part has no pair kernel", k);
+  if (k == 0) return 0;
+  const bool hot = mx_spmm_pairs_hot(D);
+  pair_scratch S;
+  if (pair_scratch_alloc(D, s, &S)) return 1;
   int rc = 0;
   for (int j = 0; j < k && !rc; j += 2) {
-    if (D->ncols > 0) {
-      mx_spmm_pair_pack<<<(unsigned)((D->ncols + MX_SPMM_THREADS - 1) / MX_SPMM_THREADS), MX_SPMM_THREADS, 0, s>>>(
-          D->ncols, B + (long long)j * ldb, ldb, scale, Bp2);
-      rc = mx_cuda_check(cudaGetLastError(), "SpMM: a pair of columns of B");
-    }
+    const double *Bj = B + (long long)j * ldb;
     double *Cj = C + (long long)j * ldc;
-    if (!rc && D->cold == MX_COLD_MERGE) rc = mx_spmm_merge_panel2(D, 2, Bp2, Cj, ldc, packed, s);
-    else if (!rc) rc = packed ? mx_pack_dispatch(D->pack, pair_packed_launch{D, Bp2, Cj, ldc, s}) : pair_launch(D, Bp2, Cj, ldc, s, mx_dec_plain());
-    if (!rc) rc = mx_cuda_check(cudaGetLastError(), "SpMM pair kernel");
+    rc = pair_copy(D, Bj, ldb, pair_cold_scale(D), S.Bp2, s) || pair_cold_launch(D, S.Bp2, Cj, ldc, s);
+    if (!rc && hot && S.hot.Bh2 != S.Bp2) rc = pair_copy(D, Bj, ldb, pair_hot_scale(D), (double2 *)S.hot.Bh2, s);
+    if (!rc && hot) rc = pair_hot_launch(D, S.hot, Cj, ldc, s);
   }
-  mx_scratch_free(Bp2, s, pooled);
+  mx_scratch_free(S.buf, s, S.pooled);
   return rc;
 }

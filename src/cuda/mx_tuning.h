@@ -176,6 +176,23 @@
 #ifndef MX_SPMM_PAIRS_MAX_K
 #define MX_SPMM_PAIRS_MAX_K 8
 #endif
+/* Blocks per SM and shared-memory carveout (percent) of the pair kernels: the segment kernel on
+ * double2 (45 KB a block) and the merge tiles with two sums a row (30 KB). A gather in flight holds
+ * an L1 line, and the shared memory of more blocks leaves too few lines for them: at 4 and 7 blocks
+ * (carveout 100 and the driver's) the pairs took longer than two SpMVs on large graphs
+ * (docs/performance.md, "Many vectors"). */
+#ifndef MX_SPMM_PAIR_MIN_BLOCKS
+#define MX_SPMM_PAIR_MIN_BLOCKS 3
+#endif
+#ifndef MX_SPMM_PAIR_CARVEOUT
+#define MX_SPMM_PAIR_CARVEOUT 72
+#endif
+#ifndef MX_SPMM_MERGE_MIN_BLOCKS
+#define MX_SPMM_MERGE_MIN_BLOCKS 5
+#endif
+#ifndef MX_SPMM_MERGE2_CARVEOUT
+#define MX_SPMM_MERGE2_CARVEOUT 72
+#endif
 /* row-major panels of B (the SpMM's panel way): the widest panel, in columns (8, 16, 32 or 64; the
  * narrower ones, 4 and 2, only where fewer columns are left) */
 #ifndef MX_SPMM_PANEL_MAX

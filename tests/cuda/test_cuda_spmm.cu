@@ -16,7 +16,9 @@
  * On a merge plan, the 2-column panels on the merge tiles: right, and all cold bitwise the merge
  * SpMVs (check_merge_panels). The pairs on segment and merge plans, plain and under every value
  * encoding of a pack, timed against the SpMVs alone where the byte rule takes them, refused where the
- * cold kernel has none (check_pairs, check_pairs_refused); k = 3 a bucket of its own. Then, on
+ * cold kernel has none (check_pairs, check_pairs_refused); on an SE hot part under each encoding of
+ * its values, x-hot off and on, every column bitwise its SpMV (check_pairs_se_hot); k = 3 a bucket
+ * of its own. Then, on
  * few-valued copies: packed (mx_device_compress AUTO) with the plain arrays released, the
  * product still right and, once the kernels ran, the plain arrays back and kept while a bucket keeps
  * a kernel way (a release frees nothing), freed again by a release once every bucket runs the SpMVs
@@ -24,6 +26,9 @@
  * split (plain arrays released too), right.
  * Usage: test_cuda_spmm [small|race] [MATRICES_DIR]. Exit: 0 pass, 1 fail, 77 no GPU. */
 #include "cuda_test_products.h"
+extern "C" {
+#include "core/mx_hot_pack.h" /* mx_hot_pack_build: the rule the hot values are encoded by */
+}
 
 /* column-major n x k with leading dimension ld, padding rows NaN (never read) */
 static std::vector<double> rand_block(int32_t n, int k, int64_t ld, std::mt19937_64 &rng) {
@@ -107,6 +112,14 @@ static Csr few_values(const Csr &A0) {
   Csr A = A0;
   A.name = A0.name + " few";
   for (size_t p = 0; p < A.val.size(); ++p) A.val[p] = (double)(A.col[p] % 3) - 1.0 + 0.5 * (double)(p % 2);
+  return A;
+}
+
+/* every nonzero its own value (the generators' graphs hold ones) */
+static Csr unique_values(const Csr &A0) {
+  Csr A = A0;
+  A.name = A0.name + " unique";
+  for (size_t p = 0; p < A.val.size(); ++p) A.val[p] = 1.0 + 1e-3 * (double)p;
   return A;
 }
 
@@ -439,7 +452,7 @@ static void check_pairs(const Csr &A, mx_crux c, mx_mode_request mode, mx_cold_k
   expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_PAIRS) == 0, tag + " pairs forced: " + mx_device_last_error());
   if (F.nrows > 0) expect(mx_device_spmm_plan(D, 4, &p) == 0 && p.pairs && !p.kernel && p.timed, tag + " plan names the pairs");
   check_ks(D, F, g_race ? std::vector<int>{2, 3} : std::vector<int>{2, 3, 4, 7, 16, 33}, rng, tag + " forced");
-  if (F.mode == MX_HOT_NONE && !g_race)
+  if (F.mode != MX_HOT_DU && !g_race) /* all cold, or an SE hot part by the SpMV's SE kernel on pairs */
     for (int k : {2, 5}) expect_columns_are_spmvs(D, F.nrows, F.ncols, k, rng, tag + " forced");
   expect(mx_device_pack_plain_released(D) == released, tag + " the pairs leave the plain arrays released");
   if (pack && A.nnz() > 0 && !g_race) { /* new values: the pack refreshed, the pairs right */
@@ -455,6 +468,32 @@ static void check_pairs(const Csr &A, mx_crux c, mx_mode_request mode, mx_cold_k
     expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_AUTO) == 0 && mx_device_spmm_plan(D, 2, &p) == 0 && p.kernel,
            tag + ": the plain matrix fits half the L2, the kernels timed beside the pack");
     check_ks(D, F, {2, 3}, rng, tag + " the kernels timed beside the pack");
+  }
+  mx_device_free(D);
+  mx_format_free(&F);
+}
+
+/* The pairs on an SE hot part (the SpMV's SE kernel on pairs) under every encoding of its values the
+ * engine's compression picks (plain, one value, a constant per column), with x-hot off (segment
+ * kernel) and on (merge kernel: x-hot requested codes the cold CSR too, which the segment kernel's
+ * pairs refuse): right at even and odd k, every column bitwise its SpMV. */
+static void check_pairs_se_hot(const Csr &A, mx_val_enc hot_enc, int xhot, std::mt19937_64 &rng) {
+  const std::string tag = A.name + " pairs SE hot " + mx_val_enc_name(hot_enc) + " x-hot " + std::to_string(xhot);
+  mx_format F;
+  mx_device *D;
+  if (!format_on_device(A, mx_crux{0.6, 0.4}, MX_MODE_SE, xhot ? MX_COLD_MERGE : MX_COLD_SEGMENT, xhot, tag, &F, &D)) return;
+  const mx_pack_request req = {MX_PACK_AUTO, MX_PACK_AUTO, MX_PACK_AUTO, MX_FORM_PACK};
+  mx_device_pack_info pi;
+  expect(mx_device_compress(D, &req) == 0 && mx_device_compress_info(D, &pi) == 0, tag + " compress: " + mx_device_last_error());
+  if (F.mode == MX_HOT_SE && F.se_nslots > 0) {
+    mx_hot_pack H; /* the host's choice (no x-hot codes in a cold CSR there) */
+    expect(mx_hot_pack_build(&F, &H) == MX_OK, tag + " host hot pack");
+    const mx_val_enc want = H.enc == MX_VAL_COLCONST && mx_device_xhot_cols(D) > 0 ? MX_VAL_PLAIN : H.enc;
+    mx_hot_pack_free(&H);
+    expect(pi.hot_val_enc == want && (want == hot_enc || hot_enc == MX_VAL_COLCONST), tag + ": the hot values' encoding (column constants: as the host rule)");
+    expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_PAIRS) == 0, tag + " pairs forced: " + mx_device_last_error());
+    check_ks(D, F, {2, 3, 4, 7}, rng, tag);
+    for (int k : {2, 5}) expect_columns_are_spmvs(D, F.nrows, F.ncols, k, rng, tag);
   }
   mx_device_free(D);
   mx_format_free(&F);
@@ -566,6 +605,11 @@ int main(int argc, char **argv) {
         }
       }
       check_pairs_refused(A, rng);
+      for (int xhot : {0, 64}) {
+        check_pairs_se_hot(unique_values(A), MX_VAL_PLAIN, xhot, rng);
+        check_pairs_se_hot(one_value(A), MX_VAL_DICT0, xhot, rng);
+        check_pairs_se_hot(column_constants(A), MX_VAL_COLCONST, xhot, rng);
+      }
     }
     printf("%-32s %9d x %-9d nnz %-10d %s\n", A.name.c_str(), A.nrows, A.ncols, A.nnz(), g_fail == fail0 ? "ok" : "FAILED");
     fflush(stdout);
