@@ -4,11 +4,13 @@
  * with two sums a row (mx_spmm_merge_panel2). The matrix is read once for two columns and a
  * nonzero's two values of B are one 16-byte gather: where a pack makes the SpMV read fewer matrix
  * bytes than the SpMM kernels (which read the plain arrays), pairs still halve the matrix reads
- * and the gathers' sectors of k SpMVs.
+ * and the gathers' sectors of k SpMVs. An SE hot part runs by the SpMV's SE kernel on the pair
+ * (mx_hot_se.cuh), its x-hot values gathered per pair.
  *
- * Same segments or tiles, same products, same summation order as the SpMV's kernel: column j of C
- * is bitwise the cold SpMV of column j of B (z NULL). Its own translation unit: CUDA loads a
- * module's code at the first launch of any of its kernels, and the SpMV's modules stay small. */
+ * Same segments, tiles or work items, same products, same summation order as the SpMV's kernels:
+ * column j of C is bitwise the cold SpMV of column j of B (z NULL), and with an SE hot part the
+ * SpMV. Its own translation unit: CUDA loads a module's code at the first launch of any of its
+ * kernels, and the SpMV's modules stay small. */
 #include "mx_cold_segment.cuh"
 #include "mx_hot_pack_dev.h"
 #include "mx_hot_se.cuh"

@@ -418,9 +418,10 @@ static void check_merge_panels(const Csr &A, mx_crux c, mx_mode_request mode, in
 
 /* The pairs (MX_SPMM_WAY_PAIRS: two columns a launch by the SpMV's cold kernel) on a segment or merge
  * plan, plain or packed (value encoding val_enc >= 0, the plain arrays released): forced, right at
- * even and odd k and reproducible; all cold, every column bitwise its SpMV; the plan names them; they
- * leave a pack's released plain arrays released; where the byte rule takes the SpMVs (a pack), the
- * first product times the pairs against the SpMVs alone (not the kernels). */
+ * even and odd k and reproducible; all cold or with an SE hot part, every column bitwise its SpMV;
+ * the plan names them; they leave a pack's released plain arrays released; where the byte rule
+ * takes the SpMVs (a pack), the first product times the pairs against the SpMVs alone (not the
+ * kernels). */
 static void check_pairs(const Csr &A, mx_crux c, mx_mode_request mode, mx_cold_kernel cold, int val_enc, std::mt19937_64 &rng) {
   const bool pack = val_enc >= 0;
   char ctag[128];
