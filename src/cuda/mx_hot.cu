@@ -73,21 +73,6 @@ static void du_kernel_launch(const mx_device *D, const double *x, double *y, cud
       D->hot_partials);
 }
 
-template <int XH, int VE>
-static void se_kernel_launch(const mx_device *D, const double *x, double *y, cudaStream_t s) {
-  mx_hot_se_kernel<XH, VE><<<hot_grid(D->hot_nwork), MX_HOT_WARPS_PER_BLOCK * 32, 0, s>>>(
-      D->hot_nwork, D->hot_work, D->hot_row, D->se_ptr, D->se_col, D->se_val, D->hot_pack ? D->hot_pack->one : 0.0, x, D->xhot, y,
-      D->hot_partials, 0);
-}
-
-template <int XH>
-static void se_kernel_launch_ve(const mx_device *D, const double *x, double *y, cudaStream_t s) {
-  const mx_val_enc ve = D->hot_pack ? D->hot_pack->enc : MX_VAL_PLAIN;
-  if (ve == MX_VAL_DICT0) se_kernel_launch<XH, MX_VAL_DICT0>(D, x, y, s);
-  else if (ve == MX_VAL_COLCONST) se_kernel_launch<XH, MX_VAL_COLCONST>(D, x, y, s);
-  else se_kernel_launch<XH, MX_VAL_PLAIN>(D, x, y, s);
-}
-
 int mx_hot_du_launch(const mx_device *D, const double *x, double *y, cudaStream_t s) {
   if (D->hot_nwork == 0) return 0;
   if (D->xhot_mode == MX_XH_ON) du_kernel_launch<MX_XH_ON>(D, x, y, s);
@@ -97,20 +82,10 @@ int mx_hot_du_launch(const mx_device *D, const double *x, double *y, cudaStream_
 }
 
 int mx_hot_se_launch(const mx_device *D, const double *x, double *y, cudaStream_t s) {
-  if (D->hot_nwork == 0) return 0;
-  if (D->xhot_mode == MX_XH_ON) se_kernel_launch_ve<MX_XH_ON>(D, x, y, s);
-  else se_kernel_launch_ve<MX_XH_OFF>(D, x, y, s);
-  MX_LAUNCH_CHECK("mx_hot_se_kernel launch");
-  return mx_hot_split_launch(D, y, s);
+  return mx_hot_se_run(D, x, (const double *)D->xhot, y, 0, D->hot_partials, s);
 }
 
-int mx_hot_split_launch(const mx_device *D, double *y, cudaStream_t s) {
-  if (D->hot_nsplit == 0) return 0;
-  const int n = D->hot_nsplit * MX_CHUNK_ROWS;
-  mx_hot_split_kernel<<<(n + 255) / 256, 256, 0, s>>>(D->hot_nsplit, D->hot_split, D->hot_row, D->hot_partials, y, 0);
-  MX_LAUNCH_CHECK("mx_hot_split_kernel launch");
-  return 0;
-}
+int mx_hot_split_launch(const mx_device *D, double *y, cudaStream_t s) { return mx_hot_split_run(D, (const double *)D->hot_partials, y, 0, s); }
 
 /* ---- value refresh --------------------------------------------------------------------------------- */
 

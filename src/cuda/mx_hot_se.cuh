@@ -6,6 +6,7 @@
 #define MX_HOT_SE_CUH
 
 #include "mx_device_impl.h"
+#include "mx_hot_pack_dev.h"
 #include "mx_kernel_common.cuh"
 
 __device__ __forceinline__ void mx_hot_add(double *y, int row, long long, double v) { y[row] += v; }
@@ -92,6 +93,45 @@ mx_hot_split_kernel(int nsplit, const mx_hot_split *__restrict__ split, const in
   V acc = mx_zero<V>();
   for (int p = 0; p < sp.npieces; ++p) acc += partials[(sp.first_slot + p) * MX_CHUNK_ROWS + r];
   mx_hot_add(y, row, ldy, acc);
+}
+
+/* ---- launchers: one for both value types ------------------------------------------------------------ */
+
+/* y += the split chunks' partial sums (hot_nsplit chunks' slots in partials), in piece order */
+template <class V>
+static int mx_hot_split_run(const mx_device *D, const V *partials, double *y, long long ldy, cudaStream_t s) {
+  if (D->hot_nsplit == 0) return 0;
+  const int n = D->hot_nsplit * MX_CHUNK_ROWS;
+  mx_hot_split_kernel<V><<<(n + 255) / 256, 256, 0, s>>>(D->hot_nsplit, D->hot_split, D->hot_row, partials, y, ldy);
+  MX_LAUNCH_CHECK("mx_hot_split_kernel launch");
+  return 0;
+}
+
+template <int XH, int VE, class V>
+static void mx_hot_se_kernel_launch(const mx_device *D, const V *x, const V *xhot, double *y, long long ldy, V *partials, cudaStream_t s) {
+  mx_hot_se_kernel<XH, VE, V><<<(D->hot_nwork + MX_HOT_WARPS_PER_BLOCK - 1) / MX_HOT_WARPS_PER_BLOCK, MX_HOT_WARPS_PER_BLOCK * 32, 0, s>>>(
+      D->hot_nwork, D->hot_work, D->hot_row, D->se_ptr, D->se_col, D->se_val, D->hot_pack ? D->hot_pack->one : 0.0, x, xhot, y, partials,
+      ldy);
+}
+
+template <int XH, class V>
+static void mx_hot_se_kernel_launch_ve(const mx_device *D, const V *x, const V *xhot, double *y, long long ldy, V *partials, cudaStream_t s) {
+  const mx_val_enc ve = D->hot_pack ? D->hot_pack->enc : MX_VAL_PLAIN;
+  if (ve == MX_VAL_DICT0) mx_hot_se_kernel_launch<XH, MX_VAL_DICT0>(D, x, xhot, y, ldy, partials, s);
+  else if (ve == MX_VAL_COLCONST) mx_hot_se_kernel_launch<XH, MX_VAL_COLCONST>(D, x, xhot, y, ldy, partials, s);
+  else mx_hot_se_kernel_launch<XH, MX_VAL_PLAIN>(D, x, xhot, y, ldy, partials, s);
+}
+
+/* y += D's SE hot part times x, then the split chunks' second pass: the SpMV (V = double, ldy 0) or
+ * a pair of columns (V = double2, the second ldy past the first in y). xhot: x's x-hot values where
+ * D's x-hot mode is on; partials: hot_nslots * MX_CHUNK_ROWS values of V. */
+template <class V>
+static int mx_hot_se_run(const mx_device *D, const V *x, const V *xhot, double *y, long long ldy, V *partials, cudaStream_t s) {
+  if (D->hot_nwork == 0) return 0;
+  if (D->xhot_mode == MX_XH_ON) mx_hot_se_kernel_launch_ve<MX_XH_ON>(D, x, xhot, y, ldy, partials, s);
+  else mx_hot_se_kernel_launch_ve<MX_XH_OFF>(D, x, xhot, y, ldy, partials, s);
+  MX_LAUNCH_CHECK("mx_hot_se_kernel launch");
+  return mx_hot_split_run(D, partials, y, ldy, s);
 }
 
 #endif

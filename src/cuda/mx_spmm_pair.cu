@@ -12,7 +12,6 @@
  * SpMV. Its own translation unit: CUDA loads a module's code at the first launch of any of its
  * kernels, and the SpMV's modules stay small. */
 #include "mx_cold_segment.cuh"
-#include "mx_hot_pack_dev.h"
 #include "mx_hot_se.cuh"
 #include "mx_scratch.cuh"
 #include "mx_spmm_impl.h"
@@ -88,38 +87,15 @@ struct pair_hot_args {
   double2 *xhot2, *part2;
 };
 
-template <int XH, int VE>
-static void pair_se_launch(const mx_device *D, const pair_hot_args &H, double *C, long long ldc, cudaStream_t s) {
-  const unsigned blocks = (unsigned)((D->hot_nwork + MX_HOT_WARPS_PER_BLOCK - 1) / MX_HOT_WARPS_PER_BLOCK);
-  mx_hot_se_kernel<XH, VE, double2><<<blocks, MX_HOT_WARPS_PER_BLOCK * 32, 0, s>>>(
-      D->hot_nwork, D->hot_work, D->hot_row, D->se_ptr, D->se_col, D->se_val, D->hot_pack ? D->hot_pack->one : 0.0, H.Bh2, H.xhot2, C,
-      H.part2, ldc);
-}
-
-template <int XH>
-static void pair_se_launch_ve(const mx_device *D, const pair_hot_args &H, double *C, long long ldc, cudaStream_t s) {
-  const mx_val_enc ve = D->hot_pack ? D->hot_pack->enc : MX_VAL_PLAIN;
-  if (ve == MX_VAL_DICT0) pair_se_launch<XH, MX_VAL_DICT0>(D, H, C, ldc, s);
-  else if (ve == MX_VAL_COLCONST) pair_se_launch<XH, MX_VAL_COLCONST>(D, H, C, ldc, s);
-  else pair_se_launch<XH, MX_VAL_PLAIN>(D, H, C, ldc, s);
-}
-
-/* C(:, 0:2) += the SE hot part times the pair, as mx_hot_se_launch adds it for one column: the
- * x-hot values, the SE kernel, the split chunks' second pass */
+/* C(:, 0:2) += the SE hot part times the pair: its x-hot values, then the SpMV's SE launcher
+ * (mx_hot_se_run: the SE kernel, the split chunks' second pass) on double2 */
 static int pair_hot_launch(const mx_device *D, const pair_hot_args &H, double *C, long long ldc, cudaStream_t s) {
-  const bool xhot = D->xhot_mode == MX_XH_ON && D->xhot_n > 0;
-  if (xhot) {
+  if (D->xhot_mode == MX_XH_ON && D->xhot_n > 0) {
     mx_spmm_pair_xhot<<<(unsigned)((D->xhot_n + MX_SPMM_THREADS - 1) / MX_SPMM_THREADS), MX_SPMM_THREADS, 0, s>>>(D->xhot_n, D->xhot_col, H.Bh2,
                                                                                                                 H.xhot2);
-    MX_CUDA_TRY(cudaGetLastError());
+    MX_LAUNCH_CHECK("SpMM pairs: the x-hot values");
   }
-  if (D->xhot_mode == MX_XH_ON) pair_se_launch_ve<MX_XH_ON>(D, H, C, ldc, s);
-  else pair_se_launch_ve<MX_XH_OFF>(D, H, C, ldc, s);
-  MX_CUDA_TRY(cudaGetLastError());
-  if (D->hot_nsplit == 0) return 0;
-  const int n = D->hot_nsplit * MX_CHUNK_ROWS;
-  mx_hot_split_kernel<double2><<<(n + 255) / 256, 256, 0, s>>>(D->hot_nsplit, D->hot_split, D->hot_row, H.part2, C, ldc);
-  return mx_cuda_check(cudaGetLastError(), "SpMM pairs: the hot split chunks");
+  return mx_hot_se_run(D, H.Bh2, (const double2 *)H.xhot2, C, ldc, H.part2, s);
 }
 
 /* ---- the product ------------------------------------------------------------------------------------ */
