@@ -247,17 +247,22 @@ static bool spmm_pairs_offered(const mx_device *D, int k, bool kernels) {
   return k >= 2 && (!kernels || k < MX_SPMM_PAIRS_MAX_K) && mx_spmm_pairs_run(D);
 }
 
+/* C += D's hot part times k columns of B in place, per launch group (nothing without a hot part) */
+static int spmm_hot_in_place(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  if (D->mode == MX_HOT_NONE || D->hot_nwork == 0) return 0;
+  const int g = spmm_group(D, k);
+  for (int j0 = 0; j0 < k; j0 += g)
+    if (mx_spmm_hot_launch(D, std::min(g, k - j0), B + (long long)j0 * ldb, ldb, C + (long long)j0 * ldc, ldc, s)) return 1;
+  return 0;
+}
+
 /* The columns two at a time (C =: the cold part, each column bitwise the cold SpMV's, and an SE hot
  * part +=), an odd last one by the SpMV, then a DU hot part on B in place (+=) for the paired
  * columns, per launch group (MX_SPMM_PAIRS). */
 static int spmm_pairs(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
   const int k2 = k - k % 2;
   if (mx_spmm_pair_product(D, k2, B, ldb, C, ldc, s)) return 1;
-  if (D->mode != MX_HOT_NONE && D->hot_nwork > 0 && !mx_spmm_pairs_hot(D)) {
-    const int g = spmm_group(D, k2);
-    for (int j0 = 0; j0 < k2; j0 += g)
-      if (mx_spmm_hot_launch(D, std::min(g, k2 - j0), B + (long long)j0 * ldb, ldb, C + (long long)j0 * ldc, ldc, s)) return 1;
-  }
+  if (!mx_spmm_pairs_hot(D) && spmm_hot_in_place(D, k2, B, ldb, C, ldc, s)) return 1;
   return spmm_per_column(D, k - k2, B + (long long)k2 * ldb, ldb, C + (long long)k2 * ldc, ldc, s);
 }
 
@@ -265,11 +270,7 @@ static int spmm_pairs(mx_device *D, int k, const double *B, long long ldb, doubl
  * launch group. */
 static int spmm_rowpat(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
   if (mx_cold_rowpat_spmm_launch(D, k, B, ldb, C, ldc, s)) return 1;
-  if (D->mode == MX_HOT_NONE || D->hot_nwork == 0) return 0;
-  const int g = spmm_group(D, k);
-  for (int j0 = 0; j0 < k; j0 += g)
-    if (mx_spmm_hot_launch(D, std::min(g, k - j0), B + (long long)j0 * ldb, ldb, C + (long long)j0 * ldc, ldc, s)) return 1;
-  return 0;
+  return spmm_hot_in_place(D, k, B, ldb, C, ldc, s);
 }
 
 static int spmm_way(mx_device *D, int way, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
