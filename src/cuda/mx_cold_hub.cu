@@ -84,21 +84,26 @@ __global__ void mx_hub_fixup_kernel(int nsplit, const int *__restrict__ split_ro
   if (lane == 0) y[split_row[i]] += s;
 }
 
-/* ---- k columns (mx_hub_dev_spmm_add): slabs of HUB_SLAB columns ---------------------------------
- * The slab's hub x values as a row-major panel in global memory (L2), xp[r HUB_SLAB + u] =
- * B(hubcol[r], j0 + u) (times hubscale[r]), 0 past the slab's columns and in the padding row K; the
- * slices as the SpMV's, each lane summing its pseudo-row for the slab's columns (one rank and value
- * load per nonzero for all of them, the panel row's 64 bytes from L2), products rounded before the
- * sum as the SpMV's: each column's sum is bit for bit the SpMV's lane sum. A piece's sums go to
- * part[slot HUB_SLAB + u], and a thread per (split row, column) adds them in slot order (not the
- * SpMV's butterfly: within rounding of it). */
-#define HUB_SLAB 8
+/* ---- k columns (mx_hub_dev_spmm_add): slabs of W = 4 or 8 columns ------------------------------
+ * The slab's hub x values as a row-major panel in global memory (L2), xp[r W + u] = B(hubcol[r],
+ * j0 + u) (times hubscale[r]), 0 past the slab's columns and in the padding row K; the slices as the
+ * SpMV's, each lane summing its pseudo-row for the slab's columns (one rank and value load per
+ * nonzero for all of them, the panel row's 8 W bytes from L2), products rounded before the sum as
+ * the SpMV's: each column's sum is bit for bit the SpMV's lane sum. A piece's sums go to
+ * part[slot W + u], and a thread per (split row, column) adds them in slot order (not the SpMV's
+ * butterfly: within rounding of it). A group of up to 4 columns takes the slab of 4 (its panel row
+ * is one 32-byte sector, of 8 columns two), and a group of fewer than MX_HUB_SLAB_MIN_COLS columns
+ * runs the SpMV per column (its x values in shared memory). */
+#define HUB_SLAB 8 /* the widest slab */
 
+static int hub_slab_width(int kb) { return kb <= 4 ? 4 : HUB_SLAB; }
+
+template <int W>
 __global__ void mx_hub_stage_slab_kernel(int K, int kb, const int *__restrict__ hubcol, const double *__restrict__ hubscale,
                                          const double *__restrict__ B, long long ldb, double *__restrict__ xp) {
   const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= (long long)(K + 1) * HUB_SLAB) return;
-  const int r = (int)(i / HUB_SLAB), u = (int)(i % HUB_SLAB);
+  if (i >= (long long)(K + 1) * W) return;
+  const int r = (int)(i / W), u = (int)(i % W);
   double v = 0.0;
   if (r < K && u < kb) {
     const double b = B[(long long)u * ldb + hubcol[r]];
@@ -107,7 +112,7 @@ __global__ void mx_hub_stage_slab_kernel(int K, int kb, const int *__restrict__ 
   xp[i] = v;
 }
 
-template <bool HAS_VAL>
+template <bool HAS_VAL, int W>
 __global__ void __launch_bounds__(256)
 mx_hub_slab_kernel(int nslices, const int *__restrict__ slice_off, const int *__restrict__ slice_len, const int *__restrict__ slice_row,
                    const unsigned short *__restrict__ rank, const double *__restrict__ val, const double2 *__restrict__ xp2, int kb,
@@ -116,9 +121,9 @@ mx_hub_slab_kernel(int nslices, const int *__restrict__ slice_off, const int *__
   if (sl >= nslices) return; /* warp-uniform */
   const int lane = threadIdx.x & 31;
   const int off = slice_off[sl] + lane, len = slice_len[sl], row = slice_row[sl * 32 + lane];
-  double2 acc[HUB_SLAB / 2];
+  double2 acc[W / 2];
 #pragma unroll
-  for (int u = 0; u < HUB_SLAB / 2; ++u) acc[u] = make_double2(0.0, 0.0);
+  for (int u = 0; u < W / 2; ++u) acc[u] = make_double2(0.0, 0.0);
   for (int j = 0; j < len; j += 4) { /* four ranks and values in flight, then the sums in order */
     const int n = min(4, len - j);
     int rk[4];
@@ -132,8 +137,8 @@ mx_hub_slab_kernel(int nslices, const int *__restrict__ slice_off, const int *__
     for (int q = 0; q < 4; ++q) {
       if (q >= n) break;
 #pragma unroll
-      for (int u = 0; u < HUB_SLAB / 2; ++u) {
-        const double2 b = __ldg(xp2 + (long long)rk[q] * (HUB_SLAB / 2) + u);
+      for (int u = 0; u < W / 2; ++u) {
+        const double2 b = __ldg(xp2 + (long long)rk[q] * (W / 2) + u);
         acc[u].x += HAS_VAL ? __dmul_rn(v[q], b.x) : b.x;
         acc[u].y += HAS_VAL ? __dmul_rn(v[q], b.y) : b.y;
       }
@@ -141,64 +146,80 @@ mx_hub_slab_kernel(int nslices, const int *__restrict__ slice_off, const int *__
   }
   if (row >= 0) {
 #pragma unroll
-    for (int u = 0; u < HUB_SLAB / 2; ++u) {
+    for (int u = 0; u < W / 2; ++u) {
       if (2 * u < kb) C[(long long)(2 * u) * ldc + row] += acc[u].x;
       if (2 * u + 1 < kb) C[(long long)(2 * u + 1) * ldc + row] += acc[u].y;
     }
   } else if (row != INT_MIN) {
 #pragma unroll
-    for (int u = 0; u < HUB_SLAB / 2; ++u) {
-      part[(long long)~row * HUB_SLAB + 2 * u] = acc[u].x;
-      part[(long long)~row * HUB_SLAB + 2 * u + 1] = acc[u].y;
+    for (int u = 0; u < W / 2; ++u) {
+      part[(long long)~row * W + 2 * u] = acc[u].x;
+      part[(long long)~row * W + 2 * u + 1] = acc[u].y;
     }
   }
 }
 
-__global__ void mx_hub_slab_fixup_kernel(int nsplit, int kb, const int *__restrict__ split_row, const int *__restrict__ split_first,
+__global__ void mx_hub_slab_fixup_kernel(int nsplit, int kb, int w, const int *__restrict__ split_row, const int *__restrict__ split_first,
                                          const double *__restrict__ part, double *C, long long ldc) {
   const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= (long long)nsplit * kb) return;
   const int r = (int)(i / kb), u = (int)(i % kb);
   double s = 0.0;
-  for (int q = split_first[r]; q < split_first[r + 1]; ++q) s += part[(long long)q * HUB_SLAB + u];
+  for (int q = split_first[r]; q < split_first[r + 1]; ++q) s += part[(long long)q * w + u];
   C[(long long)u * ldc + split_row[r]] += s;
 }
 
-static int hub_slab_add(const mx_hub_dev *d, int kb, const double *B, long long ldb, double *C, long long ldc, double *xp, double *part,
+/* C(:, 0:kb) += the hub part times B(:, 0:kb) in one slab of W >= kb columns */
+template <int W>
+static int hub_slab_run(const mx_hub_dev *d, int kb, const double *B, long long ldb, double *C, long long ldc, double *xp, double *part,
                         cudaStream_t s) {
-  const long long nstage = (long long)(d->K + 1) * HUB_SLAB;
-  mx_hub_stage_slab_kernel<<<(unsigned)((nstage + 255) / 256), 256, 0, s>>>(d->K, kb, d->hubcol, d->hubscale, B, ldb, xp);
+  const long long nstage = (long long)(d->K + 1) * W;
+  mx_hub_stage_slab_kernel<W><<<(unsigned)((nstage + 255) / 256), 256, 0, s>>>(d->K, kb, d->hubcol, d->hubscale, B, ldb, xp);
   MX_LAUNCH_CHECK("hub slab staging kernel");
   const unsigned blocks = (unsigned)(((long long)d->nslices * 32 + 255) / 256);
   const double2 *xp2 = reinterpret_cast<const double2 *>(xp); /* a pool block: 16-byte aligned */
   if (d->val)
-    mx_hub_slab_kernel<true><<<blocks, 256, 0, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank, d->val, xp2, kb, C, ldc, part);
+    mx_hub_slab_kernel<true, W><<<blocks, 256, 0, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank, d->val, xp2, kb, C, ldc, part);
   else
-    mx_hub_slab_kernel<false><<<blocks, 256, 0, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank, nullptr, xp2, kb, C, ldc, part);
+    mx_hub_slab_kernel<false, W><<<blocks, 256, 0, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank, nullptr, xp2, kb, C, ldc, part);
   MX_LAUNCH_CHECK("hub slab kernel");
   if (d->nsplit) {
-    mx_hub_slab_fixup_kernel<<<(unsigned)(((long long)d->nsplit * kb + 255) / 256), 256, 0, s>>>(d->nsplit, kb, d->split_row, d->split_first,
-                                                                                              part, C, ldc);
+    mx_hub_slab_fixup_kernel<<<(unsigned)(((long long)d->nsplit * kb + 255) / 256), 256, 0, s>>>(d->nsplit, kb, W, d->split_row,
+                                                                                                 d->split_first, part, C, ldc);
     MX_LAUNCH_CHECK("hub slab fixup kernel");
   }
   return 0;
 }
 
+/* C(:, 0:kb) += the hub part times B(:, 0:kb), kb <= HUB_SLAB: per column below MX_HUB_SLAB_MIN_COLS
+ * columns, else in the narrower slab that holds them */
+static int hub_group_add(const mx_hub_dev *d, int kb, const double *B, long long ldb, double *C, long long ldc, double *xp, double *part,
+                         cudaStream_t s) {
+  if (kb < MX_HUB_SLAB_MIN_COLS) {
+    for (int j = 0; j < kb; ++j)
+      if (mx_hub_dev_spmv_add(d, B + (long long)j * ldb, C + (long long)j * ldc, s)) return 1;
+    return 0;
+  }
+  if (hub_slab_width(kb) == 4) return hub_slab_run<4>(d, kb, B, ldb, C, ldc, xp, part, s);
+  return hub_slab_run<HUB_SLAB>(d, kb, B, ldb, C, ldc, xp, part, s);
+}
+
 extern "C" int mx_hub_dev_spmm_add(const mx_hub_dev *d, int k, const double *B, long long ldb, double *C, long long ldc, void *stream) {
   if (d->nslices == 0 || k <= 0) return 0;
   cudaStream_t s = (cudaStream_t)stream;
+  const int w = hub_slab_width(std::min(k, HUB_SLAB)); /* the widest slab the groups take */
   double *xp = nullptr, *part = nullptr;
   bool pooled_x = false, pooled_p = false;
-  if (mx_scratch_malloc((void **)&xp, sizeof(double) * HUB_SLAB * ((size_t)d->K + 1), s, true, &pooled_x, "hub SpMM: the slab's hub x values"))
+  if (mx_scratch_malloc((void **)&xp, sizeof(double) * w * ((size_t)d->K + 1), s, true, &pooled_x, "hub SpMM: the slab's hub x values"))
     return 1;
   if (d->nparts > 0 &&
-      mx_scratch_malloc((void **)&part, sizeof(double) * HUB_SLAB * (size_t)d->nparts, s, true, &pooled_p, "hub SpMM: the pieces' sums")) {
+      mx_scratch_malloc((void **)&part, sizeof(double) * w * (size_t)d->nparts, s, true, &pooled_p, "hub SpMM: the pieces' sums")) {
     mx_scratch_free(xp, s, pooled_x);
     return 1;
   }
   int rc = 0;
   for (int j0 = 0; j0 < k && !rc; j0 += HUB_SLAB)
-    rc = hub_slab_add(d, k - j0 < HUB_SLAB ? k - j0 : HUB_SLAB, B + (long long)j0 * ldb, ldb, C + (long long)j0 * ldc, ldc, xp, part, s);
+    rc = hub_group_add(d, std::min(k - j0, HUB_SLAB), B + (long long)j0 * ldb, ldb, C + (long long)j0 * ldc, ldc, xp, part, s);
   if (part) mx_scratch_free(part, s, pooled_p);
   mx_scratch_free(xp, s, pooled_x);
   return rc;

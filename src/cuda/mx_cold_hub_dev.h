@@ -27,7 +27,8 @@ int mx_hub_dev_upload(const mx_cold_hub *H, mx_hub_dev **out);
 int mx_hub_dev_spmv_add(const mx_hub_dev *d, const double *x, double *y, void *stream);
 
 /* C += hub B for k columns (column-major, leading dimensions ldb, ldc; device pointers) on stream, in
- * slabs of 8 columns: each column's whole rows bit for bit the SpMV's, split rows within rounding of
+ * groups of 8 columns, each in a slab of 4 or 8 columns or (below MX_HUB_SLAB_MIN_COLS) by the
+ * SpMV per column: each column's whole rows bit for bit the SpMV's, split rows within rounding of
  * it; 0 or 1 (launch or scratch failure). */
 int mx_hub_dev_spmm_add(const mx_hub_dev *d, int k, const double *B, long long ldb, double *C, long long ldc, void *stream);
 

@@ -168,7 +168,7 @@ int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, vo
  * the fastest for the bucket (our kernels alone under a forced
  * launch group); a change of the cold form (mx_device_compress, a refresh that gains or loses the
  * row patterns, mx_device_set_cold_kernel) times the buckets again. Under a hub split whose
- * plain arrays are released, the rest device decides alike and the hub part runs in slabs of 8
+ * plain arrays are released, the rest device decides alike and the hub part runs in groups of 8
  * columns; where D holds its plain arrays (mx_device_hub_restore_plain before an SpMM), that split
  * way is a fourth way of the timed choice beside the three on the whole matrix, and a release frees
  * nothing once the kernels ran (docs/performance.md, "Many vectors", times the split's way against

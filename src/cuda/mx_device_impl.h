@@ -299,7 +299,7 @@ void mx_cold_rowpat_dev_free(mx_device *D);
 /* Free what the SpMM kernels keep on D (mx_spmm.cu; nothing without it). */
 void mx_spmm_dev_free(mx_device *D);
 /* The SpMM of a device whose products the hub split runs (mx_device_hub.cu): the rest device's SpMM
- * (mx_device_spmm), then the hub part added in slabs of 8 columns (mx_hub_dev_spmm_add). */
+ * (mx_device_spmm), then the hub part added in groups of 8 columns (mx_hub_dev_spmm_add). */
 int mx_device_hub_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s);
 /* Every bucket's SpMM way timed again at its next product (mx_spmm_ways.cu): the ways changed (a hub split made or dropped). */
 void mx_spmm_choice_reset(mx_device *D);

@@ -193,6 +193,12 @@
 #ifndef MX_SPMM_MERGE2_CARVEOUT
 #define MX_SPMM_MERGE2_CARVEOUT 72
 #endif
+/* The hub split's SpMM (mx_cold_hub.cu): a group of fewer columns than this runs the hub SpMV per
+ * column (x values in shared memory) instead of a slab (x values gathered from a panel in L2;
+ * docs/performance.md, "Many vectors") */
+#ifndef MX_HUB_SLAB_MIN_COLS
+#define MX_HUB_SLAB_MIN_COLS 4
+#endif
 /* row-major panels of B (the SpMM's panel way): the widest panel, in columns (8, 16, 32 or 64; the
  * narrower ones, 4 and 2, only where fewer columns are left) */
 #ifndef MX_SPMM_PANEL_MAX

@@ -562,7 +562,7 @@ PetscErrorCode MatXtractShadowApplyDenseCPU(Mat A, PetscBool transpose, Mat B, M
 
 static const char *MatXtractSpMMWayName(const mx_spmm_plan *p)
 {
-  if (p->hub_slabs) return "the hub split's way (its rest, then the hub part in slabs of 8 columns)";
+  if (p->hub_slabs) return "the hub split's way (its rest, then the hub part in groups of up to 8 columns)";
   if (p->whole) return "the whole matrix all cold (crux (0,0)), a second device beside the hot part";
   if (p->rowpat) return "the cold part's row patterns, all columns at once";
   if (p->pairs) return "two columns at a time by the SpMV's cold kernel on the cold form it reads, an odd last column by the SpMV";

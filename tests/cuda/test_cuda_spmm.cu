@@ -229,9 +229,10 @@ static void check_packed(const Csr &A, mx_crux c, std::mt19937_64 &rng) {
   mx_format_free(&F);
 }
 
-/* Under a hub split of the all-cold device, its plain arrays released: right; with them back (columns
- * and values), the timed choice weighs the split's way beside the whole matrix's: right, the plan
- * names the way kept, and the arrays are never released again (the SpMM kernels read them). */
+/* Under a hub split of the all-cold device, its plain arrays released: right at every slab width and
+ * per column; with them back (columns and values), the timed choice weighs the split's way beside
+ * the whole matrix's: right, the plan names the way kept, and the arrays are never released again
+ * (the SpMM kernels read them). */
 static void check_hub(const Csr &A, std::mt19937_64 &rng) {
   const mx_csr v = A.view();
   mx_format F;
@@ -252,7 +253,7 @@ static void check_hub(const Csr &A, std::mt19937_64 &rng) {
       expect(mx_device_hub_release_plain(D) == 0, tag + " release: " + mx_device_last_error());
       mx_spmm_plan plan;
       expect(mx_device_spmm_plan(D, 8, &plan) == 0 && plan.hub_slabs, tag + " plan names the hub part's slabs");
-      check_ks(D, F, {1, 5, 8, 17}, rng, tag);
+      check_ks(D, F, {1, 2, 3, 5, 8, 12, 17}, rng, tag); /* the hub part per column, in slabs of 4 and 8 */
       expect(mx_device_hub_restore_plain(D, &v) == 0 && !mx_device_hub_plain_released(D), tag + " restore: " + mx_device_last_error());
       check_ks(D, F, {1, 5, 8, 17}, rng, tag + ", plain arrays back");
       expect(mx_device_spmm_plan(D, 8, &plan) == 0 && plan.timed && plan.way_us[3] > 0 &&
