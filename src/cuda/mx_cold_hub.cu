@@ -71,18 +71,37 @@ mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restr
   }
 }
 
-/* A warp per split row: lane l sums parts l, l + 32, ... in order, the xor butterfly adds the lane
- * sums (s_l + s_(l^d), d = 16 .. 1), lane 0 adds the total to y. */
+/* HUB_FIXUP_LANES lanes per split row, each holding 32 / HUB_FIXUP_LANES of the order's 32 lane sums
+ * (lane sum l = p + 8 c in lane p's s[c]): lane sum l adds parts l, l + 32, ... in order (its loads
+ * of a round issued together), the butterfly's steps d = 16 and 8 add within a lane, d = 4, 2, 1
+ * across its lanes; lane 0 of the group adds s_0 to y. The same operations as 32 lanes a row, on a
+ * quarter of the warps (faster than a warp a row: docs/performance.md, "Hub split"). */
+#define HUB_FIXUP_LANES 8
+#define HUB_FIXUP_SUMS (32 / HUB_FIXUP_LANES)
 __global__ void mx_hub_fixup_kernel(int nsplit, const int *__restrict__ split_row, const int *__restrict__ split_first,
                                     const double *__restrict__ part, double *y) {
-  const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
-  if (i >= nsplit) return; /* whole warps leave together: blockDim is a multiple of 32 */
-  double s = 0.0;
-  for (int q = split_first[i] + lane; q < split_first[i + 1]; q += 32) s += part[q];
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const int i = (int)(t / HUB_FIXUP_LANES), p = (int)(t % HUB_FIXUP_LANES);
+  double s[HUB_FIXUP_SUMS];
 #pragma unroll
-  for (int d = 16; d > 0; d >>= 1) s += __shfl_xor_sync(FULL_MASK, s, d);
-  if (lane == 0) y[split_row[i]] += s;
+  for (int c = 0; c < HUB_FIXUP_SUMS; ++c) s[c] = 0.0;
+  if (i < nsplit) { /* no return before the shuffles: a warp's other groups need every lane */
+    const int first = split_first[i], next = split_first[i + 1];
+    for (int q0 = first; q0 < next; q0 += 32) {
+      double v[HUB_FIXUP_SUMS];
+#pragma unroll
+      for (int c = 0; c < HUB_FIXUP_SUMS; ++c) v[c] = q0 + p + 8 * c < next ? part[q0 + p + 8 * c] : 0.0;
+#pragma unroll
+      for (int c = 0; c < HUB_FIXUP_SUMS; ++c)
+        if (q0 + p + 8 * c < next) s[c] += v[c];
+    }
+  }
+  double w = (s[0] + s[2]) + (s[1] + s[3]); /* d = 16 (l, l ^ 16: c, c ^ 2), then d = 8 (c, c ^ 1) for s_p */
+#pragma unroll
+  for (int d = HUB_FIXUP_LANES / 2; d > 0; d >>= 1) w += __shfl_xor_sync(FULL_MASK, w, d, HUB_FIXUP_LANES);
+  if (p == 0 && i < nsplit) y[split_row[i]] += w;
 }
+static_assert(HUB_FIXUP_LANES == 8, "the in-lane butterfly steps (d = 16, 8) are written for 4 lane sums a lane");
 
 /* ---- k columns (mx_hub_dev_spmm_add): slabs of W = 4 or 8 columns ------------------------------
  * The slab's hub x values as a row-major panel in global memory (L2), xp[r W + u] = B(hubcol[r],
@@ -295,7 +314,8 @@ extern "C" int mx_hub_dev_spmv_add(const mx_hub_dev *d, const double *x, double 
                                                                nullptr, d->xhub, d->K, y, d->part);
   MX_LAUNCH_CHECK("hub kernel");
   if (d->nsplit) {
-    mx_hub_fixup_kernel<<<(d->nsplit + 7) / 8, 256, 0, s>>>(d->nsplit, d->split_row, d->split_first, d->part, y);
+    mx_hub_fixup_kernel<<<(unsigned)(((long long)d->nsplit * HUB_FIXUP_LANES + 255) / 256), 256, 0, s>>>(d->nsplit, d->split_row,
+                                                                                                        d->split_first, d->part, y);
     MX_LAUNCH_CHECK("hub fixup kernel");
   }
   return 0;

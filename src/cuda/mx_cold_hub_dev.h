@@ -7,7 +7,7 @@
  * the split has them) into a device buffer; the hub kernel (persistent blocks of 1024 threads, one
  * per SM for the shared memory) copies them into shared memory once per block, and each warp sums the
  * 32 pseudo-rows of a slice, a lane each, one coalesced 2-byte rank load and one shared-memory read
- * per nonzero; a fixup kernel (a warp per split row) adds the split rows' parts. Measured:
+ * per nonzero; a fixup kernel (8 lanes per split row) adds the split rows' parts. Measured:
  * docs/performance.md, "Hub split". */
 #ifndef MX_COLD_HUB_DEV_H
 #define MX_COLD_HUB_DEV_H
