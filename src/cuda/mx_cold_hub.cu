@@ -226,6 +226,7 @@ static int hub_group_add(const mx_hub_dev *d, int kb, const double *B, long long
 extern "C" int mx_hub_dev_spmm_add(const mx_hub_dev *d, int k, const double *B, long long ldb, double *C, long long ldc, void *stream) {
   if (d->nslices == 0 || k <= 0) return 0;
   cudaStream_t s = (cudaStream_t)stream;
+  if (k < MX_HUB_SLAB_MIN_COLS) return hub_group_add(d, k, B, ldb, C, ldc, nullptr, nullptr, s); /* per column: no slab scratch */
   const int w = hub_slab_width(std::min(k, HUB_SLAB)); /* the widest slab the groups take */
   double *xp = nullptr, *part = nullptr;
   bool pooled_x = false, pooled_p = false;
