@@ -172,6 +172,10 @@ static int MatXtractLeverReady(void *ctx, int i, const char **why)
       *why = "the predicted plan is the plan in use";
       return MX_LEVER_NOT_NEEDED;
     }
+    if (MatXtractPlanSameFormat(&st->pred_plan, &st->plan, PETSC_FALSE) && st->pred_plan.cold == st->cold_pred && (x->levers[MATXTRACT_LEVER_COLD].state == MX_LEVER_DECLINED || x->levers[MATXTRACT_LEVER_COLD].state == MX_LEVER_FAILED)) {
+      *why = "the predicted plan differs from the plan in use by its cold kernel only, which the cold-kernel lever tried";
+      return MX_LEVER_NOT_NEEDED;
+    }
     if (!(st->log_ratio_pred < st->log_ratio_cur)) {
       *why = "the model predicts no plan faster than the plan in use";
       return MX_LEVER_NOT_NEEDED;
@@ -341,38 +345,103 @@ static int MatXtractApplyRowPatterns(Mat A, const char **why)
   return MX_LEVER_SOFT_FAIL;
 }
 
-/* The pack lever. */
+/* Whether the pack lever may time the pack on the segment kernel too: on the GPU, an all-cold plan
+ * on the merge kernel, the cold kernel left free by the settings. A pack shortens the matrix's
+ * stream, which bounds the segment kernel more than the merge kernel (bound by the gathers of x), so
+ * their order on the plain arrays need not hold on the pack. (The other way, segment to merge, is
+ * the cold-kernel lever's: trying it here would load the packed merge kernel's module for nothing
+ * where segment stays faster.) */
+static PetscBool MatXtractPackMayPickKernel(const Mat_MatXtract *x)
+{
+  return (PetscBool)(x->D && !x->set.cold_fixed && x->F.hot_nnz == 0 && mx_device_cold_kernel(x->D) == MX_COLD_MERGE);
+}
+
+static int MatXtractHubRule(Mat, const char **);
+
+/* Whether the pack lever times the pack on the segment kernel too (MatXtractPackMayPickKernel), asked
+ * before packing: not while a hub split is still to be weighed (the split's rest runs the matrix's
+ * kernel, and the split was measured on merge): under hub auto its rule is asked now, and a split
+ * it refuses is settled here (off). */
+static int MatXtractPackPicksKernel(Mat A, PetscBool *picks)
+{
+  Mat_MatXtract *x   = MatXtractOf(A);
+  const char    *why = NULL;
+  int            r;
+
+  *picks = PETSC_FALSE;
+  if (!MatXtractPackMayPickKernel(x)) return MX_LEVER_OK;
+  if (x->levers[MATXTRACT_LEVER_HUB].state == MX_LEVER_PENDING) {
+    if (x->set.hub != MATXTRACT_HUB_AUTO) return MX_LEVER_OK;
+    if ((r = MatXtractHubRule(A, &why)) != MX_LEVER_SOFT_FAIL) return r; /* OK: the split may run, on merge */
+    mx_engine_arm(x->levers, MATXTRACT_LEVER_HUB, 0, why);
+    MatXtractLeverCall(A, PetscInfo(A, "matxtract: hub-split off before the pack: %s\n", why));
+  }
+  *picks = PETSC_TRUE;
+  return MX_LEVER_OK;
+}
+
+/* A new pack read by the faster of the kernel in use (cold_prev: merge) and the segment kernel, timed alike. */
+static int MatXtractPackKernel(Mat A)
+{
+  Mat_MatXtract       *x     = MatXtractOf(A);
+  const mx_cold_kernel other = MX_COLD_SEGMENT;
+  PetscLogDouble       t_in_use, t_other;
+
+  MatXtractLeverCall(A, MatXtractShadowTime(A, &t_in_use));
+  if (mx_device_set_cold_kernel(x->D, other)) { /* refused: the kernel in use stays */
+    MatXtractLeverCall(A, PetscInfo(A, "matxtract: the pack not timed on the %s kernel: %s\n", mx_plan_cold_name((mx_plan_cold)other), mx_device_last_error()));
+    return MX_LEVER_OK;
+  }
+  MatXtractLeverCall(A, MatXtractShadowTime(A, &t_other));
+  MatXtractLeverCall(A, PetscInfo(A, "matxtract: the pack read by the %s kernel takes %g s per MatMult, by the %s kernel %g s: %s\n", mx_plan_cold_name((mx_plan_cold)x->cold_prev), (double)t_in_use, mx_plan_cold_name((mx_plan_cold)other), (double)t_other, mx_plan_cold_name((mx_plan_cold)(t_other < t_in_use ? other : x->cold_prev))));
+  if (!(t_other < t_in_use)) MatXtractLeverCall(A, MatXtractCheckDevice(A, mx_device_set_cold_kernel(x->D, x->cold_prev), "switching the cold kernel back"));
+  return MX_LEVER_OK;
+}
+
+/* The pack lever: the pack, read by the faster kernel where it picks (MatXtractPackPicksKernel). */
 static int MatXtractApplyPack(Mat A, const char **why)
 {
   Mat_MatXtract  *x   = MatXtractOf(A);
   mx_pack_request req = mx_pack_request_of(MX_COMPRESS_AUTO);
-  PetscBool       packed;
+  PetscBool       packed, picks;
+  int             r;
 
-  req.form = MX_FORM_PACK;
+  req.form     = MX_FORM_PACK;
+  x->cold_prev = x->D ? mx_device_cold_kernel(x->D) : MX_COLD_SEGMENT;
+  if ((r = MatXtractPackPicksKernel(A, &picks)) != MX_LEVER_OK) return r; /* the hub rule reads the plain arrays: before packing */
   MatXtractLeverCall(A, MatXtractShadowCompress(A, &req, &packed));
-  if (packed) return MX_LEVER_OK;
+  if (packed) return picks ? MatXtractPackKernel(A) : MX_LEVER_OK;
   *why = x->pack_note ? x->pack_note : "not packed";
   return MX_LEVER_SOFT_FAIL;
 }
 
-/* The hub lever: under auto, the rule (mx_hub_pays on the hub statistics computed on the GPU) first. */
-static int MatXtractApplyHub(Mat A, const char **why)
+/* The hub split's rule under auto (mx_hub_pays on the hub statistics computed on the GPU): OK, or
+ * SOFT_FAIL with *why. */
+static int MatXtractHubRule(Mat A, const char **why)
 {
   Mat_MatXtract *x    = MatXtractOf(A);
   int64_t        hnnz = 0, hrows = 0;
-  PetscBool      made;
 
-  if (x->set.hub == MATXTRACT_HUB_AUTO) {
-    if (mx_device_hub_stats(x->D, MX_HUB_MAX_COLS, &hnnz, &hrows)) {
-      *why = "the hub statistics failed on the GPU";
-      return MX_LEVER_SOFT_FAIL;
-    }
-    MatXtractLeverCall(A, PetscInfo(A, "matxtract: -mat_matxtract_hub auto: the %d most used columns hold %lld nonzeros in %lld rows (the split needs %d and %d per row)\n", MX_HUB_MAX_COLS, (long long)hnnz, (long long)hrows, MX_HUB_AUTO_MIN_NNZ, MX_HUB_AUTO_MIN_ROW));
-    if (!mx_hub_pays(hnnz, hrows)) {
-      *why = "auto: the hub columns hold too few nonzeros per row for the split (mx_hub_pays)";
-      return MX_LEVER_SOFT_FAIL;
-    }
+  if (mx_device_hub_stats(x->D, MX_HUB_MAX_COLS, &hnnz, &hrows)) {
+    *why = "the hub statistics failed on the GPU";
+    return MX_LEVER_SOFT_FAIL;
   }
+  MatXtractLeverCall(A, PetscInfo(A, "matxtract: -mat_matxtract_hub auto: the %d most used columns hold %lld nonzeros in %lld rows (the split needs %d and %d per row)\n", MX_HUB_MAX_COLS, (long long)hnnz, (long long)hrows, MX_HUB_AUTO_MIN_NNZ, MX_HUB_AUTO_MIN_ROW));
+  if (!mx_hub_pays(hnnz, hrows)) {
+    *why = "auto: the hub columns hold too few nonzeros per row for the split (mx_hub_pays)";
+    return MX_LEVER_SOFT_FAIL;
+  }
+  return MX_LEVER_OK;
+}
+
+/* The hub lever: under auto, its rule first. */
+static int MatXtractApplyHub(Mat A, const char **why)
+{
+  Mat_MatXtract *x = MatXtractOf(A);
+  PetscBool      made;
+  int            r;
+
+  if (x->set.hub == MATXTRACT_HUB_AUTO && (r = MatXtractHubRule(A, why)) != MX_LEVER_OK) return r;
   MatXtractLeverCall(A, MatXtractShadowHub(A, MatXtractShadowHubColumns(x), &made));
   if (made) return MX_LEVER_OK;
   *why = "the hub split failed on the GPU (-info says why)";
@@ -431,8 +500,11 @@ static int MatXtractLeverUndo(void *ctx, int i)
     st->plan = x->plan_prev;
     return x->D ? MX_LEVER_OK : MatXtractRecompress(A); /* the host's packs were made for the new format; the device's stayed with it */
   case MATXTRACT_LEVER_ROWPAT:
+    MatXtractLeverCall(A, MatXtractShadowUncompress(A));
+    return MX_LEVER_OK;
   case MATXTRACT_LEVER_PACK:
     MatXtractLeverCall(A, MatXtractShadowUncompress(A));
+    if (x->D && mx_device_cold_kernel(x->D) != x->cold_prev) MatXtractLeverCall(A, MatXtractCheckDevice(A, mx_device_set_cold_kernel(x->D, x->cold_prev), "switching the cold kernel back"));
     return MX_LEVER_OK;
   case MATXTRACT_LEVER_HUB:
     MatXtractLeverCall(A, MatXtractShadowHub(A, 0, &made));
@@ -503,6 +575,7 @@ static PetscErrorCode MatXtractArmCompression(Mat A)
   else if (x->set.compress == MATXTRACT_COMPRESS_ON) off = "compressed at the build (-mat_matxtract_compress on)";
   mx_engine_arm(x->levers, MATXTRACT_LEVER_ROWPAT, gpu && off == NULL, off ? off : gpu ? NULL : "the GPU only");
   mx_engine_arm(x->levers, MATXTRACT_LEVER_PACK, gpu && off == NULL, off ? off : gpu ? NULL : "the GPU only");
+  if (MatXtractPackMayPickKernel(x)) x->rows[MATXTRACT_LEVER_PACK].guard_reps *= 3; /* timed on both kernels, then guarded (the kernel when armed) */
   if (gpu && off == NULL) PetscCall(MatXtractRowPatternsProven(A));
   x->pack_note = off;
   if (!off) x->pack_note = MatXtractPackWaits;
@@ -712,6 +785,11 @@ static PetscErrorCode MatXtractEngineAfterLever(Mat A, int i, PetscLogDouble t_c
     st->spent = 0.0;
   }
   if (i == MATXTRACT_LEVER_PACK || i == MATXTRACT_LEVER_ROWPAT) x->pack_note = kept ? NULL : L->why;
+  if (i == MATXTRACT_LEVER_PACK && kept && x->D && (mx_plan_cold)mx_device_cold_kernel(x->D) != st->plan.cold) { /* the pack picked the other kernel */
+    st->plan.cold = (mx_plan_cold)mx_device_cold_kernel(x->D);
+    st->src_cold  = MATXTRACT_CRUX_GUARD;
+    if (st->predicted && st->plan.cold == st->cold_pred) st->log_ratio_cur = st->log_ratio_cold;
+  }
   if (i == MATXTRACT_LEVER_HUB && kept) PetscCall(MatXtractHubKept(A));
   if (i != MATXTRACT_LEVER_PREDICT && (x->D || L->t_after_s > 0)) st->t_mult = t_cur;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -158,7 +158,7 @@ typedef struct {
   mx_format      Fprev;
   mx_device     *Dprev;
   mx_plan        plan_prev;
-  mx_cold_kernel cold_prev;  /* the cold kernel before the cold lever */
+  mx_cold_kernel cold_prev;  /* the cold kernel before the lever being applied (the cold kernel's, the pack's) */
   PetscErrorCode engine_err; /* a PETSc error raised inside a lever's callback */
   PetscInt       products;     /* A x products since the matrix was made (never reset: an MPI matrix's blocks count the
                                   same on every rank, every rank making every MatMult) */

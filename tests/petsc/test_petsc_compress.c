@@ -427,6 +427,78 @@ static PetscErrorCode CheckGpuExpectedMultsPack(Mat A, const char *name)
   PetscFunctionReturn(0);
 }
 
+/* A's first local row (each rank's) replaced by a long one: LONG_ROW columns spread over all of A's,
+ * value 1/(j+2) (column-constant, as RandomAIJ's kind 1), more than half of them in the rank's
+ * diagonal block on 1 or 2 ranks: longer than the row-length rule's 4 segments (32768), so the rule
+ * picks the merge kernel for every block. */
+#define LONG_ROW 80000
+static PetscErrorCode AddLongRow(Mat A)
+{
+  PetscInt     rs, re, n, *cols;
+  PetscScalar *vals;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, NULL, &n));
+  PetscCall(MatGetOwnershipRange(A, &rs, &re));
+  PetscCall(PetscMalloc2(LONG_ROW, &cols, LONG_ROW, &vals));
+  for (PetscInt k = 0; k < LONG_ROW; k++) {
+    cols[k] = (PetscInt)(((int64_t)k * n) / LONG_ROW);
+    vals[k] = 1.0 / (double)(cols[k] + 2);
+  }
+  PetscCall(MatSetValues(A, 1, &rs, LONG_ROW, cols, vals, INSERT_VALUES));
+  PetscCall(PetscFree2(cols, vals));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* On the GPU with the cold kernel left free and the guard on (a million expected MatMults: the pack
+ * lever at the first), A on the merge kernel (AddLongRow): the pack lever times the pack on the merge
+ * and the segment kernel (-info says both times) and keeps the faster, or, where the guard times
+ * that slower than the plain plan, is undone with the merge kernel again. Products vs AIJ either
+ * way; the segment kernel, once kept, is told as chosen by the guard. */
+static PetscErrorCode CheckGpuPackPicksKernel(Mat A, const char *name, uint64_t seed)
+{
+  Mat           B;
+  Vec           x, y;
+  MatXtractInfo info;
+  char          plain_kernel[32], what[256];
+  PetscBool     said, other;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_cold"));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_guard", "1"));
+  PetscCall(ToMatXtract(A, "off", 0, 0, &B)); /* the kernel the row-length rule picks */
+  PetscCall(MatCreateVecs(B, &x, &y));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(MatMult(B, x, y));
+  PetscCall(MatXtractGetInfo(B, &info));
+  PetscCall(PetscStrncpy(plain_kernel, info.cold_kernel, sizeof plain_kernel));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&B));
+  PetscCall(InfoSaid("", &said)); /* -info read up to here */
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_expected_mults", "1000000"));
+  PetscCall(ToMatXtract(A, "auto", 0, 0, &B));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_matxtract_expected_mults"));
+  PetscCall(CheckProducts(A, B, name, seed));
+  PetscCall(MatXtractGetInfo(B, &info));
+  said = PETSC_TRUE;
+#if defined(PETSC_USE_INFO)
+  PetscCall(InfoSaid("the pack read by the", &said));
+#endif
+  PetscCall(PetscSNPrintf(what, sizeof what, "the pack timed on both kernels (the rule's: %s; now %s, packed %d)", plain_kernel, info.cold_kernel, (int)info.compress_packed));
+  PetscCall(ExpectAll((PetscBool)!strcmp(plain_kernel, "merge"), "the row-length rule picks merge (a row longer than 32768)", name));
+  PetscCall(ExpectAll((PetscBool)(said && (!strcmp(info.cold_kernel, "segment") || !strcmp(info.cold_kernel, "merge"))), what, name));
+  other = (PetscBool)!!strcmp(info.cold_kernel, plain_kernel);
+  if (!info.compress_packed) PetscCall(ExpectAll((PetscBool)!other, "the pack undone: the kernel before it again", name));
+  else if (other) PetscCall(ExpectAll((PetscBool)(info.cold_source == MATXTRACT_CRUX_GUARD), "the pack's kernel told as the guard's", name));
+  PetscCall(MatDestroy(&B));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_guard", "0"));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_matxtract_cold", "segment"));
+  PetscFunctionReturn(0);
+}
+
 /* Products under auto and off, and the encodings auto chose (values, columns; NULL: not checked;
  * packed 0: plain is smallest). */
 /* The whole matrix hot in SE mode (crux (1,1), -mat_matxtract_mode se) packs its SE values as
@@ -549,6 +621,10 @@ int main(int argc, char **argv)
     PetscCall(RandomAIJ(140000, 140000, 8, 1, 12, &A));
     PetscCall(CheckMatrix(A, "column-constant 140000 x 140000", "colconst", NULL, PETSC_TRUE, 5000));
     PetscCall(CheckHotValues(A, "column-constant 140000 x 140000", "colconst", 5500));
+    if (on_gpu) {
+      PetscCall(AddLongRow(A));
+      PetscCall(CheckGpuPackPicksKernel(A, "column-constant 140000 x 140000, a row of 80000", 5600));
+    }
     PetscCall(MatDestroy(&A));
     /* unique values: plain values, packed columns */
     PetscCall(RandomAIJ(1500, 1500, 8, 2, 13, &A));
