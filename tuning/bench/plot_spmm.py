@@ -6,7 +6,11 @@
 Two panels, x = k (log 2): the best cusparseSpMM time / ours, and k of our SpMVs / ours, one line per
 matrix, coloured by family (stencils: lap*; power-law graphs: kron, chunglu; real matrices: files).
 --table prints, per family and k, the geometric mean of both ratios as markdown instead of plotting
-(matplotlib is needed only for the plot)."""
+(matplotlib is needed only for the plot). --criteria prints issue 43's kernel-level criteria on the
+matrices of >= 1M nonzeros, each PASS / FAIL (n/a without data): the geometric mean over the best
+cusparseSpMM at k = 8..64 >= 2.0x, no product slower than it at any k, and every product of k >= 2
+faster than k of our SpMVs (a product that ran as k SpMVs, way "columns", is not), plus the distance
+from the memory-traffic bound at k = 8..64 (no verdict)."""
 import argparse
 import csv
 import math
@@ -65,6 +69,50 @@ def print_table(rows):
             print(f"| {fam} | " + " | ".join(fmt) + " |")
 
 
+MIN_NNZ = 1_000_000
+
+
+def criteria(path):
+    """Issue 43's criteria from one spmm_kernel.csv: [(criterion, PASS/FAIL/n/a, detail)]."""
+    with open(path, newline="") as f:
+        rows = [r for r in csv.DictReader(f) if int(r["nnz"]) >= MIN_NNZ]
+
+    def val(r, col):
+        return float(r[col]) if r.get(col) not in (None, "") else None
+
+    def name(r):
+        return f"{r['matrix']} k = {r['k']}"
+
+    def verdict(have, ok):
+        return "n/a" if not have else ("PASS" if ok else "FAIL")
+
+    out = []
+    mid = [r for r in rows if 8 <= int(r["k"]) <= 64 and val(r, "speedup")]
+    g = geomean([val(r, "speedup") for r in mid])
+    out.append(("geomean >= 2.0x the best cusparseSpMM, k = 8..64", verdict(g, g is not None and g >= 2.0),
+                f"{g:.2f}x over {len(mid)} products" if g else "no products"))
+    timed = [r for r in rows if val(r, "speedup")]
+    worst = min(timed, key=lambda r: val(r, "speedup")) if timed else None
+    out.append(("never slower than the best cusparseSpMM", verdict(worst, worst is not None and val(worst, "speedup") >= 1.0),
+                f"lowest {val(worst, 'speedup'):.3f}x ({name(worst)})" if worst else "no products"))
+    multi = [r for r in rows if int(r["k"]) >= 2]
+    slow = [r for r in multi if r.get("way") == "columns" or val(r, "vs_kspmv") <= 1.0]
+    lowest = min(multi, key=lambda r: val(r, "vs_kspmv")) if multi else None
+    detail = (f"{len(slow)} of {len(multi)} not faster: " + ", ".join(f"{name(r)} ({val(r, 'vs_kspmv'):.3f}x, {r.get('way') or '-'})" for r in slow)
+              if slow else f"lowest {val(lowest, 'vs_kspmv'):.3f}x ({name(lowest)})" if lowest else "no products")
+    out.append(("every k >= 2 faster than k of our SpMVs", verdict(multi, not slow), detail))
+    xb = [val(r, "x_bound") for r in rows if 8 <= int(r["k"]) <= 64 and val(r, "x_bound")]
+    out.append(("distance from the memory-traffic bound, k = 8..64", "-", f"{min(xb):.1f}x to {max(xb):.1f}x" if xb else "no bound"))
+    return out
+
+
+def print_criteria(path):
+    print(f"| criterion (>= {MIN_NNZ:,} nonzeros) | verdict | detail |")
+    print("|---|---|---|")
+    for c, v, d in criteria(path):
+        print(f"| {c} | {v} | {d} |")
+
+
 def plot(rows, png):
     import matplotlib
     matplotlib.use("Agg")
@@ -91,7 +139,11 @@ def main(argv):
     ap.add_argument("csv")
     ap.add_argument("-o", "--output", default="spmm_speedup.png")
     ap.add_argument("--table", action="store_true")
+    ap.add_argument("--criteria", action="store_true")
     a = ap.parse_args(argv)
+    if a.criteria:
+        print_criteria(a.csv)
+        return 0
     rows = read_rows(a.csv)
     if a.table:
         print_table(rows)
