@@ -113,6 +113,21 @@ static one_outcome guard(mx_lever *w, int i, const mx_lever_ops *ops, void *ctx,
   return ONE_APPLIED;
 }
 
+/* The plan before a lever timed (guard_times_old): a timing above MX_GUARD_RETIME times the plan's
+ * known time t_cur is taken once more and the lower kept, so that one slow timing of the plan in
+ * use does not let a slower form in (both timings are of the kind the new form's is; the
+ * measurement behind the factor: docs/performance.md, "Plan engine costs"). 0, or -1 on a hard error. */
+#define MX_GUARD_RETIME 1.10
+static int time_before(const mx_lever_ops *ops, void *ctx, double t_cur, double *t_before) {
+  if (!ops->time || ops->time(ctx, t_before) != MX_LEVER_OK) return -1;
+  if (t_cur > 0.0 && *t_before > MX_GUARD_RETIME * t_cur) {
+    double again = 0.0;
+    if (ops->time(ctx, &again) != MX_LEVER_OK) return -1;
+    if (again > 0.0 && again < *t_before) *t_before = again;
+  }
+  return 0;
+}
+
 /* The rule said NOW: bytes first, then (guard_times_old) time the plan before it, apply, and keep:
  * guard_reps 0 -> t_cur unchanged; guard on -> the guard decides; guard off -> t_cur = t_new. */
 static one_outcome apply_lever(mx_lever *w, int i, const mx_lever_ops *ops, void *ctx, const mx_engine_clock *clk,
@@ -122,7 +137,7 @@ static one_outcome apply_lever(mx_lever *w, int i, const mx_lever_ops *ops, void
   if (!fits) return ONE_NEXT;
   const int timed = clk->guard && w->row->guard_reps > 0;
   double t_before = clk->t_cur;
-  if (timed && w->row->guard_times_old && (!ops->time || ops->time(ctx, &t_before) != MX_LEVER_OK)) return ONE_ERROR;
+  if (timed && w->row->guard_times_old && time_before(ops, ctx, clk->t_cur, &t_before)) return ONE_ERROR;
   const char *why = NULL;
   const int rc = ops->apply ? ops->apply(ctx, i, &why) : MX_LEVER_HARD_ERROR;
   if (rc == MX_LEVER_SOFT_FAIL) {

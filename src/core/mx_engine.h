@@ -43,7 +43,8 @@ typedef struct {
                         guard_times_old): counted in the cost when the guard is on. 0: a lever
                         that changes no format (the prediction): never timed, t_cur unchanged */
   int guard_times_old; /* 1: the guard times the plan before the lever too (its time is not known
-                          from the same kind of timing) */
+                          from the same kind of timing); a timing above 1.1 t_cur is taken again
+                          and the lower kept */
 } mx_lever_row;
 
 typedef struct {

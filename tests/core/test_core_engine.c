@@ -4,8 +4,8 @@
  * be told to fail. Cases: a lever that pays after a few products, one timed slower (undone), one that
  * fails to apply, one too big for the free bytes, expected products (now / never), ready (not yet /
  * not needed), hard errors from every callback (nothing changed), guard off, guard_reps 0, predict,
- * the cost formula, the guard timing the old plan, one lever per step, pending/idle, t_cur <= 0,
- * the latency floor. */
+ * the cost formula, the guard timing the old plan (and once more after a slow timing), one lever per
+ * step, pending/idle, t_cur <= 0, the latency floor. */
 #include <math.h>
 #include <string.h>
 #include "core/mx_engine.h"
@@ -31,6 +31,8 @@ typedef struct {
   int soft_fail[NL]; /* 1: apply fails softly (with apply_why) */
   const char *apply_why[NL];
   int hard, hard_lever, hard_call;
+  int spike_call;  /* > 0: time() call number spike_call returns spike_t (one slow timing) */
+  double spike_t;
   int n_ready[NL], n_predict[NL], n_bytes[NL], n_apply[NL], n_undo[NL], n_time;
 } fake;
 
@@ -78,7 +80,7 @@ static int f_time(void *ctx, double *seconds) {
   fake *f = ctx;
   f->n_time++;
   if (f->hard == H_TIME && f->n_time == f->hard_call) return MX_LEVER_HARD_ERROR;
-  *seconds = f->t_true[f->plan];
+  *seconds = f->n_time == f->spike_call ? f->spike_t : f->t_true[f->plan];
   return MX_LEVER_OK;
 }
 
@@ -418,6 +420,34 @@ static void guard_times_old(void) {
   }
 }
 
+/* guard_times_old with one slow timing of the plan before (t_cur 1.0): old timed 1.3 (> 1.1 t_cur), timed
+ * again 1.0, the lower kept: new 1.05 -> undone, DECLINED (3 timings). Where the plan before really
+ * takes 1.25 (both timings), new 1.05 is faster like with like -> KEPT. Old timed 1.05 (within 1.1
+ * t_cur): not timed again (2 timings). */
+static void guard_retimes_slow_old(void) {
+  const double old_true[] = {1.0, 1.25, 1.05};
+  const int spike[] = {1, 0, 0}, timings[] = {3, 3, 2};
+  for (int c = 0; c < 3; c++) {
+    const mx_lever_row rows[] = {{"old", 0.0, 0.0, 0.5, 1, 1}};
+    mx_lever lv[1];
+    arm_all(lv, rows, 1);
+    fake f = fake_new();
+    f.t_true[0] = old_true[c], f.t_true[1] = 1.05;
+    f.spike_call = spike[c], f.spike_t = 1.3;
+    mx_engine_clock clk = clock_new();
+    clk.spent = 2.0;
+    int applied = 7;
+    CHECK(mx_engine_step(lv, 1, &ops_min, &f, &clk, &applied) == MX_ENGINE_CHANGED && applied == 0, "%d: CHANGED", c);
+    CHECK(f.n_time == timings[c] && lv[0].t_before_s == old_true[c], "%d: %d timings, before %g", c, f.n_time, lv[0].t_before_s);
+    if (c == 0)
+      CHECK(lv[0].state == MX_LEVER_DECLINED && f.plan == 0 && clk.t_cur == 1.0, "slow timing retaken: undone");
+    else if (c == 1)
+      CHECK(lv[0].state == MX_LEVER_KEPT && f.plan == 1 && clk.t_cur == 1.05, "old truly slower: kept");
+    else
+      CHECK(lv[0].state == MX_LEVER_DECLINED && f.plan == 0, "within the factor: one timing, undone");
+  }
+}
+
 /* Three levers that all pay at once: one applied per step, in table order; a lever the rule says
  * LATER for does not stop the next one from being weighed. */
 static void one_per_step(void) {
@@ -552,6 +582,7 @@ int main(void) {
   guard_off_and_no_reps();
   predict_used();
   guard_times_old();
+  guard_retimes_slow_old();
   one_per_step();
   no_clock();
   state_names();
