@@ -407,7 +407,7 @@ static int MatXtractApplyPack(Mat A, const char **why)
   int             r;
 
   req.form     = MX_FORM_PACK;
-  x->cold_prev = x->D ? mx_device_cold_kernel(x->D) : MX_COLD_SEGMENT;
+  x->cold_prev = mx_device_cold_kernel(x->D);
   if ((r = MatXtractPackPicksKernel(A, &picks)) != MX_LEVER_OK) return r; /* the hub rule reads the plain arrays: before packing */
   MatXtractLeverCall(A, MatXtractShadowCompress(A, &req, &packed));
   if (packed) return picks ? MatXtractPackKernel(A) : MX_LEVER_OK;
@@ -416,12 +416,14 @@ static int MatXtractApplyPack(Mat A, const char **why)
 }
 
 /* The hub split's rule under auto (mx_hub_pays on the hub statistics computed on the GPU): OK, or
- * SOFT_FAIL with *why. */
+ * SOFT_FAIL with *why. Asked by the pack lever and then the hub lever: a pattern's statistics are
+ * computed once where the split pays (hub_rule_pays; where it does not, the hub lever is settled). */
 static int MatXtractHubRule(Mat A, const char **why)
 {
   Mat_MatXtract *x    = MatXtractOf(A);
   int64_t        hnnz = 0, hrows = 0;
 
+  if (x->hub_rule_pays) return MX_LEVER_OK;
   if (mx_device_hub_stats(x->D, MX_HUB_MAX_COLS, &hnnz, &hrows)) {
     *why = "the hub statistics failed on the GPU";
     return MX_LEVER_SOFT_FAIL;
@@ -431,6 +433,7 @@ static int MatXtractHubRule(Mat A, const char **why)
     *why = "auto: the hub columns hold too few nonzeros per row for the split (mx_hub_pays)";
     return MX_LEVER_SOFT_FAIL;
   }
+  x->hub_rule_pays = PETSC_TRUE;
   return MX_LEVER_OK;
 }
 
@@ -614,6 +617,7 @@ static PetscErrorCode MatXtractArmHub(Mat A)
   else if (x->F.nnz < MX_HUB_AUTO_MIN_NNZ && is_auto) off = "auto: too few nonzeros";
   else if (is_auto && mx_device_cold_kernel(x->D) != MX_COLD_MERGE) off = "auto: the cold kernel is not merge (no power-law rows)";
   mx_engine_arm(x->levers, MATXTRACT_LEVER_HUB, off == NULL, off);
+  x->hub_rule_pays = PETSC_FALSE; /* a new pattern or plan: the rule not asked yet */
   if (off && !is_auto && x->set.hub > 0) PetscCall(PetscInfo(A, "matxtract: -mat_matxtract_hub: no split: %s\n", off));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

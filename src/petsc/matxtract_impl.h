@@ -159,6 +159,7 @@ typedef struct {
   mx_device     *Dprev;
   mx_plan        plan_prev;
   mx_cold_kernel cold_prev;  /* the cold kernel before the lever being applied (the cold kernel's, the pack's) */
+  PetscBool      hub_rule_pays; /* the hub split's rule (auto) said it pays for this build's pattern */
   PetscErrorCode engine_err; /* a PETSc error raised inside a lever's callback */
   PetscInt       products;     /* A x products since the matrix was made (never reset: an MPI matrix's blocks count the
                                   same on every rank, every rank making every MatMult) */
