@@ -155,7 +155,7 @@ int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, vo
  * move fewer bytes than k SpMVs of the form in use (a pack reads fewer matrix bytes than the plain
  * arrays the kernels read), or D holds row patterns, or the plain matrix fits half the L2
  * (mx_spmm_set_l2_rule), else one SpMV per column or, where the SpMV's cold kernel has them
- * (MX_SPMM_WAY_PAIRS), two columns at a time on the form it reads, whichever the first product of
+ * (MX_SPMM_WAY_PAIRS, and _IN_PLACE), two columns at a time on the form it reads, whichever the first product of
  * the bucket of k times faster; where the rule says kernels, the first product of each bucket of k
  * (each k below 8, then by powers of two) times our kernels reading B in
  * place, our cold kernel on row-major panels of B (8, 16 or 32 columns copied per product: a
@@ -209,11 +209,13 @@ typedef struct {
   int rest_spmv;           /* 1 (with cold_panels): the panels up to the last multiple of 8 columns, one SpMV
                             * per column left (MX_SPMM_WAY_PANELS_SPMV), kept by the timed choice */
   int pairs;               /* 1: two columns at a time by the segment kernel on the form in use
-                            * (MX_SPMM_WAY_PAIRS; kernel 0), kept by the timed choice */
-  double way_us[9];        /* the timed choice of this k's bucket: our kernels on B in place, on the
+                            * (MX_SPMM_WAY_PAIRS or, with pairs_in_place, MX_SPMM_WAY_PAIRS_IN_PLACE;
+                            * kernel 0), kept by the timed choice */
+  int pairs_in_place;      /* 1 (with pairs): the pair's two columns read in B in place, no copy */
+  double way_us[10];       /* the timed choice of this k's bucket: our kernels on B in place, on the
                             * panels, k SpMVs, the hub split's way, the whole matrix all cold, the row
-                            * patterns, the padded panels, the panels and SpMVs, the pairs (us of one
-                            * product each; 0: not timed) */
+                            * patterns, the padded panels, the panels and SpMVs, the pairs, the pairs
+                            * in place (us of one product each; 0: not timed) */
 } mx_spmm_plan;
 int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan);
 int mx_device_spmm(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, void *stream);
@@ -234,11 +236,15 @@ typedef enum {
   MX_SPMM_WAY_PANELS_SPMV = 8, /* the panels on the columns up to the last multiple of 8, one SpMV each for the
                              * 1-7 left (where a narrow panel's gathers miss the L2 a column's SpMV may be
                              * faster); timed where k > 8 is not a multiple of 8 */
-  MX_SPMM_WAY_PAIRS    = 9  /* two columns at a time by the SpMV's cold kernel (segment or merge) on pairs, on the
+  MX_SPMM_WAY_PAIRS    = 9, /* two columns at a time by the SpMV's cold kernel (segment or merge) on pairs, on the
                              * form the SpMV reads (plain or packed: one matrix read, one 16-byte gather a nonzero
                              * for two columns), an odd last column by the SpMV, a hot part by the hot kernels on
                              * B in place; forced only where the cold kernel has pairs (segment without x-hot
                              * codes in the cold part, merge; no hub split) */
+  MX_SPMM_WAY_PAIRS_IN_PLACE = 10 /* the pairs by the segment kernel reading the two columns of B in place (two
+                             * 8-byte gathers a nonzero, no copy of the pair): where the columns are local the
+                             * copy's traffic is saved; timed beside the pairs where the segment kernel needs
+                             * no column scale (no column-constant pack) and no SE hot part */
 } mx_spmm_way;
 int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way);
 /* The whole matrix all cold for the SpMM beside a hot part. A hot region is chosen for one vector;

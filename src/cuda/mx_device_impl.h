@@ -27,7 +27,7 @@ struct mx_cold_pack_dev; /* mx_cold_pack_dev.h */
 struct mx_cold_rowpat_dev; /* mx_cold_rowpat.cu */
 struct mx_hot_pack_dev; /* mx_hot_pack_dev.h */
 
-#define MX_SPMM_NWAYS 9 /* the ways a timed SpMM choice can time (mx_spmm_ways.cu) */
+#define MX_SPMM_NWAYS 10 /* the ways a timed SpMM choice can time (mx_spmm_ways.cu) */
 
 struct mx_device {
   int nrows, ncols, nnz;
@@ -44,10 +44,10 @@ struct mx_device {
 
   struct mx_spmm_long *spmm_long; /* the SpMM's long cold rows in pieces (mx_spmm.cu); NULL until the first SpMM */
   char spmm_choice[MX_SPMM_BUCKETS]; /* per bucket of k (spmm_bucket): 0 not timed yet, else MX_SPMM_KERNELS, _COLUMNS, _PANELS, _HUB,
-                                      * _WHOLE, _ROWPAT, _PADDED, _PANELS_SPMV or _PAIRS */
+                                      * _WHOLE, _ROWPAT, _PADDED, _PANELS_SPMV, _PAIRS or _PAIRS_IN_PLACE */
   float spmm_way_us[MX_SPMM_BUCKETS][MX_SPMM_NWAYS]; /* the timed choice's times (us): kernels, panels, k SpMVs, the hub
                                                       * split's way, the whole matrix all cold, the row patterns, the padded panels,
-                                                      * the panels and SpMVs, the pairs */
+                                                      * the panels and SpMVs, the pairs, the pairs in place */
   mx_device *spmm_whole; /* the whole matrix all cold beside D's hot part (mx_device_spmm_whole); NULL = none */
   int spmm_whole_failed; /* its build failed: not tried again */
   int spmm_group;       /* mx_device_spmm_set_group: columns per launch group forced (0: the rule) */
@@ -125,7 +125,8 @@ enum {
   MX_SPMM_ROWPAT   = MX_SPMM_WAY_ROWPAT,
   MX_SPMM_PADDED   = MX_SPMM_WAY_PADDED,
   MX_SPMM_PANELS_SPMV = MX_SPMM_WAY_PANELS_SPMV,
-  MX_SPMM_PAIRS    = MX_SPMM_WAY_PAIRS
+  MX_SPMM_PAIRS    = MX_SPMM_WAY_PAIRS,
+  MX_SPMM_PAIRS_IN_PLACE = MX_SPMM_WAY_PAIRS_IN_PLACE
 };
 
 /* bits of mx_device::pack_released */

@@ -32,9 +32,12 @@ __device__ __forceinline__ void mx_prefetch_l2(const T *p, long long n) {
     asm volatile("prefetch.global.L2 [%0];" ::"l"(l));
 }
 
-/* x-hot cache modes (mx_xhot.cu): 0 off; 1 on. */
+/* x-hot cache modes (mx_xhot.cu): 0 off; 1 on. 2: no x-hot, the SpMM's pairs in place (double2
+ * only, mx_spmm_pair.cu): x is column j of B and xhot column j + 1, each read as doubles (never
+ * dereferenced as pairs: the columns need not be 16-byte aligned). */
 #define MX_XH_OFF 0
 #define MX_XH_ON 1
+#define MX_XH_TWO_COLS 2
 /* Column code of a stored nonzero: c >= 0 an original column of x; c <= -2 rank -2-c in xhot (the
  * packed hot values); -1 is never a stored column (padding; it maps to xhot[0], harmless). The
  * address is computed without a branch and read by one load: a branch per nonzero kept ptxas from
@@ -48,6 +51,7 @@ __device__ __forceinline__ const T *mx_xc_addr(const T *x, const T *xhot, int c)
 }
 template <int XH>
 __device__ __forceinline__ double mx_ld_xc(const double *__restrict__ x, const double *__restrict__ xhot, int c) {
+  static_assert(XH != MX_XH_TWO_COLS, "two columns are read as pairs (double2)");
   if (XH == MX_XH_OFF) return mx_ld_x(x, c);
   return __ldg(mx_xc_addr(x, xhot, c));
 }
@@ -79,6 +83,7 @@ __device__ __forceinline__ double2 mx_ld_x(const double2 *x, int c) { return __l
 template <int XH>
 __device__ __forceinline__ double2 mx_ld_xc(const double2 *__restrict__ x, const double2 *__restrict__ xhot, int c) {
   if (XH == MX_XH_OFF) return mx_ld_x(x, c);
+  if (XH == MX_XH_TWO_COLS) return make_double2(__ldg((const double *)x + c), __ldg((const double *)xhot + c));
   return __ldg(mx_xc_addr(x, xhot, c));
 }
 

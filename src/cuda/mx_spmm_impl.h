@@ -28,6 +28,13 @@ bool mx_spmm_pairs_hot(const mx_device *D);
  * columns of B copied row-major per launch): the cold part, each column bitwise the cold SpMV's, and
  * where mx_spmm_pairs_hot an SE hot part (+=), each column then bitwise the SpMV's */
 int mx_spmm_pair_product(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s);
+/* whether the pairs can read B's columns in place (no copy): a segment plan whose pair needs no
+ * column scale (no column-constant pack) and no SE hot part on the pairs */
+bool mx_spmm_pairs_in_place_run(const mx_device *D);
+/* C = the cold part of A times k columns of B (k even), two at a time by the segment pair kernel
+ * reading both columns of B in place (two 8-byte gathers a nonzero, no copy): the same products and
+ * sums as mx_spmm_pair_product's, each column bitwise the cold SpMV's */
+int mx_spmm_pair_product_in_place(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s);
 /* C += the hot part (DU on the tensor cores, SE on the CUDA cores) times k columns of B in place */
 int mx_spmm_hot_launch(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s);
 

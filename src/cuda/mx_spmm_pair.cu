@@ -5,7 +5,10 @@
  * nonzero's two values of B are one 16-byte gather: where a pack makes the SpMV read fewer matrix
  * bytes than the SpMM kernels (which read the plain arrays), pairs still halve the matrix reads
  * and the gathers' sectors of k SpMVs. An SE hot part runs by the SpMV's SE kernel on the pair
- * (mx_hot_se.cuh), its x-hot values gathered per pair.
+ * (mx_hot_se.cuh), its x-hot values gathered per pair. In place (a way of its own): the segment
+ * kernel reads the two columns of B where they are, two 8-byte gathers a nonzero instead of the
+ * copy's one 16-byte gather, and no copy (its traffic, 4 doubles a row of B, is what local columns
+ * gain; scattered ones lose more in gather sectors: the timed choice tells).
  *
  * Same segments, tiles or work items, same products, same summation order as the SpMV's kernels:
  * column j of C is bitwise the cold SpMV of column j of B (z NULL), and with an SE hot part the
@@ -32,36 +35,54 @@ mx_spmm_pair_pack(int ncols, const double *__restrict__ B, long long ldb, const 
   Bp2[c] = make_double2(b0, b1);
 }
 
-template <class Dec, bool SPLIT>
-static int pair_kernel_launch(const mx_device *D, const double2 *Bp2, double *C, long long ldc, cudaStream_t s, const Dec &dec) {
-  static bool carveout = false; /* MX_SPMM_PAIR_MIN_BLOCKS blocks of 45 KB, the rest L1 (mx_tuning.h) */
+/* What the segment pair kernel reads for the pair: a row-major copy (x, XH = MX_XH_OFF), or the two
+ * columns of B in place (x and x1, XH = MX_XH_TWO_COLS: mx_ld_xc). */
+struct pair_in {
+  const double2 *x, *x1;
+};
+
+template <int XH, class Dec, bool SPLIT>
+static int pair_kernel_launch(const mx_device *D, const pair_in &in, double *C, long long ldc, cudaStream_t s, const Dec &dec) {
+  /* MINB blocks of 45 KB, the rest L1 (mx_tuning.h) */
+  constexpr int MINB = XH == MX_XH_TWO_COLS ? MX_SPMM_PAIR_IN_PLACE_MIN_BLOCKS : MX_SPMM_PAIR_MIN_BLOCKS;
+  constexpr int CARVEOUT = XH == MX_XH_TWO_COLS ? MX_SPMM_PAIR_IN_PLACE_CARVEOUT : MX_SPMM_PAIR_CARVEOUT;
+  static bool carveout = false;
   if (!carveout) {
-    MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_segment_kernel<MX_XH_OFF, Dec, MX_SPMM_PAIR_MIN_BLOCKS, SPLIT, mx_seg_stage_strided, double2>,
-                                     cudaFuncAttributePreferredSharedMemoryCarveout, MX_SPMM_PAIR_CARVEOUT));
+    MX_CUDA_TRY(cudaFuncSetAttribute(mx_cold_segment_kernel<XH, Dec, MINB, SPLIT, mx_seg_stage_strided, double2>,
+                                     cudaFuncAttributePreferredSharedMemoryCarveout, CARVEOUT));
     carveout = true;
   }
-  mx_cold_segment_kernel<MX_XH_OFF, Dec, MX_SPMM_PAIR_MIN_BLOCKS, SPLIT, mx_seg_stage_strided, double2>
-      <<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, D->seg_plan, Bp2, nullptr,
+  mx_cold_segment_kernel<XH, Dec, MINB, SPLIT, mx_seg_stage_strided, double2>
+      <<<D->seg_nblocks, MX_SEG_THREADS, 0, s>>>(D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, D->seg_plan, in.x, in.x1,
                                                  nullptr, C, dec, MX_SEG_GROUP_K, D->seg_parts, ldc);
   return 0;
 }
 
 /* with the split-row code where D's longest cold row may be split, as the SpMV's launch */
-template <class Dec>
-static int pair_launch(const mx_device *D, const double2 *Bp2, double *C, long long ldc, cudaStream_t s, const Dec &dec) {
-  if (D->seg_split) return pair_kernel_launch<Dec, true>(D, Bp2, C, ldc, s, dec);
-  return pair_kernel_launch<Dec, false>(D, Bp2, C, ldc, s, dec);
+template <int XH, class Dec>
+static int pair_launch(const mx_device *D, const pair_in &in, double *C, long long ldc, cudaStream_t s, const Dec &dec) {
+  if (D->seg_split) return pair_kernel_launch<XH, Dec, true>(D, in, C, ldc, s, dec);
+  return pair_kernel_launch<XH, Dec, false>(D, in, C, ldc, s, dec);
 }
 
 /* the launch through the decoder of D's pack encodings (mx_pack_dispatch) */
+template <int XH>
 struct pair_packed_launch {
   const mx_device *D;
-  const double2 *Bp2;
+  pair_in in;
   double *C;
   long long ldc;
   cudaStream_t s;
-  template <int VE, int IE> int run() const { return pair_launch(D, Bp2, C, ldc, s, mx_pack_decoder<VE, IE>(D->pack)); }
+  template <int VE, int IE> int run() const { return pair_launch<XH>(D, in, C, ldc, s, mx_pack_decoder<VE, IE>(D->pack)); }
 };
+
+/* the segment pair kernel on D's form (its pack where in use) */
+template <int XH>
+static int pair_segment_launch(const mx_device *D, const pair_in &in, double *C, long long ldc, cudaStream_t s) {
+  const int rc = mx_cold_pack_dev_active(D) ? mx_pack_dispatch(D->pack, pair_packed_launch<XH>{D, in, C, ldc, s})
+                                            : pair_launch<XH>(D, in, C, ldc, s, mx_dec_plain());
+  return rc || mx_cuda_check(cudaGetLastError(), "SpMM pair kernel");
+}
 
 bool mx_spmm_pairs_run(const mx_device *D) {
   if (D->hub_split || (D->pack_released && !mx_cold_pack_dev_active(D))) return false;
@@ -102,9 +123,8 @@ static int pair_hot_launch(const mx_device *D, const pair_hot_args &H, double *C
 
 /* The column scale a pair is copied with: the cold pack's column constants (the cold kernel reads
  * 1.0 for the value), the hot pack's for the SE kernel (the SpMV's xs); NULL where none. */
-static const double *pair_cold_scale(const mx_device *D) {
-  return mx_cold_pack_dev_active(D) && D->pack->val_enc == MX_VAL_COLCONST ? D->pack->dict : nullptr;
-}
+static bool pair_cold_scaled(const mx_device *D) { return mx_cold_pack_dev_active(D) && D->pack->val_enc == MX_VAL_COLCONST; }
+static const double *pair_cold_scale(const mx_device *D) { return pair_cold_scaled(D) ? D->pack->dict : nullptr; }
 static const double *pair_hot_scale(const mx_device *D) {
   return D->hot_pack && D->hot_pack->enc == MX_VAL_COLCONST ? D->hot_pack->s : nullptr;
 }
@@ -141,10 +161,8 @@ static int pair_copy(const mx_device *D, const double *B, long long ldb, const d
 
 /* C(:, 0:2) = the cold part times the pair Bp2, by the SpMV's cold kernel on its form */
 static int pair_cold_launch(const mx_device *D, const double2 *Bp2, double *C, long long ldc, cudaStream_t s) {
-  const bool packed = mx_cold_pack_dev_active(D);
-  if (D->cold == MX_COLD_MERGE) return mx_spmm_merge_panel2(D, 2, Bp2, C, ldc, packed, s);
-  if (packed ? mx_pack_dispatch(D->pack, pair_packed_launch{D, Bp2, C, ldc, s}) : pair_launch(D, Bp2, C, ldc, s, mx_dec_plain())) return 1;
-  return mx_cuda_check(cudaGetLastError(), "SpMM pair kernel");
+  if (D->cold == MX_COLD_MERGE) return mx_spmm_merge_panel2(D, 2, Bp2, C, ldc, mx_cold_pack_dev_active(D), s);
+  return pair_segment_launch<MX_XH_OFF>(D, pair_in{Bp2, nullptr}, C, ldc, s);
 }
 
 int mx_spmm_pair_product(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
@@ -163,4 +181,19 @@ int mx_spmm_pair_product(const mx_device *D, int k, const double *B, long long l
   }
   mx_scratch_free(S.buf, s, S.pooled);
   return rc;
+}
+
+/* ---- the pairs in place ------------------------------------------------------------------------------ */
+
+bool mx_spmm_pairs_in_place_run(const mx_device *D) {
+  return mx_spmm_pairs_run(D) && D->cold == MX_COLD_SEGMENT && !mx_spmm_pairs_hot(D) && !pair_cold_scaled(D);
+}
+
+int mx_spmm_pair_product_in_place(const mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+  if (k % 2 || !mx_spmm_pairs_in_place_run(D)) return mx_fail("mx_spmm_pair_product_in_place: %d columns, or D's cold part cannot run them", k);
+  for (int j = 0; j < k; j += 2) {
+    const pair_in in = {(const double2 *)(B + (long long)j * ldb), (const double2 *)(B + (long long)(j + 1) * ldb)};
+    if (pair_segment_launch<MX_XH_TWO_COLS>(D, in, C + (long long)j * ldc, ldc, s)) return 1;
+  }
+  return 0;
 }

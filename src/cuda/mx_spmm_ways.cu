@@ -89,8 +89,9 @@ extern "C" int mx_device_spmm_plan(const mx_device *D, int k, mx_spmm_plan *plan
   plan->hub_slabs = choice == MX_SPMM_HUB;
   plan->whole = choice == MX_SPMM_WHOLE;
   plan->rowpat = choice == MX_SPMM_ROWPAT;
-  plan->pairs = choice == MX_SPMM_PAIRS;
-  if (choice == MX_SPMM_COLUMNS || choice == MX_SPMM_PAIRS) plan->kernel = 0;
+  plan->pairs = choice == MX_SPMM_PAIRS || choice == MX_SPMM_PAIRS_IN_PLACE;
+  plan->pairs_in_place = choice == MX_SPMM_PAIRS_IN_PLACE;
+  if (choice == MX_SPMM_COLUMNS || plan->pairs) plan->kernel = 0;
   plan->lanes_per_row = mx_spmm_lanes(D);
   plan->cols_per_pass = k < MX_SPMM_COLS_PER_PASS ? 4 : MX_SPMM_COLS_PER_PASS;
   plan->hot_mode = D->mode;
@@ -121,8 +122,9 @@ void mx_spmm_choice_reset(mx_device *D) {
 }
 
 extern "C" int mx_device_spmm_set_way(mx_device *D, mx_spmm_way way) {
-  if (!D || way < MX_SPMM_WAY_AUTO || way > MX_SPMM_WAY_PAIRS || way == MX_SPMM_WAY_HUB || (way == MX_SPMM_WAY_WHOLE && !D->spmm_whole) ||
-      (way == MX_SPMM_WAY_ROWPAT && !D->rowpat) || (way == MX_SPMM_WAY_PAIRS && !mx_spmm_pairs_run(D)))
+  if (!D || way < MX_SPMM_WAY_AUTO || way > MX_SPMM_WAY_PAIRS_IN_PLACE || way == MX_SPMM_WAY_HUB || (way == MX_SPMM_WAY_WHOLE && !D->spmm_whole) ||
+      (way == MX_SPMM_WAY_ROWPAT && !D->rowpat) || (way == MX_SPMM_WAY_PAIRS && !mx_spmm_pairs_run(D)) ||
+      (way == MX_SPMM_WAY_PAIRS_IN_PLACE && !mx_spmm_pairs_in_place_run(D)))
     return mx_fail("mx_device_spmm_set_way: bad argument");
   for (int b = 0; b < MX_SPMM_BUCKETS; ++b) D->spmm_choice[b] = (char)way; /* the enums share their values */
   D->spmm_reads_plain = spmm_plain_kept(D);
@@ -258,10 +260,10 @@ static int spmm_hot_in_place(mx_device *D, int k, const double *B, long long ldb
 
 /* The columns two at a time (C =: the cold part, each column bitwise the cold SpMV's, and an SE hot
  * part +=), an odd last one by the SpMV, then a DU hot part on B in place (+=) for the paired
- * columns, per launch group (MX_SPMM_PAIRS). */
-static int spmm_pairs(mx_device *D, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
+ * columns, per launch group (MX_SPMM_PAIRS; in_place: MX_SPMM_PAIRS_IN_PLACE, no SE hot part). */
+static int spmm_pairs(mx_device *D, bool in_place, int k, const double *B, long long ldb, double *C, long long ldc, cudaStream_t s) {
   const int k2 = k - k % 2;
-  if (mx_spmm_pair_product(D, k2, B, ldb, C, ldc, s)) return 1;
+  if (in_place ? mx_spmm_pair_product_in_place(D, k2, B, ldb, C, ldc, s) : mx_spmm_pair_product(D, k2, B, ldb, C, ldc, s)) return 1;
   if (!mx_spmm_pairs_hot(D) && spmm_hot_in_place(D, k2, B, ldb, C, ldc, s)) return 1;
   return spmm_per_column(D, k - k2, B + (long long)k2 * ldb, ldb, C + (long long)k2 * ldc, ldc, s);
 }
@@ -278,7 +280,7 @@ static int spmm_way(mx_device *D, int way, int k, const double *B, long long ldb
   if (way == MX_SPMM_ROWPAT) return spmm_rowpat(D, k, B, ldb, C, ldc, s);
   if (way == MX_SPMM_WHOLE) return mx_device_spmm(D->spmm_whole, k, B, ldb, C, ldc, s); /* its own timed choice */
   if (way == MX_SPMM_PANELS_SPMV) return spmm_panels_spmv(D, k, B, ldb, C, ldc, s);
-  if (way == MX_SPMM_PAIRS) return spmm_pairs(D, k, B, ldb, C, ldc, s);
+  if (way == MX_SPMM_PAIRS || way == MX_SPMM_PAIRS_IN_PLACE) return spmm_pairs(D, way == MX_SPMM_PAIRS_IN_PLACE, k, B, ldb, C, ldc, s);
   return way == MX_SPMM_COLUMNS ? spmm_per_column(D, k, B, ldb, C, ldc, s) : spmm_kernels(D, way, k, B, ldb, C, ldc, s);
 }
 
@@ -305,14 +307,15 @@ static int spmm_way_slot(int way) {
          : way == MX_SPMM_ROWPAT ? 5
          : way == MX_SPMM_PADDED ? 6
          : way == MX_SPMM_PANELS_SPMV ? 7
-                                : 8;
+         : way == MX_SPMM_PAIRS ? 8
+                                : 9;
 }
 
 /* A bucket's kept way can still run: a value refresh or a cold-kernel switch may have dropped the
  * row patterns, a refresh the whole-matrix device; such a bucket is timed again. */
 static bool spmm_choice_runs(const mx_device *D, int way) {
   return (way != MX_SPMM_ROWPAT || D->rowpat) && (way != MX_SPMM_WHOLE || D->spmm_whole) && (way != MX_SPMM_HUB || D->hub_split) &&
-         (way != MX_SPMM_PAIRS || mx_spmm_pairs_run(D));
+         (way != MX_SPMM_PAIRS || mx_spmm_pairs_run(D)) && (way != MX_SPMM_PAIRS_IN_PLACE || mx_spmm_pairs_in_place_run(D));
 }
 
 /* One round of the timed choice: each of the nways ways `reps` times back to back, between events
@@ -337,7 +340,7 @@ static int spmm_time_ways(mx_device *D, const int *ways, int nways, int reps, in
  * where D holds row patterns their way, beside a hot part the whole matrix all cold
  * (mx_device_spmm_whole, where it was built), where they split k columns otherwise the padded panels,
  * where k > 8 is not a multiple of 8 the panels with one SpMV per column left, and where offered the
- * pairs; where the byte rule takes the SpMVs (not kernels) the pairs against the SpMVs alone (neither
+ * pairs (and beside them the pairs in place, where the segment kernel can read B so); where the byte rule takes the SpMVs (not kernels) the pairs against the SpMVs alone (neither
  * reads the plain arrays). Each timed
  * between CUDA events on the stream (where that round took less than MX_SPMM_TIMED_SHORT_US, again
  * over MX_SPMM_TIMED_REPEATS back-to-back products each, which decide), the fastest kept for the
@@ -358,6 +361,7 @@ static int spmm_timed_choice(mx_device *D, int k, bool kernels, const double *B,
   if (kernels && mx_spmm_padding_differs(k)) ways[nways++] = MX_SPMM_PADDED;
   if (kernels && spmm_rest_differs(k)) ways[nways++] = MX_SPMM_PANELS_SPMV;
   if (spmm_pairs_offered(D, k, kernels)) ways[nways++] = MX_SPMM_PAIRS;
+  if (spmm_pairs_offered(D, k, kernels) && mx_spmm_pairs_in_place_run(D)) ways[nways++] = MX_SPMM_PAIRS_IN_PLACE;
   cudaEvent_t ev[MX_SPMM_NWAYS + 1] = {};
   float t[MX_SPMM_NWAYS] = {};
   int rc = 0, made = 0;
@@ -396,7 +400,7 @@ extern "C" int mx_device_spmm(mx_device *D, int k, const double *B, long long ld
   const int choice = D->spmm_choice[spmm_bucket(k)];
   const bool kept = plan.timed && D->spmm_group == 0 && spmm_choice_runs(D, choice);
   if (!spmm_rule_kernels(D, k)) { /* the byte rule takes the SpMVs: the pairs against them alone, where offered */
-    if (!spmm_pairs_offered(D, k, false) || (choice != 0 && choice != MX_SPMM_PAIRS && choice != MX_SPMM_COLUMNS))
+    if (!spmm_pairs_offered(D, k, false) || (choice != 0 && choice != MX_SPMM_PAIRS && choice != MX_SPMM_PAIRS_IN_PLACE && choice != MX_SPMM_COLUMNS))
       return spmm_per_column(D, k, B, ldb, C, ldc, s); /* a forced kernel way too: the rule wins */
     return kept ? spmm_way(D, choice, k, B, ldb, C, ldc, s) : spmm_timed_choice(D, k, false, B, ldb, C, ldc, s);
   }

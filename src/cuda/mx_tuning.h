@@ -187,6 +187,14 @@
 #ifndef MX_SPMM_PAIR_CARVEOUT
 #define MX_SPMM_PAIR_CARVEOUT 72
 #endif
+/* the same for the segment pair kernel reading B's two columns in place (no copy); it is kept where
+ * the columns are local, which the L1 left by fewer blocks serves less */
+#ifndef MX_SPMM_PAIR_IN_PLACE_MIN_BLOCKS
+#define MX_SPMM_PAIR_IN_PLACE_MIN_BLOCKS MX_SPMM_PAIR_MIN_BLOCKS
+#endif
+#ifndef MX_SPMM_PAIR_IN_PLACE_CARVEOUT
+#define MX_SPMM_PAIR_IN_PLACE_CARVEOUT MX_SPMM_PAIR_CARVEOUT
+#endif
 #ifndef MX_SPMM_MERGE_MIN_BLOCKS
 #define MX_SPMM_MERGE_MIN_BLOCKS 5
 #endif

@@ -565,6 +565,7 @@ static const char *MatXtractSpMMWayName(const mx_spmm_plan *p)
   if (p->hub_slabs) return "the hub split's way (its rest, then the hub part in groups of up to 8 columns)";
   if (p->whole) return "the whole matrix all cold (crux (0,0)), a second device beside the hot part";
   if (p->rowpat) return "the cold part's row patterns, all columns at once";
+  if (p->pairs_in_place) return "two columns at a time by the SpMV's segment kernel reading both columns of B in place, an odd last column by the SpMV";
   if (p->pairs) return "two columns at a time by the SpMV's cold kernel on the cold form it reads, an odd last column by the SpMV";
   if (!p->kernel) return "one SpMV per column";
   if (p->padded_panels) return "our SpMM kernels on row-major panels of B, the last one padded to a power of two";
@@ -579,8 +580,8 @@ static PetscErrorCode MatXtractShadowInfoDense(Mat A, mx_device *D, const mx_spm
   Mat_MatXtract *x = (Mat_MatXtract *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(PetscInfo(A, "matxtract: %s with %" PetscInt_FMT " dense columns on the GPU: %s; timed (us) kernels %.1f, panels %.1f, %" PetscInt_FMT " SpMVs %.1f, hub split's way %.1f, whole matrix all cold %.1f, row patterns %.1f, padded panels %.1f, panels and SpMVs %.1f, pairs %.1f; hot %s, %d x-hot columns, %d hub columns\n",
-                      transpose ? "A' B" : "A B", k, MatXtractSpMMWayName(p), p->way_us[0], p->way_us[1], k, p->way_us[2], p->way_us[3], p->way_us[4], p->way_us[5], p->way_us[6], p->way_us[7], p->way_us[8],
+  PetscCall(PetscInfo(A, "matxtract: %s with %" PetscInt_FMT " dense columns on the GPU: %s; timed (us) kernels %.1f, panels %.1f, %" PetscInt_FMT " SpMVs %.1f, hub split's way %.1f, whole matrix all cold %.1f, row patterns %.1f, padded panels %.1f, panels and SpMVs %.1f, pairs %.1f, pairs in place %.1f; hot %s, %d x-hot columns, %d hub columns\n",
+                      transpose ? "A' B" : "A B", k, MatXtractSpMMWayName(p), p->way_us[0], p->way_us[1], k, p->way_us[2], p->way_us[3], p->way_us[4], p->way_us[5], p->way_us[6], p->way_us[7], p->way_us[8], p->way_us[9],
                       p->hot_mode == MX_HOT_DU ? "DU" : p->hot_mode == MX_HOT_SE ? "SE" : "none", mx_device_xhot_cols(D), hubK));
   x->spmm_k_seen   = k;
   x->spmm_hub_seen = hubK;

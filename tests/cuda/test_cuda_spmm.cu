@@ -16,7 +16,9 @@
  * On a merge plan, the 2-column panels on the merge tiles: right, and all cold bitwise the merge
  * SpMVs (check_merge_panels). The pairs on segment and merge plans, plain and under every value
  * encoding of a pack, timed against the SpMVs alone where the byte rule takes them, refused where the
- * cold kernel has none (check_pairs, check_pairs_refused); on an SE hot part under each encoding of
+ * cold kernel has none, and the pairs in place (B's two columns read where they are) on segment
+ * plans without column constants or an SE hot part, each column bitwise its SpMV, refused elsewhere
+ * (check_pairs, check_pairs_refused); on an SE hot part under each encoding of
  * its values, x-hot off and on, every column bitwise its SpMV (check_pairs_se_hot); k = 3 a bucket
  * of its own. Then, on
  * few-valued copies: packed (mx_device_compress AUTO) with the plain arrays released, the
@@ -433,6 +435,7 @@ static void check_pairs(const Csr &A, mx_crux c, mx_mode_request mode, mx_cold_k
   mx_device *D;
   if (!format_on_device(A, c, mode, cold, 0, tag, &F, &D)) return;
   size_t released = 0;
+  bool colconst = false; /* the segment kernel reads a pair scaled by column constants: no pairs in place */
   const int l2_rule = mx_spmm_set_l2_rule(0); /* the byte rule as on a matrix larger than the L2 */
   if (pack) { /* value encoding val_enc, the columns and row pointers by the rule */
     const mx_pack_request req = {val_enc, MX_PACK_AUTO, MX_PACK_AUTO, MX_FORM_PACK};
@@ -442,13 +445,17 @@ static void check_pairs(const Csr &A, mx_crux c, mx_mode_request mode, mx_cold_k
     if (c.tau_c == 0 && c.tau_r == 0 && A.nnz() > 0)
       expect(pi.val_enc == val_enc && (val_enc == MX_VAL_PLAIN || pi.in_use), tag + ": the pack in use, its value encoding");
     released = mx_device_pack_plain_released(D);
+    colconst = pi.packed && pi.val_enc == MX_VAL_COLCONST; /* as the pair kernels decide: the pack active, whoever reads it */
   }
+  const bool in_place = mx_device_cold_kernel(D) == MX_COLD_SEGMENT && !colconst && !(F.mode == MX_HOT_SE && F.se_nslots > 0);
   mx_spmm_plan p;
   if (F.nrows > 0 && mx_device_spmm_plan(D, 2, &p) == 0 && !p.kernel) { /* the rule takes the SpMVs: the pairs timed against them */
     check_ks(D, F, {2}, rng, tag + " timed");
-    expect(mx_device_spmm_plan(D, 2, &p) == 0 && p.timed && p.way_us[8] > 0 && p.way_us[2] > 0 && p.way_us[0] == 0 && p.way_us[1] == 0 &&
-               p.pairs == (p.way_us[8] < p.way_us[2]),
-           tag + " the pairs timed against the SpMVs alone, named where kept");
+    const bool planned = mx_device_spmm_plan(D, 2, &p) == 0;
+    const double pair_us = p.way_us[9] > 0 ? std::min(p.way_us[8], p.way_us[9]) : p.way_us[8];
+    expect(planned && p.timed && p.way_us[8] > 0 && p.way_us[2] > 0 && p.way_us[0] == 0 && p.way_us[1] == 0 &&
+               (p.way_us[9] > 0) == in_place && p.pairs == (pair_us < p.way_us[2]) && (!p.pairs_in_place || p.way_us[9] < p.way_us[8]),
+           tag + " the pairs (in place too where they run) timed against the SpMVs alone, named where kept");
     expect(mx_device_pack_plain_released(D) == released, tag + " the timed choice leaves the plain arrays released");
   }
   expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_PAIRS) == 0, tag + " pairs forced: " + mx_device_last_error());
@@ -457,6 +464,15 @@ static void check_pairs(const Csr &A, mx_crux c, mx_mode_request mode, mx_cold_k
   if (F.mode != MX_HOT_DU && !g_race) /* all cold, or an SE hot part by the SpMV's SE kernel on pairs */
     for (int k : {2, 5}) expect_columns_are_spmvs(D, F.nrows, F.ncols, k, rng, tag + " forced");
   expect(mx_device_pack_plain_released(D) == released, tag + " the pairs leave the plain arrays released");
+  expect((mx_device_spmm_set_way(D, MX_SPMM_WAY_PAIRS_IN_PLACE) == 0) == in_place,
+         tag + " the pairs in place offered where the segment kernel reads B unscaled and runs no SE hot part");
+  if (in_place) { /* B's columns in place: ldb odd in expect_columns_are_spmvs, so column 1 of a pair is not 16-byte aligned */
+    if (F.nrows > 0) expect(mx_device_spmm_plan(D, 4, &p) == 0 && p.pairs && p.pairs_in_place && !p.kernel, tag + " plan names the pairs in place");
+    check_ks(D, F, g_race ? std::vector<int>{2, 3} : std::vector<int>{2, 3, 4, 7, 16, 33}, rng, tag + " in place forced");
+    if (!g_race)
+      for (int k : {2, 5}) expect_columns_are_spmvs(D, F.nrows, F.ncols, k, rng, tag + " in place forced");
+    expect(mx_device_pack_plain_released(D) == released, tag + " the pairs in place leave the plain arrays released");
+  }
   if (pack && A.nnz() > 0 && !g_race) { /* new values: the pack refreshed, the pairs right */
     std::vector<double> nv(A.val);
     for (size_t q = 0; q < nv.size(); ++q) nv[q] = 2.0 * nv[q] + 0.125;
@@ -464,6 +480,7 @@ static void check_pairs(const Csr &A, mx_crux c, mx_mode_request mode, mx_cold_k
     mx_format_refresh_values(&F, nv.data());
     expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_PAIRS) == 0, tag + " pairs forced after the refresh");
     check_ks(D, F, {2, 3}, rng, tag + " refreshed");
+    if (in_place && mx_device_spmm_set_way(D, MX_SPMM_WAY_PAIRS_IN_PLACE) == 0) check_ks(D, F, {2, 3}, rng, tag + " in place refreshed");
   }
   mx_spmm_set_l2_rule(l2_rule);
   if (pack && c.tau_c == 0 && c.tau_r == 0 && F.nrows > 0 && 12.0 * A.nnz() + 4.0 * (F.nrows + 1) <= 0.4 * (double)mx_device_l2_bytes()) {
@@ -493,6 +510,7 @@ static void check_pairs_se_hot(const Csr &A, mx_val_enc hot_enc, int xhot, std::
     const mx_val_enc want = H.enc == MX_VAL_COLCONST && mx_device_xhot_cols(D) > 0 ? MX_VAL_PLAIN : H.enc;
     mx_hot_pack_free(&H);
     expect(pi.hot_val_enc == want && (want == hot_enc || hot_enc == MX_VAL_COLCONST), tag + ": the hot values' encoding (column constants: as the host rule)");
+    expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_PAIRS_IN_PLACE) != 0, tag + ": no pairs in place beside an SE hot part");
     expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_PAIRS) == 0, tag + " pairs forced: " + mx_device_last_error());
     check_ks(D, F, {2, 3, 4, 7}, rng, tag);
     for (int k : {2, 5}) expect_columns_are_spmvs(D, F.nrows, F.ncols, k, rng, tag);
@@ -515,7 +533,8 @@ static void check_pairs_refused(const Csr &A, std::mt19937_64 &rng) {
       expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_PAIRS) != 0, tag + ": the pairs refused");
       check_ks(D, F, {2, 3}, rng, tag);
       mx_spmm_plan p;
-      expect(mx_device_spmm_plan(D, 2, &p) == 0 && !p.pairs && p.way_us[8] == 0, tag + ": the pairs not timed");
+      expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_PAIRS_IN_PLACE) != 0, tag + ": the pairs in place refused");
+      expect(mx_device_spmm_plan(D, 2, &p) == 0 && !p.pairs && p.way_us[8] == 0 && p.way_us[9] == 0, tag + ": the pairs not timed");
     }
     mx_device_free(D);
     mx_format_free(&F);
@@ -551,7 +570,7 @@ static void check_case(const Csr &A, mx_crux c, mx_mode_request mode, int xhot, 
              tag + " plan follows the forced way");
     check_ks(D, F, few, rng, tag + " way " + std::to_string((int)w));
   }
-  expect(mx_device_spmm_set_way(D, (mx_spmm_way)4) != 0 && mx_device_spmm_set_way(D, (mx_spmm_way)10) != 0,
+  expect(mx_device_spmm_set_way(D, (mx_spmm_way)4) != 0 && mx_device_spmm_set_way(D, (mx_spmm_way)11) != 0,
          tag + " the hub's way and an unknown way refused");
   expect(mx_device_spmm_set_way(D, MX_SPMM_WAY_AUTO) == 0, tag + " way back to auto");
   mx_device_free(D);

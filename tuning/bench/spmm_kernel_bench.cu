@@ -14,7 +14,7 @@
  *   -mode      the hot region's layout: auto (default), du (FP64 tensor cores), se
  *   -bw        the HBM bandwidth of the bound (default 3350 GB/s, an H100's HBM3; 4800 on an H200)
  *   -group     columns per launch group forced (mx_device_spmm_set_group; default 0: the library's rule)
- *   -way       the SpMM's way forced (mx_device_spmm_set_way): kernels, panels, padded, panels_spmv, pairs, columns (k SpMVs);
+ *   -way       the SpMM's way forced (mx_device_spmm_set_way): kernels, panels, padded, panels_spmv, pairs, pairs_in_place, columns (k SpMVs);
  *              default auto, the library's timed choice
  *   -whole 0   beside a hot part, no whole matrix all cold for the timed choice (default 1: offered
  *              before each k's first product through mx_device_spmm_whole, as the PETSc type does)
@@ -27,7 +27,8 @@
  * Besides the plan's time (ours_us, and the way it kept), each row times our kernels on B in place
  * (kernels_us), on row-major panels (panels_us), on padded panels (padded_us, where they differ) and on
  * panels with one SpMV per column past the last multiple of 8 (panels_spmv_us, k > 8 not a multiple of 8),
- * each forced where the plan takes the kernels, the pairs forced (pairs_us: k >= 2, on a segment plan), the whole matrix all cold as the
+ * each forced where the plan takes the kernels, the pairs forced (pairs_us: k >= 2, on a segment plan; pairs_in_place_us: the same
+ * reading B in place, where the segment kernel can), the whole matrix all cold as the
  * timed choice timed it (whole_us, beside a hot part), and cusparseSpMM CSR ALG2 on
  * row-major B and C (alg2_row_us, k >= 2: B copied to row-major and C back to column-major inside the
  * timing, as a caller with PETSc's column-major blocks would have to).
@@ -94,7 +95,7 @@ struct Opts {
 
 static void usage() {
   fprintf(stderr, "usage: spmm-kernel-bench [-gen SPEC | -f FILE]... [-k 1,2,4,8,16,32,64,128] [-reps 20] [-crux TC,TR|predicted] [-mode auto|du|se] "
-                  "[-bw GBPS] [-group G] [-way auto|kernels|panels|padded|panels_spmv|pairs|columns] [-whole 0|1] [-compress auto|off] [-merge_panels 0|1|2] [-o DIR]\n");
+                  "[-bw GBPS] [-group G] [-way auto|kernels|panels|padded|panels_spmv|pairs|pairs_in_place|columns] [-whole 0|1] [-compress auto|off] [-merge_panels 0|1|2] [-o DIR]\n");
   exit(2);
 }
 
@@ -140,6 +141,7 @@ static Opts parse_args(int argc, char **argv) {
       else if (!strcmp(w, "padded")) o.way = MX_SPMM_WAY_PADDED;
       else if (!strcmp(w, "panels_spmv")) o.way = MX_SPMM_WAY_PANELS_SPMV;
       else if (!strcmp(w, "pairs")) o.way = MX_SPMM_WAY_PAIRS;
+      else if (!strcmp(w, "pairs_in_place")) o.way = MX_SPMM_WAY_PAIRS_IN_PLACE;
       else usage();
     } else if (!strcmp(argv[i], "-whole") && has_value) {
       o.whole = atoi(argv[++i]) != 0;
@@ -421,6 +423,8 @@ static AlgRun run_cusparse_rowmajor(const CusparseCsr &S, const Csr &A, int k, d
   return r;
 }
 
+static const char *way_name(int w);
+
 /* ---- one (matrix, k) ------------------------------------------------------------------------------ */
 
 struct Row {
@@ -433,6 +437,7 @@ struct Row {
   double kernels_us = 0, panels_us = 0, padded_us = 0, panels_spmv_us = 0; /* our kernels on B in place, on row-major panels, padded,
                                                                            * panels and SpMVs (forced; 0: not run) */
   double pairs_us = 0;                  /* the pairs forced (0: not run) */
+  double pairs_in_place_us = 0;         /* the pairs in place forced (0: not run) */
   int way = 0;                          /* the way the plan kept (mx_spmm_way) */
   AlgRun alg[kNumAlgs];
   AlgRun alg2_row;                      /* cuSPARSE ALG2 on row-major B and C, the copies included */
@@ -478,7 +483,8 @@ static Row run_k(mx_device *D, const CusparseCsr &S, const Csr &A, const std::st
   const std::vector<double> C_ours = download(dC, (size_t)A.nrows * k);
   const Timing tours = mx_time_calls(0, [&](int) { ours_spmm(D, k, dB, A.ncols, dC, A.nrows); }, kWarmup, o.reps, kWarmMs);
   r.ours_us = tours.med, r.ours_host_us = tours.host;
-  r.way = r.plan.pairs   ? MX_SPMM_WAY_PAIRS
+  r.way = r.plan.pairs_in_place ? MX_SPMM_WAY_PAIRS_IN_PLACE
+          : r.plan.pairs ? MX_SPMM_WAY_PAIRS
           : !r.plan.kernel ? MX_SPMM_WAY_COLUMNS
           : r.plan.whole ? MX_SPMM_WAY_WHOLE
           : r.plan.rowpat ? MX_SPMM_WAY_ROWPAT
@@ -507,10 +513,11 @@ static Row run_k(mx_device *D, const CusparseCsr &S, const Csr &A, const std::st
     }
     if (mx_device_spmm_set_way(D, MX_SPMM_WAY_AUTO)) exit(2);
   }
-  if (k >= 2 && o.way == MX_SPMM_WAY_AUTO && !o.group && mx_device_spmm_set_way(D, MX_SPMM_WAY_PAIRS) == 0) { /* a segment plan */
-    r.pairs_us = median_us([&] { ours_spmm(D, k, dB, A.ncols, dC, A.nrows); }, o.reps);
+  for (mx_spmm_way w : {MX_SPMM_WAY_PAIRS, MX_SPMM_WAY_PAIRS_IN_PLACE}) { /* each where D's cold kernel runs it */
+    if (k < 2 || o.way != MX_SPMM_WAY_AUTO || o.group || mx_device_spmm_set_way(D, w) != 0) continue;
+    (w == MX_SPMM_WAY_PAIRS ? r.pairs_us : r.pairs_in_place_us) = median_us([&] { ours_spmm(D, k, dB, A.ncols, dC, A.nrows); }, o.reps);
     if (mx_rel_err(download(dC, (size_t)A.nrows * k), C_ours) > kMaxRelErr) {
-      fprintf(stderr, "%s k %d: the pairs' C is off\n", name.c_str(), k);
+      fprintf(stderr, "%s k %d: the %s' C is off\n", name.c_str(), k, way_name(w));
       r.ok = false;
     }
     if (mx_device_spmm_set_way(D, MX_SPMM_WAY_AUTO)) exit(2);
@@ -540,7 +547,7 @@ static Row run_k(mx_device *D, const CusparseCsr &S, const Csr &A, const std::st
 static const char *plan_name(const mx_spmm_plan &p) { return p.kernel ? "kernel" : "per_column"; }
 
 static const char *way_name(int w) {
-  return w == MX_SPMM_WAY_KERNELS ? "kernels" : w == MX_SPMM_WAY_PANELS ? "panels" : w == MX_SPMM_WAY_WHOLE ? "whole" : w == MX_SPMM_WAY_ROWPAT ? "rowpat" : w == MX_SPMM_WAY_PADDED ? "padded" : w == MX_SPMM_WAY_PANELS_SPMV ? "panels_spmv" : w == MX_SPMM_WAY_PAIRS ? "pairs" : "columns";
+  return w == MX_SPMM_WAY_KERNELS ? "kernels" : w == MX_SPMM_WAY_PANELS ? "panels" : w == MX_SPMM_WAY_WHOLE ? "whole" : w == MX_SPMM_WAY_ROWPAT ? "rowpat" : w == MX_SPMM_WAY_PADDED ? "padded" : w == MX_SPMM_WAY_PANELS_SPMV ? "panels_spmv" : w == MX_SPMM_WAY_PAIRS ? "pairs" : w == MX_SPMM_WAY_PAIRS_IN_PLACE ? "pairs_in_place" : "columns";
 }
 
 static const char *hot_mode_name(mx_hot_mode m) { return m == MX_HOT_DU ? "DU" : m == MX_HOT_SE ? "SE" : "none"; }
@@ -582,11 +589,11 @@ static void print_row(const Row &r) {
 
 static const char *kCsvHeader = "matrix,nrows,ncols,nnz,k,plan,lanes,group,ours_us,kspmv_us,alg1_us,alg2_us,alg3_us,best_cusparse_us,"
                                 "speedup,vs_kspmv,bound_us,x_bound,rel_err,way,kernels_us,panels_us,alg2_row_us,whole_us,rowpat_us,ours_host_us,"
-                                "padded_us,panels_spmv_us,pairs_us\n";
+                                "padded_us,panels_spmv_us,pairs_us,pairs_in_place_us\n";
 
 static void write_csv_row(FILE *f, const Row &r) {
   const bool any = r.best_cusparse_us > 0;
-  fprintf(f, "%s,%d,%d,%d,%d,%s,%d,%d,%.3f,%.3f,%s,%s,%s,%s,%s,%.4f,%.3f,%.4f,%s,%s,%s,%s,%s,%s,%s,%.3f,%s,%s,%s\n", r.matrix.c_str(), r.nrows, r.ncols, r.nnz, r.k,
+  fprintf(f, "%s,%d,%d,%d,%d,%s,%d,%d,%.3f,%.3f,%s,%s,%s,%s,%s,%.4f,%.3f,%.4f,%s,%s,%s,%s,%s,%s,%s,%.3f,%s,%s,%s,%s\n", r.matrix.c_str(), r.nrows, r.ncols, r.nnz, r.k,
           plan_name(r.plan), r.plan.lanes_per_row, r.plan.cols_per_launch, r.ours_us, r.kspmv_us, cell(r.alg[0].valid, r.alg[0].us, "%.3f", "").c_str(),
           cell(r.alg[1].valid, r.alg[1].us, "%.3f", "").c_str(), cell(r.alg[2].valid, r.alg[2].us, "%.3f", "").c_str(),
           cell(any, r.best_cusparse_us, "%.3f", "").c_str(), cell(any, r.best_cusparse_us / r.ours_us, "%.4f", "").c_str(),
@@ -595,7 +602,7 @@ static void write_csv_row(FILE *f, const Row &r) {
           cell(r.alg2_row.valid, r.alg2_row.us, "%.3f", "").c_str(), cell(r.plan.way_us[4] > 0, r.plan.way_us[4], "%.3f", "").c_str(),
           cell(r.plan.way_us[5] > 0, r.plan.way_us[5], "%.3f", "").c_str(), r.ours_host_us,
           cell(r.padded_us > 0, r.padded_us, "%.3f", "").c_str(), cell(r.panels_spmv_us > 0, r.panels_spmv_us, "%.3f", "").c_str(),
-          cell(r.pairs_us > 0, r.pairs_us, "%.3f", "").c_str());
+          cell(r.pairs_us > 0, r.pairs_us, "%.3f", "").c_str(), cell(r.pairs_in_place_us > 0, r.pairs_in_place_us, "%.3f", "").c_str());
   fflush(f);
 }
 
