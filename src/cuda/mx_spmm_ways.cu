@@ -340,8 +340,9 @@ static int spmm_time_ways(mx_device *D, const int *ways, int nways, int reps, in
  * where D holds row patterns their way, beside a hot part the whole matrix all cold
  * (mx_device_spmm_whole, where it was built), where they split k columns otherwise the padded panels,
  * where k > 8 is not a multiple of 8 the panels with one SpMV per column left, and where offered the
- * pairs (and beside them the pairs in place, where the segment kernel can read B so); where the byte rule takes the SpMVs (not kernels) the pairs against the SpMVs alone (neither
- * reads the plain arrays). Each timed
+ * pairs (and beside them the pairs in place, where the segment kernel can read B so); where the byte
+ * rule takes the SpMVs (not kernels) the pairs against the SpMVs alone (neither reads the plain
+ * arrays). Each timed
  * between CUDA events on the stream (where that round took less than MX_SPMM_TIMED_SHORT_US, again
  * over MX_SPMM_TIMED_REPEATS back-to-back products each, which decide), the fastest kept for the
  * bucket; the kept way runs last, so that C holds its bits (later products repeat them). Each way
