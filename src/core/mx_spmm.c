@@ -5,8 +5,8 @@
  * made in the SpMV's order (a cold row left to right from 0, then the hot chunks in order; the
  * transpose scattering rows in order). The columns go in blocks (of 8 with a panel, else 4), so
  * that each nonzero, its column index and the block's B entries of that column are read once per
- * block instead of once per column. Rows ldb > nrows (ldc > nrows) of the padding are never read
- * (written).
+ * block instead of once per column; one column is the SpMV itself (mx_spmv, mx_spmv_t). Rows
+ * ldb > nrows (ldc > nrows) of the padding are never read (written).
  *
  * Panels: where the rows' nonzeros do not follow diagonals (rows_follow_diagonals: a row reads
  * other B lines than the row above, as in graphs) and the matrix has at least as many nonzeros as
@@ -159,6 +159,10 @@ static double *panel_alloc(mx_spmm_way w, int32_t n, mx_status *st) {
 }
 
 mx_status mx_spmm(const mx_format *F, int32_t k, const double *B, int64_t ldb, double *C, int64_t ldc) {
+  if (k == 1) { /* one column: the SpMV itself */
+    mx_spmv(F, B, C);
+    return MX_OK;
+  }
   const mx_spmm_way w = spmm_way(F, k);
   mx_status st;
   double *P = panel_alloc(w, F->ncols, &st);
@@ -235,6 +239,10 @@ static void hot_t_se_block(const mx_format *F, int kb, const double *B, int64_t 
 }
 
 mx_status mx_spmm_t(const mx_format *F, int32_t k, const double *B, int64_t ldb, double *C, int64_t ldc) {
+  if (k == 1) { /* one column: the transposed SpMV itself */
+    mx_spmv_t(F, B, C);
+    return MX_OK;
+  }
   const mx_spmm_way w = spmm_way(F, k);
   mx_status st;
   double *P = panel_alloc(w, F->ncols, &st);
