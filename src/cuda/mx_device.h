@@ -155,8 +155,8 @@ int mx_device_spmv(mx_device *D, const double *x, const double *z, double *y, vo
  * move fewer bytes than k SpMVs of the form in use (a pack reads fewer matrix bytes than the plain
  * arrays the kernels read), or D holds row patterns, or the plain matrix fits half the L2
  * (mx_spmm_set_l2_rule), else one SpMV per column or, where the SpMV's cold kernel has them
- * (MX_SPMM_WAY_PAIRS, and _IN_PLACE), two columns at a time on the form it reads, whichever the first product of
- * the bucket of k times faster; where the rule says kernels, the first product of each bucket of k
+ * (MX_SPMM_WAY_PAIRS, and _IN_PLACE), two columns at a time on the form it reads, whichever the
+ * first product of the bucket of k times faster; where the rule says kernels, the first product of each bucket of k
  * (each k below 8, then by powers of two) times our kernels reading B in
  * place, our cold kernel on row-major panels of B (8, 16 or 32 columns copied per product: a
  * nonzero's values of B are then one contiguous segment, which pays on random columns), the SpMVs
@@ -211,7 +211,7 @@ typedef struct {
   int pairs;               /* 1: two columns at a time by the segment kernel on the form in use
                             * (MX_SPMM_WAY_PAIRS or, with pairs_in_place, MX_SPMM_WAY_PAIRS_IN_PLACE;
                             * kernel 0), kept by the timed choice */
-  int pairs_in_place;      /* 1 (with pairs): the pair's two columns read in B in place, no copy */
+  int pairs_in_place;      /* 1 (with pairs): the pair's two columns read where they are in B, no copy */
   double way_us[10];       /* the timed choice of this k's bucket: our kernels on B in place, on the
                             * panels, k SpMVs, the hub split's way, the whole matrix all cold, the row
                             * patterns, the padded panels, the panels and SpMVs, the pairs, the pairs
