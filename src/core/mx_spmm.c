@@ -5,7 +5,8 @@
  * made in the SpMV's order (a cold row left to right from 0, then the hot chunks in order; the
  * transpose scattering rows in order). The columns go in blocks (of 8 with a panel, else 4), so
  * that each nonzero, its column index and the block's B entries of that column are read once per
- * block instead of once per column; one column is the SpMV itself (mx_spmv, mx_spmv_t). Rows
+ * block instead of once per column (two columns per vector operation in a block of even width: each
+ * lane's operations are the scalar ones); one column is the SpMV itself (mx_spmv, mx_spmv_t). Rows
  * ldb > nrows (ldc > nrows) of the padding are never read (written).
  *
  * Panels: where the rows' nonzeros do not follow diagonals (rows_follow_diagonals: a row reads
@@ -47,8 +48,44 @@ static inline __attribute__((always_inline)) void cold_rows(const mx_format *F, 
     for (int c = 0; c < kb; c++) C[i + c * ldc] = s[c];
   }
 }
-#define cold_rows_cm(F, KB, B, ldb, C, ldc)    cold_rows(F, KB, 0, B, ldb, C, ldc)
-#define cold_rows_panel(F, KB, B, ldb, C, ldc) cold_rows(F, KB, 1, B, ldb, C, ldc)
+
+/* cold_rows for an even kb, two columns per vector operation: lane l of pair h is column 2h + l,
+ * each lane's product and sum the scalar ones (a multiply, then an add), so every column's bits are
+ * cold_rows'. The pair of B entries is one 16-byte load on a panel, two 8-byte loads column-major. */
+typedef double mx_spmm_pair __attribute__((vector_size(16)));
+static inline __attribute__((always_inline)) mx_spmm_pair pair_at(const double *B, int64_t ldb, int panel, int kb, int32_t j, int h) {
+  mx_spmm_pair b;
+  if (panel) memcpy(&b, B + (int64_t)j * kb + 2 * h, sizeof b);
+  else b = (mx_spmm_pair){B[j + 2 * h * ldb], B[j + (2 * h + 1) * ldb]};
+  return b;
+}
+static inline __attribute__((always_inline)) void cold_rows_pairs(const mx_format *F, const int kb, const int panel, const double *B, int64_t ldb,
+                                                                  double *C, int64_t ldc) {
+  const int32_t *Cp = F->cold_rowptr, *Cj = F->cold_col;
+  const double *Cx = F->cold_val;
+  for (int32_t i = 0; i < F->nrows; i++) {
+    mx_spmm_pair s[MX_SPMM_COLS / 2] = {{0}};
+    for (int32_t p = Cp[i]; p < Cp[i + 1]; p++) {
+      const mx_spmm_pair v = {Cx[p], Cx[p]};
+      for (int h = 0; h < kb / 2; h++) s[h] += v * pair_at(B, ldb, panel, kb, Cj[p], h);
+    }
+    for (int h = 0; h < kb / 2; h++) {
+      C[i + 2 * h * ldc]       = s[h][0];
+      C[i + (2 * h + 1) * ldc] = s[h][1];
+    }
+  }
+}
+#define cold_rows_cm(F, KB, B, ldb, C, ldc) \
+  do { \
+    if ((KB) % 2 == 0) cold_rows_pairs(F, KB, 0, B, ldb, C, ldc); \
+    else cold_rows(F, KB, 0, B, ldb, C, ldc); \
+  } while (0)
+
+#define cold_rows_panel(F, KB, B, ldb, C, ldc) \
+  do { \
+    if ((KB) % 2 == 0) cold_rows_pairs(F, KB, 1, B, ldb, C, ldc); \
+    else cold_rows(F, KB, 1, B, ldb, C, ldc); \
+  } while (0)
 
 /* fn(F, KB, X, ldx, Y, ldy) with the block width kb as a constant 1..MX_SPMM_COLS (one inlined copy each) */
 #define MX_SPMM_BY_WIDTH(fn, kb, F, X, ldx, Y, ldy) \
