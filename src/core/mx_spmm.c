@@ -75,17 +75,14 @@ static inline __attribute__((always_inline)) void cold_rows_pairs(const mx_forma
     }
   }
 }
-#define cold_rows_cm(F, KB, B, ldb, C, ldc) \
+/* the pairs for an even block width, else the scalar loop */
+#define cold_rows_any(F, KB, PANEL, B, ldb, C, ldc) \
   do { \
-    if ((KB) % 2 == 0) cold_rows_pairs(F, KB, 0, B, ldb, C, ldc); \
-    else cold_rows(F, KB, 0, B, ldb, C, ldc); \
+    if ((KB) % 2 == 0) cold_rows_pairs(F, KB, PANEL, B, ldb, C, ldc); \
+    else cold_rows(F, KB, PANEL, B, ldb, C, ldc); \
   } while (0)
-
-#define cold_rows_panel(F, KB, B, ldb, C, ldc) \
-  do { \
-    if ((KB) % 2 == 0) cold_rows_pairs(F, KB, 1, B, ldb, C, ldc); \
-    else cold_rows(F, KB, 1, B, ldb, C, ldc); \
-  } while (0)
+#define cold_rows_cm(F, KB, B, ldb, C, ldc)    cold_rows_any(F, KB, 0, B, ldb, C, ldc)
+#define cold_rows_panel(F, KB, B, ldb, C, ldc) cold_rows_any(F, KB, 1, B, ldb, C, ldc)
 
 /* fn(F, KB, X, ldx, Y, ldy) with the block width kb as a constant 1..MX_SPMM_COLS (one inlined copy each) */
 #define MX_SPMM_BY_WIDTH(fn, kb, F, X, ldx, Y, ldy) \

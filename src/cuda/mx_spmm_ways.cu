@@ -361,8 +361,10 @@ static int spmm_timed_choice(mx_device *D, int k, bool kernels, const double *B,
   if (kernels && D->rowpat) ways[nways++] = MX_SPMM_ROWPAT;
   if (kernels && mx_spmm_padding_differs(k)) ways[nways++] = MX_SPMM_PADDED;
   if (kernels && spmm_rest_differs(k)) ways[nways++] = MX_SPMM_PANELS_SPMV;
-  if (spmm_pairs_offered(D, k, kernels)) ways[nways++] = MX_SPMM_PAIRS;
-  if (spmm_pairs_offered(D, k, kernels) && mx_spmm_pairs_in_place_run(D)) ways[nways++] = MX_SPMM_PAIRS_IN_PLACE;
+  if (spmm_pairs_offered(D, k, kernels)) {
+    ways[nways++] = MX_SPMM_PAIRS;
+    if (mx_spmm_pairs_in_place_run(D)) ways[nways++] = MX_SPMM_PAIRS_IN_PLACE;
+  }
   cudaEvent_t ev[MX_SPMM_NWAYS + 1] = {};
   float t[MX_SPMM_NWAYS] = {};
   int rc = 0, made = 0;

@@ -345,6 +345,16 @@ static int MatXtractApplyRowPatterns(Mat A, const char **why)
   return MX_LEVER_SOFT_FAIL;
 }
 
+/* The cold kernel before the lever being applied (cold_prev) again, where another one runs. */
+static PetscErrorCode MatXtractColdKernelBack(Mat A)
+{
+  Mat_MatXtract *x = MatXtractOf(A);
+
+  PetscFunctionBegin;
+  if (x->D && mx_device_cold_kernel(x->D) != x->cold_prev) PetscCall(MatXtractCheckDevice(A, mx_device_set_cold_kernel(x->D, x->cold_prev), "switching the cold kernel back"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Whether the pack lever may time the pack on the segment kernel too: on the GPU, an all-cold plan
  * on the merge kernel, the cold kernel left free by the settings. A pack shortens the matrix's
  * stream, which bounds the segment kernel more than the merge kernel (bound by the gathers of x), so
@@ -394,7 +404,7 @@ static int MatXtractPackKernel(Mat A)
   }
   MatXtractLeverCall(A, MatXtractShadowTime(A, &t_other));
   MatXtractLeverCall(A, PetscInfo(A, "matxtract: the pack read by the %s kernel takes %g s per MatMult, by the %s kernel %g s: %s\n", mx_plan_cold_name((mx_plan_cold)x->cold_prev), (double)t_in_use, mx_plan_cold_name((mx_plan_cold)other), (double)t_other, mx_plan_cold_name((mx_plan_cold)(t_other < t_in_use ? other : x->cold_prev))));
-  if (!(t_other < t_in_use)) MatXtractLeverCall(A, MatXtractCheckDevice(A, mx_device_set_cold_kernel(x->D, x->cold_prev), "switching the cold kernel back"));
+  if (!(t_other < t_in_use)) MatXtractLeverCall(A, MatXtractColdKernelBack(A));
   return MX_LEVER_OK;
 }
 
@@ -491,7 +501,7 @@ static int MatXtractLeverUndo(void *ctx, int i)
 
   switch (i) {
   case MATXTRACT_LEVER_COLD:
-    MatXtractLeverCall(A, MatXtractCheckDevice(A, mx_device_set_cold_kernel(x->D, x->cold_prev), "switching the cold kernel back"));
+    MatXtractLeverCall(A, MatXtractColdKernelBack(A));
     return MatXtractRecompress(A);
   case MATXTRACT_LEVER_REBUILD:
     mx_device_free(x->D);
@@ -507,7 +517,7 @@ static int MatXtractLeverUndo(void *ctx, int i)
     return MX_LEVER_OK;
   case MATXTRACT_LEVER_PACK:
     MatXtractLeverCall(A, MatXtractShadowUncompress(A));
-    if (x->D && mx_device_cold_kernel(x->D) != x->cold_prev) MatXtractLeverCall(A, MatXtractCheckDevice(A, mx_device_set_cold_kernel(x->D, x->cold_prev), "switching the cold kernel back"));
+    MatXtractLeverCall(A, MatXtractColdKernelBack(A));
     return MX_LEVER_OK;
   case MATXTRACT_LEVER_HUB:
     MatXtractLeverCall(A, MatXtractShadowHub(A, 0, &made));
