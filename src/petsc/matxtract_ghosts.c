@@ -33,27 +33,64 @@ void MatXtractMPIColdSettings(const MatXtractSettings *set, MatXtractSettings *c
   cold->predictor  = PETSC_FALSE;
 }
 
-/* The NCCL communicator of A's ranks: rank 0 makes the id, every rank joins (collective). */
+/* One NCCL communicator per MPI communicator, shared by every matrix on it (an MPI attribute of
+ * PETSc's inner communicator, made by the first matrix that needs it, destroyed with that
+ * communicator when its last PETSc object goes). Rule: never one per matrix. NCCL's setup takes
+ * seconds (docs/performance.md, "Several GPUs"), and NCCL asks that separate communicators never be
+ * used concurrently; on one communicator the exchanges run in the order they are issued, which is
+ * the same on every rank (MatMult is collective). */
+static PetscMPIInt MatXtractHaloKeyval = MPI_KEYVAL_INVALID;
+
+static PetscMPIInt MPIAPI MatXtractHaloCommDelete(MPI_Comm comm, PetscMPIInt keyval, void *attr, void *extra)
+{
+  (void)comm, (void)keyval, (void)extra;
+  mx_halo_comm_free((mx_halo_comm *)attr);
+  return MPI_SUCCESS;
+}
+
+static PetscErrorCode MatXtractHaloKeyvalFree(void)
+{
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_free_keyval(&MatXtractHaloKeyval)); /* the attributes keep their delete callback */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The NCCL communicator of A's communicator: the one attached to it, else a new one (rank 0 makes
+ * the id, every rank joins; collective) attached now. A borrows it. */
 static PetscErrorCode MatXtractMPIHaloComm(Mat A)
 {
   Mat_MPIAIJMatXtract *m    = (Mat_MPIAIJMatXtract *)A->spptr;
   MPI_Comm             comm = PetscObjectComm((PetscObject)A);
   unsigned char        id[MX_HALO_ID_BYTES];
-  PetscMPIInt          size, rank;
+  PetscMPIInt          size, rank, found;
+  mx_halo_comm        *hc = NULL;
   int                  rc = 0, any;
 
   PetscFunctionBegin;
   if (m->hcomm) PetscFunctionReturn(PETSC_SUCCESS);
+  if (MatXtractHaloKeyval == MPI_KEYVAL_INVALID) {
+    PetscCallMPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MatXtractHaloCommDelete, &MatXtractHaloKeyval, NULL));
+    PetscCall(PetscRegisterFinalize(MatXtractHaloKeyvalFree));
+  }
+  PetscCallMPI(MPI_Comm_get_attr(comm, MatXtractHaloKeyval, &hc, &found));
+  if (found) {
+    m->hcomm = hc;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (!rank) rc = mx_halo_unique_id(id);
   PetscCallMPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm));
   PetscCheck(!rc, comm, PETSC_ERR_LIB, "matxtract: -mat_matxtract_ghost_exchange nccl: %s", rank ? "rank 0 could not make an NCCL id" : mx_device_last_error());
   PetscCallMPI(MPI_Bcast(id, MX_HALO_ID_BYTES, MPI_UNSIGNED_CHAR, 0, comm));
-  rc = mx_halo_comm_create(id, size, rank, &m->hcomm);
+  rc = mx_halo_comm_create(id, size, rank, &hc);
   PetscCallMPI(MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, comm));
+  if (any) mx_halo_comm_free(hc); /* every rank or none keeps one */
   PetscCheck(!rc, PETSC_COMM_SELF, PETSC_ERR_LIB, "matxtract: -mat_matxtract_ghost_exchange nccl on rank %d: %s", rank, mx_device_last_error());
   PetscCheck(!any, comm, PETSC_ERR_LIB, "matxtract: -mat_matxtract_ghost_exchange nccl: another rank could not join the NCCL communicator");
+  PetscCallMPI(MPI_Comm_set_attr(comm, MatXtractHaloKeyval, hc));
+  PetscCall(PetscInfo(A, "matxtract: NCCL communicator of %d ranks made; the matrices on this communicator share it\n", (int)size));
+  m->hcomm = hc;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -453,7 +490,7 @@ static PetscErrorCode MatXtractMPIHaloReverseEnd(Mat A, Vec v) { (void)v; return
 #endif
 
 /* Everything the ghosts hold: the ghost vector, the scatter, the compressed rows, the NCCL
- * exchange and its communicator. */
+ * exchange (its communicator is the MPI communicator's: borrowed, not freed here). */
 PetscErrorCode MatXtractMPIGhostsFree(Mat A)
 {
   Mat_MPIAIJMatXtract *m = (Mat_MPIAIJMatXtract *)A->spptr;
@@ -464,7 +501,6 @@ PetscErrorCode MatXtractMPIGhostsFree(Mat A)
   PetscCall(MatXtractMPIGhostRowsDrop(A));
   mx_halo_free(m->halo);
   m->halo = NULL;
-  mx_halo_comm_free(m->hcomm);
   m->hcomm = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

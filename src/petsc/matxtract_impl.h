@@ -201,7 +201,7 @@ typedef struct {
   /* -mat_matxtract_ghost_exchange nccl: MatMult's ghosts through NCCL between the ranks' GPUs
    * (the transposes send the ghosts' partial sums back the same way) */
   PetscInt      exchange; /* MATXTRACT_EXCHANGE_* */
-  mx_halo_comm *hcomm;    /* made at the first NCCL setup, kept until the matrix goes */
+  mx_halo_comm *hcomm;    /* the MPI communicator's NCCL one (matxtract_ghosts.c), borrowed */
   mx_halo      *halo;     /* the exchange of the current scatter's pattern */
   /* the rows of Ao with ghost columns (-mat_matxtract_ghost_rows): where few rows have any, they
    * alone form Aoc, whose product is added into y's local rows at rindex, bit for bit as Ao's

@@ -2,11 +2,13 @@
  * value refresh (MatScale, MatShift, same-pattern re-assembly), new pattern, duplicate, and KSP
  * iteration counts / residual histories, on generated and real matrices, hot path off and on; the
  * products against one rank's (the whole matrix as one matxtract on each rank); and the
- * off-diagonal block's compressed rows against all its rows, bit for bit.
+ * off-diagonal block's compressed rows against all its rows, bit for bit; under
+ * -mat_matxtract_ghost_exchange nccl, that a matrix and its duplicate share one NCCL communicator.
  * Usage: mpiexec -n N test_mpi_ops -dir MATRICES_DIR/real */
 #include <matxtract.h>
 #include <petscksp.h>
 #include "../common/petsc_check.h"
+#include "petsc/matxtract_impl.h" /* white box: the NCCL communicator the MPI matrices borrow */
 
 static const char help[] = "MatXtract MPI comparison with MPIAIJ.\n";
 
@@ -219,6 +221,23 @@ static PetscErrorCode CheckGhostRows(Mat A, const char *name)
 }
 
 /* One matrix: crux off and on; value changes and re-assembly follow. A is MPIAIJ (modified). */
+/* Under the NCCL exchange (set up by the products already made), B and C borrow the one NCCL
+ * communicator of their MPI communicator: one NCCL setup, never two communicators in use at once. */
+static PetscErrorCode CheckHaloCommShared(Mat B, Mat C, const char *label)
+{
+  const Mat_MPIAIJMatXtract *b, *c;
+  PetscBool                  mpi;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIAIJMATXTRACT, &mpi));
+  if (!mpi) PetscFunctionReturn(0);
+  b = (const Mat_MPIAIJMatXtract *)B->spptr;
+  c = (const Mat_MPIAIJMatXtract *)C->spptr;
+  if (b->exchange != MATXTRACT_EXCHANGE_NCCL) PetscFunctionReturn(0);
+  PetscCall(Record((PetscBool)(b->halo && c->halo && b->hcomm && b->hcomm == c->hcomm), "a matrix and its duplicate share one NCCL communicator", label, 0, 0));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode CheckMatrix(Mat A, const char *name)
 {
   static const PetscReal cruxes[][2] = {{0, 0}, {0.7, 0.5}, {1, 1}};
@@ -294,8 +313,10 @@ static PetscErrorCode CheckMatrix(Mat A, const char *name)
     PetscCall(Record((PetscBool)(ao_builds[1] == ao_builds[0]), "off-diagonal block refreshed, not rebuilt, after a same-pattern assembly", label, (PetscReal)ao_builds[0], (PetscReal)ao_builds[1]));
     PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &C));
     PetscCall(CheckProducts(A, C, "MatDuplicate", 11));
+    PetscCall(CheckHaloCommShared(B, C, label));
+    PetscCall(MatDestroy(&B)); /* C's exchange goes on without B */
+    PetscCall(CheckProducts(A, C, "MatDuplicate, its original destroyed", 12));
     PetscCall(MatDestroy(&C));
-    PetscCall(MatDestroy(&B));
   }
   PetscFunctionReturn(0);
 }
