@@ -44,7 +44,7 @@ expect(ps.separation(0.10, 0.12, 0.08, 0.09) == "apart" and ps.separation(0.10, 
 expect(ps.worst(cs, "setup") == (0.8, "B") and ps.worst(cs, "bytes", largest=True) == (1.2, "B"), "worst cases")
 crit = dict((name.split(":")[0], verdict) for name, verdict, _ in ps.criteria(cs))
 # total@1000 geomean sqrt(2.5) = 1.58 >= 1.30, no case < 1: PASS; total@100: A 2.0, B 0.857: FAIL; setup B 0.8: FAIL;
-# bytes B 1.2 > 1.15: FAIL; steady geomean sqrt(2 * 1.25) >= 1: PASS
+# bytes B 1.2 > 1.15: FAIL; steady geomean sqrt(2 * 1.25) = 1.581 >= 1.58 (issue 39's bar): PASS
 expect(crit == {"total@1000": "PASS", "total@100": "FAIL", "setup": "FAIL", "device bytes": "FAIL", "steady": "PASS"},
        "criteria verdicts %s" % crit)
 crit = dict((name.split(":")[0], verdict) for name, verdict, _ in ps.criteria(ps.cases(rows[:3])))
@@ -52,6 +52,9 @@ expect(crit["total@100"] == "PASS" and crit["setup"] == "PASS" and crit["device 
 slow = [row("D", "aijcusparse", 0.1, 1e-4, 0.3, 1.0, 2.0, 10.0), row("D", "matxtract", 0.1, 0.9e-4, 0.3, 0.9, 2.0, 10.0)]
 crit = dict((name.split(":")[0], verdict) for name, verdict, _ in ps.criteria(ps.cases(slow)))
 expect(crit["total@1000"] == "FAIL", "total@1000 1.11x: below the 1.30x geomean")
+expect(crit["steady"] == "FAIL", "steady 1.11x: below issue 39's 1.58x")
+crit = dict((name.split(":")[0], verdict) for name, verdict, _ in ps.criteria(ps.cases(slow), steady_min=1.0))
+expect(crit["steady"] == "PASS", "steady 1.11x: above a bar of 1.00x (--steady-min 1)")
 cpu = [dict(r, dev_bytes_per_nnz="") for r in rows[:3]]
 crit = dict((name.split(":")[0], verdict) for name, verdict, _ in ps.criteria(ps.cases(cpu)))
 expect(crit["device bytes"] == "n/a", "no device bytes (CPU): n/a")
