@@ -36,7 +36,7 @@ void MatXtractMPIColdSettings(const MatXtractSettings *set, MatXtractSettings *c
 /* One NCCL communicator per MPI communicator, shared by every matrix on it (an MPI attribute of
  * PETSc's inner communicator, made by the first matrix that needs it, destroyed with that
  * communicator when its last PETSc object goes). Rule: never one per matrix. NCCL's setup takes
- * seconds (docs/performance.md, "Several GPUs"), and NCCL asks that separate communicators never be
+ * seconds (docs/performance.md, "Multi-GPU (MPI)"), and NCCL asks that separate communicators never be
  * used concurrently; on one communicator the exchanges run in the order they are issued, which is
  * the same on every rank (MatMult is collective). */
 static PetscMPIInt MatXtractHaloKeyval = MPI_KEYVAL_INVALID;
