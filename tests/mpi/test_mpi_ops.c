@@ -220,7 +220,6 @@ static PetscErrorCode CheckGhostRows(Mat A, const char *name)
   PetscFunctionReturn(0);
 }
 
-/* One matrix: crux off and on; value changes and re-assembly follow. A is MPIAIJ (modified). */
 /* Under the NCCL exchange (set up by the products already made), B and C borrow the one NCCL
  * communicator of their MPI communicator: one NCCL setup, never two communicators in use at once. */
 static PetscErrorCode CheckHaloCommShared(Mat B, Mat C, const char *label)
@@ -238,6 +237,7 @@ static PetscErrorCode CheckHaloCommShared(Mat B, Mat C, const char *label)
   PetscFunctionReturn(0);
 }
 
+/* One matrix: crux off and on; value changes and re-assembly follow. A is MPIAIJ (modified). */
 static PetscErrorCode CheckMatrix(Mat A, const char *name)
 {
   static const PetscReal cruxes[][2] = {{0, 0}, {0.7, 0.5}, {1, 1}};
