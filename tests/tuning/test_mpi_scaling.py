@@ -188,6 +188,10 @@ with tempfile.TemporaryDirectory() as tmp:
     expect((r.get("ghosts_min"), r.get("ghosts_max"), r.get("ghosts_total"), r.get("time_s")) == ("10000", "20000", "80000", "0.004000"),
            "4 GPUs: pagerank's ghosts per rank and iteration time in the CSV")
     expect(by.get(("ex45", "grid256^3", "-", "1", "aijcusparse", "1"), {}).get("ghosts_max", "x") == "", "4 GPUs: no ghosts for ex45")
+    expect(r.get("first_mult_s") == "0.010000" and by.get(("ksp_solve", "lap3d:150", "-", "2", "matxtract", "1"), {}).get("first_mult_s", "x") == "",
+           "4 GPUs: pagerank's first MatMult in the CSV, none for ksp_solve")
+    expect("## PageRank: the first MatMult" in md and "| kron:21:16 | petsc | 4 | aijcusparse | 0.01 |" in md,
+           "4 GPUs: scaling.md: PageRank's first MatMult")
     for line in ("| ex45 | grid256^3 | - | aijcusparse | 2 | 1.25 | 0.8 | 1.60x | 2.50x | 1.00x | 1.00x | 1.00x |",
                  "| ex45 | grid256^3 | - | matxtract | 1 | 0.5 | 0.25 | 2.00x | 4.00x | 2.00x | 2.50x | 3.20x |",
                  "| ksp_solve | lap3d:150 | - | matxtract | 0.1 | 0.05 | 0.025 | 2.00x | 4.00x | 2.00x | 2.50x | 3.20x |",
