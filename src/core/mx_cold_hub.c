@@ -181,7 +181,7 @@ static mx_status fill_slices(mx_cold_hub *H, int32_t P, const int32_t *order, co
     const int32_t r = order[q], s = q / MX_HUB_SLICE, l = q % MX_HUB_SLICE;
     H->slice_row[q] = pout[r];
     for (int32_t j = 0; j < plen[r]; j++) {
-      const size_t at = (size_t)H->slice_off[s] + (size_t)MX_HUB_SLICE * (size_t)j + (size_t)l;
+      const size_t at = (size_t)MX_HUB_SLOT(H->slice_off[s], H->slice_len[s], j, l);
       H->slice_rank[at] = hub_rank[pstart[r] + j];
       if (hub_val) H->slice_val[at] = hub_val[pstart[r] + j];
     }
@@ -280,7 +280,7 @@ int mx_hub_pays(int64_t hub_nnz, int64_t hub_rows) {
 static double slice_lane_sum(const mx_cold_hub *H, int32_t s, int32_t l, const double *x) {
   double sum = 0.0;
   for (int32_t j = 0; j < H->slice_len[s]; j++) {
-    const size_t at = (size_t)H->slice_off[s] + (size_t)MX_HUB_SLICE * (size_t)j + (size_t)l;
+    const size_t at = (size_t)MX_HUB_SLOT(H->slice_off[s], H->slice_len[s], j, l);
     const int32_t r = H->slice_rank[at];
     if (r == H->K) continue;
     const double xv = x[H->hubcol[r]];

@@ -11,10 +11,11 @@
  * hub is stored for that kernel. A nonzero is a 16-bit hub rank (rank K: padding, x value 0). Rows
  * with more than MX_HUB_ROW_MAX hub nonzeros ("split rows") are cut into pieces of MX_HUB_ROW_MAX in
  * order (the last one shorter). The rows and pieces ("pseudo-rows"), sorted by length (descending;
- * equal lengths in row order, a row's pieces in order), are stored 32 to a slice (sliced ELLPACK):
- * element j of the slice's pseudo-row l at slice_off[s] + 32 j + l, padded to slice_len[s], the
- * slice's first (longest) pseudo-row. slice_row[32 s + l] is the row (y += the pseudo-row's sum),
- * ~p for piece p (its sum goes to part slot p), or INT32_MIN for the last slice's missing lanes.
+ * equal lengths in row order, a row's pieces in order), are stored 32 to a slice (sliced ELLPACK),
+ * padded to slice_len[s], the slice's first (longest) pseudo-row: element j of the slice's
+ * pseudo-row l at MX_HUB_SLOT(slice_off[s], slice_len[s], j, l). slice_row[32 s + l] is the row
+ * (y += the pseudo-row's sum), ~p for piece p (its sum goes to part slot p), or INT32_MIN for the
+ * last slice's missing lanes.
  * Split row i's parts are slots split_first[i] .. split_first[i+1]-1, in order.
  * Values: where every hub column's nonzeros share one value (bit for bit, not NaN; PageRank transition
  * matrices, unweighted graphs) the value is hubscale[rank] and slice_val is NULL: the product x_j s_j
@@ -38,6 +39,13 @@ extern "C" {
 #define MX_HUB_SLICE 32      /* pseudo-rows per slice: a warp's lanes */
 #define MX_HUB_ROW_MAX 64    /* longest pseudo-row (a lane sums it alone) */
 #define MX_HUB_MAX_COLS 28000 /* hub x values (+ the padding's 0) in one GPU block's shared memory: 224 KB */
+/* Slot of element j of pseudo-row (lane) l in a slice at off of length len: the first len & ~3
+ * elements in groups of 4, a lane's 4 in 4 consecutive slots (group g of the slice at off + 128 g,
+ * lane l's at + 4 l: one 8-byte load of 4 ranks, two 16-byte loads of 4 values on the GPU); the
+ * last len % 4 elements one per lane (off + 32 j + l). off is a multiple of 32, so every group is
+ * 8-byte aligned in the ranks and 32-byte aligned in the values. */
+#define MX_HUB_SLOT(off, len, j, l) \
+  ((j) < ((len) & ~3) ? (off) + 128 * ((j) >> 2) + 4 * (l) + ((j) & 3) : (off) + 32 * (j) + (l))
 
 /* The hub split of a cold CSR. Owns every array. */
 typedef struct {

@@ -53,19 +53,30 @@ mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restr
   int next_off = 0, next_len = 0;
   if (sl < nslices) next_off = slice_off[sl], next_len = slice_len[sl];
   for (; sl < nslices; sl += nw) {
-    const int off = next_off + lane, len = next_len, row = slice_row[sl * 32 + lane];
+    const int off = next_off, len = next_len, row = slice_row[sl * 32 + lane];
     const double y0 = row >= 0 ? y[row] : 0.0;
     if (sl + nw < nslices) next_off = slice_off[sl + nw], next_len = slice_len[sl + nw];
     double s = 0.0;
     int j = 0;
-    for (; j + 4 <= len; j += 4) { /* four rank loads in flight, then the sums in order */
-      int rk[4];
+    for (; j + 4 <= len; j += 4) { /* a group (MX_HUB_SLOT): 4 ranks in one load, 4 values in two; the sums in order */
+      const int at = off + 32 * j + 4 * lane; /* = MX_HUB_SLOT(off, len, j, lane) */
+      const uint2 r4 = __ldg((const uint2 *)(rank + at));
+      const int rk[4] = {(int)(r4.x & 0xffffu), (int)(r4.x >> 16), (int)(r4.y & 0xffffu), (int)(r4.y >> 16)};
+      if (HAS_VAL) {
+        const double2 v01 = __ldg((const double2 *)(val + at)), v23 = __ldg((const double2 *)(val + at + 2));
+        s += __dmul_rn(v01.x, s_x[rk[0]]);
+        s += __dmul_rn(v01.y, s_x[rk[1]]);
+        s += __dmul_rn(v23.x, s_x[rk[2]]);
+        s += __dmul_rn(v23.y, s_x[rk[3]]);
+      } else {
 #pragma unroll
-      for (int u = 0; u < 4; ++u) rk[u] = rank[off + 32 * (j + u)];
-#pragma unroll
-      for (int u = 0; u < 4; ++u) s += HAS_VAL ? __dmul_rn(val[off + 32 * (j + u)], s_x[rk[u]]) : s_x[rk[u]];
+        for (int u = 0; u < 4; ++u) s += s_x[rk[u]];
+      }
     }
-    for (; j < len; ++j) s += HAS_VAL ? __dmul_rn(val[off + 32 * j], s_x[rank[off + 32 * j]]) : s_x[rank[off + 32 * j]];
+    for (; j < len; ++j) { /* the last len % 4, one per lane */
+      const int at = off + 32 * j + lane;
+      s += HAS_VAL ? __dmul_rn(val[at], s_x[rank[at]]) : s_x[rank[at]];
+    }
     if (row >= 0) y[row] = y0 + s;
     else if (row != INT_MIN) part[~row] = s;
   }
@@ -139,7 +150,7 @@ mx_hub_slab_kernel(int nslices, const int *__restrict__ slice_off, const int *__
   const long long sl = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   if (sl >= nslices) return; /* warp-uniform */
   const int lane = threadIdx.x & 31;
-  const int off = slice_off[sl] + lane, len = slice_len[sl], row = slice_row[sl * 32 + lane];
+  const int off = slice_off[sl], len = slice_len[sl], row = slice_row[sl * 32 + lane];
   double2 acc[W / 2];
 #pragma unroll
   for (int u = 0; u < W / 2; ++u) acc[u] = make_double2(0.0, 0.0);
@@ -149,8 +160,9 @@ mx_hub_slab_kernel(int nslices, const int *__restrict__ slice_off, const int *__
     double v[4];
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
-      rk[q] = q < n ? rank[off + 32 * (j + q)] : 0;
-      v[q] = HAS_VAL && q < n ? val[off + 32 * (j + q)] : 1.0;
+      const int at = MX_HUB_SLOT(off, len, j + q, lane);
+      rk[q] = q < n ? rank[at] : 0;
+      v[q] = HAS_VAL && q < n ? val[at] : 1.0;
     }
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
@@ -449,17 +461,19 @@ __global__ void k_hub_slice_heads(int ns, const int *__restrict__ sorted_len, in
   if (s < ns) slice_len[s] = sorted_len[32 * s], slice_slots[s] = 32 * sorted_len[32 * s];
 }
 
-/* pseudo-row order[q] into lane q % 32 of slice q / 32 */
+/* pseudo-row order[q] into lane q % 32 of slice q / 32 (its slots: MX_HUB_SLOT) */
 __global__ void k_hub_slice_fill(int P, const int *__restrict__ order, const int *__restrict__ pstart, const int *__restrict__ plen,
-                                 const int *__restrict__ pout, const int *__restrict__ slice_off, const unsigned short *__restrict__ hub_rank,
-                                 const double *__restrict__ hub_val, int *slice_row, unsigned short *rank, double *val) {
+                                 const int *__restrict__ pout, const int *__restrict__ slice_off, const int *__restrict__ slice_len,
+                                 const unsigned short *__restrict__ hub_rank, const double *__restrict__ hub_val, int *slice_row,
+                                 unsigned short *rank, double *val) {
   const int q = blockIdx.x * blockDim.x + threadIdx.x;
   if (q >= P) return;
-  const int r = order[q], base = slice_off[q / 32] + q % 32;
+  const int r = order[q], off = slice_off[q / 32], len = slice_len[q / 32], l = q % 32;
   slice_row[q] = pout[r];
   for (int j = 0; j < plen[r]; ++j) {
-    rank[base + 32 * j] = hub_rank[pstart[r] + j];
-    if (val) val[base + 32 * j] = hub_val[pstart[r] + j];
+    const int at = MX_HUB_SLOT(off, len, j, l);
+    rank[at] = hub_rank[pstart[r] + j];
+    if (val) val[at] = hub_val[pstart[r] + j];
   }
 }
 
@@ -652,8 +666,8 @@ int mx_hub_dev_build(const int *rowptr, const int *col, const double *val, int m
   if (!rc && ns > 0) k_hub_fill<<<hub_blocks((int64_t)ns * 32), HUB_BUILD_THREADS>>>((int64_t)ns * 32, INT_MIN, d->slice_row);
   if (!rc && slots > 0) k_hub_fill_u16<<<hub_blocks(slots), HUB_BUILD_THREADS>>>(slots, (unsigned short)Kused, d->rank);
   if (!rc && P > 0)
-    k_hub_slice_fill<<<hub_blocks(P), HUB_BUILD_THREADS>>>(P, order, pstart, plen, pout, d->slice_off, hub_rank, hub_val, d->slice_row,
-                                                           d->rank, varies ? d->val : nullptr);
+    k_hub_slice_fill<<<hub_blocks(P), HUB_BUILD_THREADS>>>(P, order, pstart, plen, pout, d->slice_off, d->slice_len, hub_rank, hub_val,
+                                                           d->slice_row, d->rank, varies ? d->val : nullptr);
   /* 6. the product's buffers and grid */
   d->smem   = sizeof(double) * ((size_t)Kused + 1);
   d->nparts = nparts;

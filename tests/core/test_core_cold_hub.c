@@ -8,6 +8,7 @@
  * non-NaN value bit for bit. The product rest x (plain loop) + hub x (mx_cold_hub_spmv_add) is within
  * 1e-12 of the reference; rows without split have their hub sum bitwise equal to a sequential sum of
  * their hub products in input order, added to the rest's; a second call gives the same bits.
+ * MX_HUB_SLOT is one to one onto each slice's slots, a lane's groups of 4 consecutive and aligned.
  * Matrices: random (uniform, power-law rows and columns, dense rows and columns: split rows, empty
  * rows and columns, duplicates), generated kron / chunglu / lap2d, 0 rows, 1 row, rectangular, rows of
  * exactly MX_HUB_ROW_MAX and one more hub nonzeros, values random, ones, column constants (PageRank),
@@ -99,7 +100,7 @@ static void check_structure(const t_csr *A, int32_t K, const mx_cold_hub *H, con
       const int32_t out = H->slice_row[32 * s + l];
       int32_t len = 0;
       for (int32_t j = 0; j < H->slice_len[s]; j++) {
-        const int32_t at = H->slice_off[s] + 32 * j + l, r = H->slice_rank[at];
+        const int32_t at = MX_HUB_SLOT(H->slice_off[s], H->slice_len[s], j, l), r = H->slice_rank[at];
         CHECK(r <= H->K, "%s K=%d: rank %d", name, K, r);
         if (r < H->K) {
           CHECK(len == j, "%s K=%d: slice %d lane %d: a nonzero after padding", name, K, s, l);
@@ -302,8 +303,28 @@ static void check_real(const char *path) {
   t_csr_free(&A);
 }
 
+/* MX_HUB_SLOT maps a slice's (element, lane) pairs one to one onto its 32 len slots, each lane's
+ * groups of 4 onto 4 consecutive slots starting on a multiple of 4 (the GPU's vector loads), for
+ * every length a pseudo-row may have. */
+static void slot_map(void) {
+  unsigned char hit[32 * MX_HUB_ROW_MAX];
+  const int32_t off = 96; /* a multiple of 32, as slice_off */
+  for (int32_t len = 0; len <= MX_HUB_ROW_MAX; len++) {
+    memset(hit, 0, sizeof hit);
+    for (int32_t j = 0; j < len; j++)
+      for (int32_t l = 0; l < 32; l++) {
+        const int32_t at = MX_HUB_SLOT(off, len, j, l) - off;
+        CHECK(at >= 0 && at < 32 * len && !hit[at], "len %d: element %d of lane %d at %d", len, j, l, at);
+        if (at >= 0 && at < 32 * len) hit[at] = 1;
+        if (j < (len & ~3)) CHECK(at == MX_HUB_SLOT(off, len, j & ~3, l) - off + (j & 3) && (MX_HUB_SLOT(off, len, j & ~3, l) & 3) == 0,
+                                  "len %d: element %d of lane %d outside its group of 4", len, j, l);
+      }
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc == 1) {
+    slot_map();
     random_family();
     generated_family();
     edge_rows_and_values();
