@@ -3,7 +3,9 @@
 need the GPU host) through its dry run, AB_DRY_RUN=1: one configure and one build line per flag set,
 with the set's CUDA flags and the target, in build-K.log; the runs interleaved round by round (A B A B)
 in ab.md, each under its heading, with the benchmark's arguments and its own -o folder (none for
-hub-split-bench); nothing built in the working tree. Exits 1 on a wrong result."""
+hub-split-bench); a set "@PATCH [FLAGS]": the tree copied to build-ab-K-src, the patch applied there
+(an absolute path), then configured from there with FLAGS; nothing built in the working tree. Exits 1
+on a wrong result."""
 import os
 import subprocess
 import sys
@@ -48,5 +50,19 @@ with tempfile.TemporaryDirectory() as tmp:
     got = open(os.path.join(hub, "ab.md")).read().splitlines()
     expect(rc == 0 and len(got) == 6 and got[1] == "build-ab-0/tuning/bench/hub-split-bench -K 64 kron:10:8"
            and got[4] == "## round 1, set 2: '-DA=3'", "hub-split-bench: three sets, one round, no -o")
+    pat = os.path.join(tmp, "p")
+    rc, _ = run(pat, {"AB_TARGET": "hub-split-bench", "ROUNDS": "1"}, ["", "@x.patch", "@/abs/y.patch -DA=2", "--", "kron:10:8"])
+    expect(rc == 0, "patch sets: the dry run succeeds (exit status %d)" % rc)
+    log1 = open(os.path.join(pat, "build-1.log")).read().splitlines()
+    expect(len(log1) == 6 and log1[0] == "rm -rf build-ab-1-src" and log1[1] == "mkdir -p build-ab-1-src"
+           and log1[2].startswith("cp -r CMakeLists.txt cmake src ") and log1[2].endswith(" build-ab-1-src/")
+           and log1[3] == "patch -s -p1 -d build-ab-1-src -i %s" % os.path.join(ROOT, "x.patch")
+           and log1[4].startswith("cmake -S build-ab-1-src -B build-ab-1 ") and "-DCMAKE_CUDA_FLAGS= " in log1[4],
+           "build-1.log: the copy, the patch (made absolute), the configure from the copy without flags")
+    log2 = open(os.path.join(pat, "build-2.log")).read().splitlines()
+    expect(len(log2) == 6 and log2[3] == "patch -s -p1 -d build-ab-2-src -i /abs/y.patch" and "-DCMAKE_CUDA_FLAGS=-DA=2" in log2[4],
+           "build-2.log: an absolute patch path kept, the set's flags after it")
+    got = open(os.path.join(pat, "ab.md")).read().splitlines()
+    expect(len(got) == 6 and got[2] == "## round 1, set 1: '@x.patch'", "patch sets: headed by the set")
     expect(built() == before, "nothing built in the working tree")
 finish()
