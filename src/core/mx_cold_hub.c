@@ -45,7 +45,7 @@ static mx_status check_input(const mx_csr *C, int32_t K) {
     if (C->rowptr[i + 1] < C->rowptr[i]) return MX_ERR_ARG;
   const int32_t nnz = C->rowptr[C->nrows];
   if (nnz > 0 && (!C->colidx || !C->val)) return MX_ERR_ARG;
-  if (nnz > INT32_MAX - MX_HUB_SLICE * MX_HUB_ROW_MAX) return MX_ERR_OVERFLOW; /* slots <= nnz + 32 * 64 */
+  if (nnz > INT32_MAX - MX_HUB_SLICE * MX_HUB_ROW_MAX_FOLDED) return MX_ERR_OVERFLOW; /* slots <= nnz + 32 row_max */
   for (int32_t p = 0; p < nnz; p++)
     if (C->colidx[p] < 0 || C->colidx[p] >= C->ncols) return MX_ERR_ARG;
   return MX_OK;
@@ -121,21 +121,22 @@ static void split_rows(const mx_csr *C, const int32_t *rank, mx_cold_hub *H, int
   }
 }
 
-/* Pseudo-rows: (first hub nonzero, length, out) of every row's whole hub part or its pieces, in row
- * order; split rows into H->split_row/split_first. Returns their count. */
+/* Pseudo-rows: (first hub nonzero, length, out) of every row's whole hub part or its pieces of
+ * Hc->row_max, in row order; split rows into H->split_row/split_first. Returns their count. */
 static int32_t pseudo_rows(const mx_cold_hub *Hc, const int32_t *hub_ptr, int32_t *pstart, int32_t *plen, int32_t *pout,
                            int32_t *split_row, int32_t *split_first, int32_t *nsplit) {
+  const int32_t row_max = Hc->row_max;
   int32_t P = 0, parts = 0, ns = 0;
   for (int32_t i = 0; i < Hc->nrows; i++) {
     const int32_t b = hub_ptr[i], e = hub_ptr[i + 1];
     if (e - b <= 0) continue;
-    if (e - b <= MX_HUB_ROW_MAX) {
+    if (e - b <= row_max) {
       pstart[P] = b, plen[P] = e - b, pout[P++] = i;
       continue;
     }
     split_row[ns] = i, split_first[ns++] = parts;
-    for (int32_t q = b; q < e; q += MX_HUB_ROW_MAX) {
-      const int32_t len = e - q < MX_HUB_ROW_MAX ? e - q : MX_HUB_ROW_MAX;
+    for (int32_t q = b; q < e; q += row_max) {
+      const int32_t len = e - q < row_max ? e - q : row_max;
       pstart[P] = q, plen[P] = len, pout[P++] = ~parts++;
     }
   }
@@ -144,12 +145,13 @@ static int32_t pseudo_rows(const mx_cold_hub *Hc, const int32_t *hub_ptr, int32_
   return P;
 }
 
-/* order = the pseudo-rows by descending length, equal lengths in pseudo-row order (counting sort) */
-static void order_by_length(int32_t P, const int32_t *plen, int32_t *order) {
-  int32_t start[MX_HUB_ROW_MAX + 2] = {0};
+/* order = the pseudo-rows (lengths <= row_max) by descending length, equal lengths in pseudo-row
+ * order (counting sort) */
+static void order_by_length(int32_t P, const int32_t *plen, int32_t row_max, int32_t *order) {
+  int32_t start[MX_HUB_ROW_MAX_FOLDED + 2] = {0};
   for (int32_t q = 0; q < P; q++) start[plen[q]]++;
   int32_t at = 0;
-  for (int32_t len = MX_HUB_ROW_MAX; len >= 0; len--) {
+  for (int32_t len = row_max; len >= 0; len--) {
     const int32_t m = start[len];
     start[len] = at;
     at += m;
@@ -189,7 +191,7 @@ static mx_status fill_slices(mx_cold_hub *H, int32_t P, const int32_t *order, co
   return MX_OK;
 }
 
-/* everything after the ranks: rest, hub nonzeros, pseudo-rows, slices (H->K, hubcol, hubscale set) */
+/* everything after the ranks: rest, hub nonzeros, pseudo-rows, slices (H->K, hubcol, hubscale, row_max set) */
 static mx_status build_parts(const mx_csr *C, const int32_t *rank, mx_cold_hub *H) {
   const int32_t nnz = C->rowptr[C->nrows];
   int32_t *hub_ptr = malloc(((size_t)C->nrows + 1) * sizeof(int32_t));
@@ -203,8 +205,8 @@ static mx_status build_parts(const mx_csr *C, const int32_t *rank, mx_cold_hub *
   if (!hub_ptr || !hub_rank || (!H->hubscale && !hub_val) || !H->rest_rowptr || !H->rest_col || !H->rest_val) goto done;
   split_rows(C, rank, H, hub_ptr, hub_rank, hub_val);
   H->nnz = hub_ptr[C->nrows];
-  /* pseudo-rows <= rows with hub nonzeros + hub nonzeros / MX_HUB_ROW_MAX; split rows <= rows */
-  const size_t pcap = (size_t)C->nrows + (size_t)H->nnz / MX_HUB_ROW_MAX + 1;
+  /* pseudo-rows <= rows with hub nonzeros + hub nonzeros / row_max; split rows <= rows */
+  const size_t pcap = (size_t)C->nrows + (size_t)H->nnz / (size_t)H->row_max + 1;
   pstart = malloc(pcap * sizeof(int32_t)), plen = malloc(pcap * sizeof(int32_t)), pout = malloc(pcap * sizeof(int32_t));
   order = malloc(pcap * sizeof(int32_t));
   H->split_row = malloc(((size_t)C->nrows + 1) * sizeof(int32_t));
@@ -212,7 +214,7 @@ static mx_status build_parts(const mx_csr *C, const int32_t *rank, mx_cold_hub *
   if (!pstart || !plen || !pout || !order || !H->split_row || !H->split_first) goto done;
   const int32_t P = pseudo_rows(H, hub_ptr, pstart, plen, pout, H->split_row, H->split_first, &H->nsplit);
   H->nparts = H->split_first[H->nsplit];
-  order_by_length(P, plen, order);
+  order_by_length(P, plen, H->row_max, order);
   st = fill_slices(H, P, order, pstart, plen, pout, hub_rank, hub_val);
 done:
   free(hub_ptr);
@@ -240,6 +242,7 @@ mx_status mx_cold_hub_build(const mx_csr *C, int32_t K, mx_cold_hub *H) {
     const int constant = column_constants(C, rank, H->K, H->hubscale);
     if (constant >= 0) {
       if (!constant) free(H->hubscale), H->hubscale = NULL;
+      H->row_max = mx_hub_row_max(H->hubscale != NULL);
       st = build_parts(C, rank, H);
     }
   }

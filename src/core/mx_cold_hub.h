@@ -9,8 +9,8 @@
  * docs/performance.md, "Hub split").
  *
  * hub is stored for that kernel. A nonzero is a 16-bit hub rank (rank K: padding, x value 0). Rows
- * with more than MX_HUB_ROW_MAX hub nonzeros ("split rows") are cut into pieces of MX_HUB_ROW_MAX in
- * order (the last one shorter). The rows and pieces ("pseudo-rows"), sorted by length (descending;
+ * with more than row_max hub nonzeros ("split rows"; row_max = mx_hub_row_max(hubscale != NULL)) are
+ * cut into pieces of row_max in order (the last one shorter). The rows and pieces ("pseudo-rows"), sorted by length (descending;
  * equal lengths in row order, a row's pieces in order), are stored 32 to a slice (sliced ELLPACK),
  * padded to slice_len[s], the slice's first (longest) pseudo-row: element j of the slice's
  * pseudo-row l at MX_HUB_SLOT(slice_off[s], slice_len[s], j, l). slice_row[32 s + l] is the row
@@ -37,7 +37,12 @@ extern "C" {
 #endif
 
 #define MX_HUB_SLICE 32      /* pseudo-rows per slice: a warp's lanes */
-#define MX_HUB_ROW_MAX 64    /* longest pseudo-row (a lane sums it alone) */
+/* Longest pseudo-row (a lane sums it alone): MX_HUB_ROW_MAX where the hub nonzeros carry values,
+ * MX_HUB_ROW_MAX_FOLDED where they fold into column constants (no values read: longer lanes cost
+ * less than more split rows' parts; docs/performance.md, "Hub split"). mx_hub_row_max picks it. */
+#define MX_HUB_ROW_MAX 64
+#define MX_HUB_ROW_MAX_FOLDED 128
+#define mx_hub_row_max(folded) ((folded) ? MX_HUB_ROW_MAX_FOLDED : MX_HUB_ROW_MAX)
 #define MX_HUB_MAX_COLS 28000 /* hub x values (+ the padding's 0) in one GPU block's shared memory: 224 KB */
 /* Slot of element j of pseudo-row (lane) l in a slice at off of length len: the first len & ~3
  * elements in groups of 4, a lane's 4 in 4 consecutive slots (group g of the slice at off + 128 g,
@@ -54,6 +59,7 @@ typedef struct {
   int64_t nnz;            /* hub nonzeros */
   int32_t *hubcol;        /* K: rank -> column */
   double *hubscale;       /* K: the hub columns' constant values, or NULL (slice_val holds them) */
+  int32_t row_max;        /* longest pseudo-row: mx_hub_row_max(hubscale != NULL) */
   int32_t nslices;
   int32_t *slice_off;     /* nslices + 1 */
   int32_t *slice_len;     /* nslices */

@@ -388,16 +388,22 @@ __device__ __forceinline__ int hub_row_count(int i, int lane, const int *__restr
   return h;
 }
 
-/* per row (a warp each): rest and hub counts, pseudo-rows (pieces of MX_HUB_ROW_MAX), split flag and its parts */
+/* per row (a warp each): rest and hub counts */
 __global__ void k_hub_row_counts(int m, const int *__restrict__ rowptr, const int *__restrict__ col, const int *__restrict__ rank,
-                                 int *rest_cnt, int *hub_cnt, int *p_cnt, int *split_cnt, int *part_cnt) {
+                                 int *rest_cnt, int *hub_cnt) {
   const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
   if (i >= m) return; /* warp-uniform */
   const int h = hub_row_count(i, lane, rowptr, col, rank);
   if (lane) return;
-  const int pieces = (h + MX_HUB_ROW_MAX - 1) / MX_HUB_ROW_MAX;
-  rest_cnt[i] = rowptr[i + 1] - rowptr[i] - h, hub_cnt[i] = h, p_cnt[i] = pieces;
-  split_cnt[i] = h > MX_HUB_ROW_MAX, part_cnt[i] = h > MX_HUB_ROW_MAX ? pieces : 0;
+  rest_cnt[i] = rowptr[i + 1] - rowptr[i] - h, hub_cnt[i] = h;
+}
+
+/* per row: its pseudo-rows (pieces of row_max), split flag and parts */
+__global__ void k_hub_pseudo_counts(int m, const int *__restrict__ hub_ptr, int row_max, int *p_cnt, int *split_cnt, int *part_cnt) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  const int h = hub_ptr[i + 1] - hub_ptr[i], pieces = (h + row_max - 1) / row_max;
+  p_cnt[i] = pieces, split_cnt[i] = h > row_max, part_cnt[i] = h > row_max ? pieces : 0;
 }
 
 /* per row (a warp each), in order: the rest's nonzeros and the hub's (rank, value). 32 nonzeros at a
@@ -441,17 +447,18 @@ __global__ void k_hub_varies(int64_t n, const unsigned short *__restrict__ hub_r
   if (v != v || (unsigned long long)__double_as_longlong(v) != cand[hub_rank[q]]) *varies = 1;
 }
 
-/* per row: its pseudo-rows (start in the hub arrays, length, out: the row or ~part slot) and, for a
- * split row, its entry in split_row / split_first */
-__global__ void k_hub_pseudo(int m, const int *__restrict__ hub_ptr, const int *__restrict__ p_base, const int *__restrict__ split_base,
-                             const int *__restrict__ part_base, int *pstart, int *plen, int *pout, int *split_row, int *split_first) {
+/* per row: its pseudo-rows (start in the hub arrays, length <= row_max, out: the row or ~part slot)
+ * and, for a split row, its entry in split_row / split_first */
+__global__ void k_hub_pseudo(int m, const int *__restrict__ hub_ptr, int row_max, const int *__restrict__ p_base,
+                             const int *__restrict__ split_base, const int *__restrict__ part_base, int *pstart, int *plen, int *pout,
+                             int *split_row, int *split_first) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
-  const int b = hub_ptr[i], h = hub_ptr[i + 1] - b, split = h > MX_HUB_ROW_MAX;
+  const int b = hub_ptr[i], h = hub_ptr[i + 1] - b, split = h > row_max;
   if (split) split_row[split_base[i]] = i, split_first[split_base[i]] = part_base[i];
-  for (int q = 0, at = p_base[i]; q * MX_HUB_ROW_MAX < h; ++q, ++at) {
-    pstart[at] = b + q * MX_HUB_ROW_MAX;
-    plen[at] = min(MX_HUB_ROW_MAX, h - q * MX_HUB_ROW_MAX);
+  for (int q = 0, at = p_base[i]; q * row_max < h; ++q, ++at) {
+    pstart[at] = b + q * row_max;
+    plen[at] = min(row_max, h - q * row_max);
     pout[at] = split ? ~(part_base[i] + q) : i;
   }
 }
@@ -585,13 +592,13 @@ int mx_hub_dev_build(const int *rowptr, const int *col, const double *val, int m
   *out = nullptr;
   *hub_nnz = 0;
   if (K < 0 || K > MX_HUB_MAX_COLS) return mx_fail("hub split: %d hub columns (0 .. %d)", K, MX_HUB_MAX_COLS);
-  if (nnz > INT32_MAX - 32 * MX_HUB_ROW_MAX) return mx_fail("hub split: %d nonzeros (the padded slots must stay 32-bit)", nnz);
+  if (nnz > INT32_MAX - 32 * MX_HUB_ROW_MAX_FOLDED) return mx_fail("hub split: %d nonzeros (the padded slots must stay 32-bit)", nnz);
   if (K > n) K = n;
   hub_scratch W;
   mx_hub_dev *d = (mx_hub_dev *)calloc(1, sizeof *d);
   if (!d) return mx_fail("hub split: out of host memory");
   int rc = 0;
-  int Kused = 0, nrest = 0, nhub = 0, P = 0, nsplit = 0, nparts = 0, ns = 0, slots = 0, varies = 1;
+  int Kused = 0, nrest = 0, nhub = 0, P = 0, nsplit = 0, nparts = 0, ns = 0, slots = 0, varies = 1, row_max = MX_HUB_ROW_MAX;
   int *col_sorted, *rank, *rest_cnt, *hub_cnt, *hub_ptr, *p_cnt, *p_base, *split_cnt, *split_base, *part_cnt,
       *part_base, *pstart, *plen, *pout, *p_iota, *sorted_len, *order, *slots_cnt, *flag;
   unsigned short *hub_rank;
@@ -603,18 +610,15 @@ int mx_hub_dev_build(const int *rowptr, const int *col, const double *val, int m
   rc = rc || mx_cuda_check(cudaMalloc(&d->hubcol, sizeof(int) * ((size_t)Kused + 1)), "hub split: hub columns");
   if (!rc && Kused > 0) k_hub_ranks<<<hub_blocks(Kused), HUB_BUILD_THREADS>>>(Kused, col_sorted, rank, d->hubcol);
   mx_trace_step("hub split: top columns");
-  /* 2. per row: counts; the rest's row pointers (on rest), the hub's, the pseudo-rows', the split rows' */
+  /* 2. per row: counts; the rest's row pointers (on rest), the hub's */
   rc = rc || W.get(&rest_cnt, (size_t)m + 1, "hub split: row counts") || W.get(&hub_cnt, (size_t)m + 1, "hub split: row counts") ||
        W.get(&hub_ptr, (size_t)m + 1, "hub split: row counts") || W.get(&p_cnt, (size_t)m + 1, "hub split: row counts") ||
        W.get(&p_base, (size_t)m + 1, "hub split: row counts") || W.get(&split_cnt, (size_t)m + 1, "hub split: row counts") ||
        W.get(&split_base, (size_t)m + 1, "hub split: row counts") || W.get(&part_cnt, (size_t)m + 1, "hub split: row counts") ||
        W.get(&part_base, (size_t)m + 1, "hub split: row counts") ||
        mx_cuda_alloc_on(rest, &rest->cold_rowptr, (size_t)m + 1, "hub split: the rest's row pointers");
-  if (!rc && m > 0)
-    k_hub_row_counts<<<hub_row_blocks(m), HUB_BUILD_THREADS>>>(m, rowptr, col, rank, rest_cnt, hub_cnt, p_cnt, split_cnt, part_cnt);
-  rc = rc || hub_scan(W, rest_cnt, rest->cold_rowptr, m, &nrest, "hub split: rest") || hub_scan(W, hub_cnt, hub_ptr, m, &nhub, "hub split: hub") ||
-       hub_scan(W, p_cnt, p_base, m, &P, "hub split: pseudo-rows") || hub_scan(W, split_cnt, split_base, m, &nsplit, "hub split: split rows") ||
-       hub_scan(W, part_cnt, part_base, m, &nparts, "hub split: parts");
+  if (!rc && m > 0) k_hub_row_counts<<<hub_row_blocks(m), HUB_BUILD_THREADS>>>(m, rowptr, col, rank, rest_cnt, hub_cnt);
+  rc = rc || hub_scan(W, rest_cnt, rest->cold_rowptr, m, &nrest, "hub split: rest") || hub_scan(W, hub_cnt, hub_ptr, m, &nhub, "hub split: hub");
   mx_trace_step("hub split: row counts, scans");
   /* 3. the nonzeros, row by row in order */
   rc = rc || mx_cuda_alloc_on(rest, &rest->cold_col, (size_t)nrest, "hub split: the rest's columns") ||
@@ -637,7 +641,12 @@ int mx_hub_dev_build(const int *rowptr, const int *col, const double *val, int m
          mx_cuda_check(cudaMemcpy(d->hubscale, cand, sizeof(double) * (size_t)Kused, cudaMemcpyDeviceToDevice), "hub split: hub scales");
   }
   mx_trace_step("hub split: column constants");
-  /* 5. pseudo-rows, sorted by length (descending, stable), into slices */
+  /* 5. pseudo-rows of at most row_max (the host builder's mx_hub_row_max), sorted by length (descending,
+   * stable), into slices */
+  row_max = mx_hub_row_max(!varies);
+  if (!rc && m > 0) k_hub_pseudo_counts<<<hub_blocks(m), HUB_BUILD_THREADS>>>(m, hub_ptr, row_max, p_cnt, split_cnt, part_cnt);
+  rc = rc || hub_scan(W, p_cnt, p_base, m, &P, "hub split: pseudo-rows") || hub_scan(W, split_cnt, split_base, m, &nsplit, "hub split: split rows") ||
+       hub_scan(W, part_cnt, part_base, m, &nparts, "hub split: parts");
   d->nsplit = nsplit;
   rc = rc || W.get(&pstart, (size_t)P + 1, "hub split: pseudo-rows") || W.get(&plen, (size_t)P + 1, "hub split: pseudo-rows") ||
        W.get(&pout, (size_t)P + 1, "hub split: pseudo-rows") || W.get(&sorted_len, (size_t)P + 1, "hub split: pseudo-rows") ||
@@ -646,11 +655,11 @@ int mx_hub_dev_build(const int *rowptr, const int *col, const double *val, int m
        mx_cuda_check(cudaMalloc(&d->split_first, sizeof(int) * ((size_t)nsplit + 1)), "hub split: split rows") ||
        mx_cuda_check(cudaMemcpy(d->split_first + nsplit, &nparts, sizeof(int), cudaMemcpyHostToDevice), "hub split: split rows");
   if (!rc && m > 0)
-    k_hub_pseudo<<<hub_blocks(m), HUB_BUILD_THREADS>>>(m, hub_ptr, p_base, split_base, part_base, pstart, plen, pout, d->split_row,
-                                                       d->split_first);
+    k_hub_pseudo<<<hub_blocks(m), HUB_BUILD_THREADS>>>(m, hub_ptr, row_max, p_base, split_base, part_base, pstart, plen, pout,
+                                                       d->split_row, d->split_first);
   if (!rc && P > 0) {
     k_hub_iota<<<hub_blocks(P), HUB_BUILD_THREADS>>>(P, p_iota);
-    rc = hub_sort_desc(W, plen, sorted_len, p_iota, order, P, bits_for(MX_HUB_ROW_MAX), "hub split: sorting the pseudo-rows");
+    rc = hub_sort_desc(W, plen, sorted_len, p_iota, order, P, bits_for(row_max), "hub split: sorting the pseudo-rows");
   }
   ns = (P + 31) / 32;
   d->nslices = ns;

@@ -3,7 +3,7 @@
  * For every matrix and K: the hub columns equal a qsort ranking (count descending, ties by index,
  * nonempty columns only, at most K); the rest equals the input's non-hub nonzeros in input order, bit
  * for bit; the hub nonzeros are the hub columns' (counts per row, split rows = rows of more than
- * MX_HUB_ROW_MAX, parts = their pieces); the slices hold every pseudo-row once, by descending length,
+ * the pseudo-row length, 64 with values and 128 with column constants, parts = their pieces); the slices hold every pseudo-row once, by descending length,
  * padded with rank K (and value 0); hubscale is set exactly when every hub column's nonzeros share one
  * non-NaN value bit for bit. The product rest x (plain loop) + hub x (mx_cold_hub_spmv_add) is within
  * 1e-12 of the reference; rows without split have their hub sum bitwise equal to a sequential sum of
@@ -11,7 +11,7 @@
  * MX_HUB_SLOT is one to one onto each slice's slots, a lane's groups of 4 consecutive and aligned.
  * Matrices: random (uniform, power-law rows and columns, dense rows and columns: split rows, empty
  * rows and columns, duplicates), generated kron / chunglu / lap2d, 0 rows, 1 row, rectangular, rows of
- * exactly MX_HUB_ROW_MAX and one more hub nonzeros, values random, ones, column constants (PageRank),
+ * exactly either pseudo-row length and one more hub nonzeros, values random, ones, column constants (PageRank),
  * -0.0 beside 0.0 and NaN in a hub column (not constant); K = 0, 1, 5, 64, 1000, ncols, ncols + 7,
  * MX_HUB_MAX_COLS; malformed input and K out of range (MX_ERR_ARG, *H zeroed); and the real Matrix
  * Market files of tests/data/matrices/real (or the files given as arguments). */
@@ -68,6 +68,9 @@ static void check_structure(const t_csr *A, int32_t K, const mx_cold_hub *H, con
   CHECK(H->K == used, "%s K=%d: %d hub columns, naive %d", name, K, H->K, used);
   for (int32_t j = 0; j < A->ncols && H->K == used; j++)
     if (rank[j] >= 0) CHECK(H->hubcol[rank[j]] == j, "%s K=%d: hub rank %d is column %d, naive %d", name, K, rank[j], H->hubcol[rank[j]], j);
+  /* the pseudo-row length follows the values: mx_hub_row_max (64 with values, 128 folded) */
+  const int constant = naive_constant(A, rank), row_max = constant ? MX_HUB_ROW_MAX_FOLDED : MX_HUB_ROW_MAX;
+  CHECK(H->row_max == row_max, "%s K=%d: pseudo-rows of %d, not %d", name, K, H->row_max, row_max);
   /* rest: the non-hub nonzeros in input order; hub counts per row */
   int32_t nr = 0, nsplit = 0, nparts = 0;
   int64_t nh = 0;
@@ -83,12 +86,11 @@ static void check_structure(const t_csr *A, int32_t K, const mx_cold_hub *H, con
       nr++;
     }
     nh += h;
-    if (h > MX_HUB_ROW_MAX) nsplit++, nparts += (h + MX_HUB_ROW_MAX - 1) / MX_HUB_ROW_MAX;
+    if (h > row_max) nsplit++, nparts += (h + row_max - 1) / row_max;
   }
   CHECK(H->rest_rowptr[A->nrows] == nr, "%s K=%d: rest has %d nonzeros, not %d", name, K, H->rest_rowptr[A->nrows], nr);
   CHECK(H->nnz == nh && nh + nr == A->nnz, "%s K=%d: hub %lld + rest %d != %d", name, K, (long long)H->nnz, nr, A->nnz);
   CHECK(H->nsplit == nsplit && H->nparts == nparts, "%s K=%d: split %d/%d parts %d/%d", name, K, H->nsplit, nsplit, H->nparts, nparts);
-  const int constant = naive_constant(A, rank);
   CHECK((H->hubscale != NULL) == constant && (H->slice_val == NULL) == constant, "%s K=%d: hubscale %s, naive %d", name, K,
         H->hubscale ? "set" : "NULL", constant);
   /* slices: lengths non-increasing, padding rank K (value 0), every hub nonzero once */
@@ -113,7 +115,7 @@ static void check_structure(const t_csr *A, int32_t K, const mx_cold_hub *H, con
         CHECK(len == 0, "%s K=%d: an empty lane holds nonzeros", name, K);
         continue;
       }
-      CHECK(len <= prev && len > 0 && len <= MX_HUB_ROW_MAX, "%s K=%d: pseudo-row length %d after %d", name, K, len, prev);
+      CHECK(len <= prev && len > 0 && len <= row_max, "%s K=%d: pseudo-row length %d after %d", name, K, len, prev);
       CHECK(out >= 0 ? out < A->nrows : ~out < H->nparts, "%s K=%d: slice row %d", name, K, out);
       prev = len, real += len;
     }
@@ -140,7 +142,7 @@ static void check_product(const t_csr *A, int32_t K, const mx_cold_hub *H, const
     for (int32_t p = H->rest_rowptr[i]; p < H->rest_rowptr[i + 1]; p++) rest += H->rest_val[p] * x[H->rest_col[p]];
     for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
       if (rank[A->colidx[p]] >= 0) hub += A->val[p] * x[A->colidx[p]], h++;
-    if (h > 0 && h <= MX_HUB_ROW_MAX)
+    if (h > 0 && h <= H->row_max)
       CHECK(bits(y[i]) == bits(rest + hub) || (y[i] != y[i] && rest + hub != rest + hub), "%s K=%d: row %d %.17g vs %.17g", name, K, i, y[i],
             rest + hub);
   }
@@ -230,17 +232,19 @@ static void generated_family(void) {
     }
 }
 
-/* one column 0 in every row: rows of exactly MX_HUB_ROW_MAX and MX_HUB_ROW_MAX + 1 hub nonzeros with K
- * covering them; signed zeros and a NaN in a hub column (never constant) */
+/* one column 0 in every row: rows at and past both pseudo-row lengths (MX_HUB_ROW_MAX with values,
+ * MX_HUB_ROW_MAX_FOLDED with ones) and twice that, with K covering them; signed zeros and a NaN in a
+ * hub column (never constant) */
 static void edge_rows_and_values(void) {
-  const int32_t lens[] = {MX_HUB_ROW_MAX, MX_HUB_ROW_MAX + 1, 2 * MX_HUB_ROW_MAX, 2 * MX_HUB_ROW_MAX + 1, 1};
-  const int32_t m = 5, n = 300;
+  const int32_t lens[] = {MX_HUB_ROW_MAX, MX_HUB_ROW_MAX + 1, MX_HUB_ROW_MAX_FOLDED, MX_HUB_ROW_MAX_FOLDED + 1,
+                          2 * MX_HUB_ROW_MAX_FOLDED, 2 * MX_HUB_ROW_MAX_FOLDED + 1, 1};
+  const int32_t m = 7, n = 300;
   int32_t nz = 0, ti[1024], tj[1024];
   double tv[1024];
   for (int32_t i = 0; i < m; i++)
     for (int32_t k = 0; k < lens[i]; k++) ti[nz] = i, tj[nz] = k, tv[nz++] = 1.0;
   t_csr A = t_from_triplets(m, n, nz, ti, tj, tv);
-  check_all_k(&A, "rows of 64 / 65 / 128 / 129 / 1");
+  check_all_k(&A, "rows of 64 / 65 / 128 / 129 / 256 / 257 / 1");
   A.val[0] = -0.0; /* column 0: -0.0 beside 1.0 in other rows: not constant */
   check_one(&A, 300, "signed zero");
   A.val[0] = 1.0;
@@ -307,9 +311,9 @@ static void check_real(const char *path) {
  * groups of 4 onto 4 consecutive slots starting on a multiple of 4 (the GPU's vector loads), for
  * every length a pseudo-row may have. */
 static void slot_map(void) {
-  unsigned char hit[32 * MX_HUB_ROW_MAX];
+  unsigned char hit[32 * MX_HUB_ROW_MAX_FOLDED];
   const int32_t off = 96; /* a multiple of 32, as slice_off */
-  for (int32_t len = 0; len <= MX_HUB_ROW_MAX; len++) {
+  for (int32_t len = 0; len <= MX_HUB_ROW_MAX_FOLDED; len++) {
     memset(hit, 0, sizeof hit);
     for (int32_t j = 0; j < len; j++)
       for (int32_t l = 0; l < 32; l++) {

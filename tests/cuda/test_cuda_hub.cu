@@ -3,8 +3,8 @@
  * (0, 1, 64, 4096, MX_HUB_MAX_COLS), y0 + hub x on the GPU is bitwise the CPU's (fresh random x and
  * y0 each time), a second product gives the same bits, and rest x (a plain loop) + hub x is within
  * 1e-12 of the whole matrix's product. Matrices: generated power-law graphs (kron, chunglu; their hub
- * rows exceed MX_HUB_ROW_MAX: split rows and the fixup), a stencil and a geometric graph, rows of
- * exactly 64 / 65 / 129 hub nonzeros, and the zoo (random shapes, real matrices). The device format's
+ * rows exceed the pseudo-row length: split rows and the fixup), a stencil and a geometric graph, rows
+ * of exactly 64 / 65 / 128 / 129 / 257 hub nonzeros, and the zoo (random shapes, real matrices). The device format's
  * split (mx_device_hub, built on the GPU): its statistics (mx_device_hub_stats) equal to the host's
  * (mx_cold_hub_stats), its product bitwise equal to the host builder's split
  * (its rest on a device, then the CPU hub kernel); y = D x, D x + z and in place within 1e-12 of the CPU product; a value
@@ -27,13 +27,15 @@ static Csr with_values(const Csr &A0, Family f) {
   return A;
 }
 
-/* rows 0..4 with 64, 65, 129, 1 and 0 nonzeros in columns 0.. (every column a hub column for K >= 129) */
+/* rows 0..7 with 64, 65, 128, 129, 257, 1 and 0 nonzeros in columns 0.. (every column a hub column for
+ * K >= 257): at and past both pseudo-row lengths (MX_HUB_ROW_MAX with values, MX_HUB_ROW_MAX_FOLDED
+ * with the ONES and COLCONST families) */
 static Csr edge_rows() {
   Csr A;
-  A.name = "rows of 64/65/129/1/0";
-  A.nrows = 5, A.ncols = 200;
+  A.name = "rows of 64/65/128/129/257/1/0";
+  A.nrows = 7, A.ncols = 300;
   A.rowptr.assign(1, 0);
-  for (int32_t len : {64, 65, 129, 1, 0}) {
+  for (int32_t len : {64, 65, 128, 129, 257, 1, 0}) {
     for (int32_t k = 0; k < len; ++k) A.col.push_back(k), A.val.push_back(0.25 * (k % 7) - 0.5);
     A.rowptr.push_back((int32_t)A.col.size());
   }
