@@ -41,3 +41,22 @@ mx_status mx_cold_csr_build(const mx_csr *A, const mx_crux_sel *S, mx_format *F)
   }
   return p == cnnz ? MX_OK : MX_ERR_ARG; /* p != cnnz would mean S does not match A */
 }
+
+/* 1 when at least half of the cold nonzeros (i, j) continue a diagonal of the row above ((i - 1, j - 1)
+ * is one too: stencils, banded FEM), so that the B (C) lines a row touches column-major are the row
+ * above's; counted over up to MX_COLD_DIAGONAL_ROWS rows spread over the matrix. */
+#define MX_COLD_DIAGONAL_ROWS 64
+int mx_cold_follows_diagonals(const mx_format *F) {
+  const int32_t *Cp = F->cold_rowptr, *Cj = F->cold_col;
+  const int32_t step = F->nrows / MX_COLD_DIAGONAL_ROWS + 1;
+  int64_t seen = 0, follow = 0;
+  for (int32_t i = 1; i < F->nrows; i += step) {
+    int32_t q = Cp[i - 1];
+    for (int32_t p = Cp[i]; p < Cp[i + 1]; p++) { /* both rows' columns ascend: one merge */
+      while (q < Cp[i] && Cj[q] < Cj[p] - 1) q++;
+      follow += q < Cp[i] && Cj[q] == Cj[p] - 1;
+      seen++;
+    }
+  }
+  return 2 * follow >= seen;
+}

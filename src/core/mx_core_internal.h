@@ -75,6 +75,8 @@ mx_status mx_hot_se_encode(const mx_csr *A, const mx_hot_layout *L, mx_format *F
 
 /* Cold CSR over the original rows: every nonzero not in hot rows x hot columns, input order. */
 mx_status mx_cold_csr_build(const mx_csr *A, const mx_crux_sel *S, mx_format *F);
+/* 1 when the cold rows follow diagonals (mx_format.cold_diagonals), from a sample of rows. */
+int mx_cold_follows_diagonals(const mx_format *F);
 
 /* y[hot rows] += H x in chunk order (the hot half of mx_spmv; nothing without a hot part). */
 void mx_hot_add(const mx_format *F, const double *x, double *y);

@@ -80,6 +80,7 @@ static mx_status build(const mx_csr *A, mx_crux c, mx_mode_request req, int borr
   st = hot_row_slots(&S, F);
   if (st == MX_OK && borrow && S.hot_nnz == 0) borrow_cold(A, F);
   else if (st == MX_OK) st = mx_cold_csr_build(A, &S, F);
+  if (st == MX_OK) F->cold_diagonals = mx_cold_follows_diagonals(F);
   if (st == MX_OK && F->hot_nnz > 0) st = build_hot(A, &S, req, F);
   mx_crux_sel_free(&S);
   if (st != MX_OK) mx_format_free(F);

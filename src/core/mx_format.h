@@ -98,6 +98,10 @@ typedef struct {
    * empty): never written or freed by the format, cold_src is NULL (identity). 0: owned copies. */
   int cold_borrowed;
 
+  /* 1: at least half of the cold nonzeros continue a diagonal of the row above (stencils, banded
+   * FEM; mx_cold_follows_diagonals, set once by the build): the CPU SpMM reads B column-major */
+  int cold_diagonals;
+
   /* gather map: value slot -> index into the input's val[] (-1 for padding slots) */
   int32_t *cold_src; /* cold_nnz; NULL iff cold_borrowed */
   int32_t *hot_src;  /* hot_nnz (DU, into du_val) or se_nslots (SE, into se_val) */

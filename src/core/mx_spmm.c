@@ -9,11 +9,11 @@
  * lane's operations are the scalar ones); one column is the SpMV itself (mx_spmv, mx_spmv_t). Rows
  * ldb > nrows (ldc > nrows) of the padding are never read (written).
  *
- * Panels: where the rows' nonzeros do not follow diagonals (rows_follow_diagonals: a row reads
- * other B lines than the row above, as in graphs) and the matrix has at least as many nonzeros as
- * the side a nonzero's column indexes (B's rows for A B, C's rows for A' B), that side of a block
- * of 8 columns is a row-major panel P[j kb + c]: a nonzero then reads (A B) or adds to (A' B) kb
- * consecutive doubles, one or two cache lines instead of kb. Copying the panel in (A B) or out
+ * Panels: where the rows' nonzeros do not follow diagonals (F->cold_diagonals, set by the build: a
+ * row reads other B lines than the row above, as in graphs) and the matrix has at least as many
+ * nonzeros as the side a nonzero's column indexes (B's rows for A B, C's rows for A' B), that side of
+ * a block of 8 columns is a row-major panel P[j kb + c]: a nonzero then reads (A B) or adds to (A' B)
+ * kb consecutive doubles, one or two cache lines instead of kb. Copying the panel in (A B) or out
  * (A' B) costs one pass over the block. Elsewhere the blocks are of 4 columns, column-major. Neither
  * changes any sum's order. */
 #include <stdlib.h>
@@ -142,25 +142,6 @@ static void hot_se_block(const mx_format *F, int kb, int panel, double *B, int64
   }
 }
 
-/* 1 when at least half of the cold nonzeros (i, j) continue a diagonal of the row above ((i - 1, j - 1) is one too:
- * stencils, banded FEM), so that the B (C) lines a row touches column-major are the row above's;
- * counted over up to MX_SPMM_SAMPLE_ROWS rows spread over the matrix. */
-#define MX_SPMM_SAMPLE_ROWS 64
-static int rows_follow_diagonals(const mx_format *F) {
-  const int32_t *Cp = F->cold_rowptr, *Cj = F->cold_col;
-  const int32_t step = F->nrows / MX_SPMM_SAMPLE_ROWS + 1;
-  int64_t seen = 0, follow = 0;
-  for (int32_t i = 1; i < F->nrows; i += step) {
-    int32_t q = Cp[i - 1];
-    for (int32_t p = Cp[i]; p < Cp[i + 1]; p++) { /* both rows' columns ascend: one merge */
-      while (q < Cp[i] && Cj[q] < Cj[p] - 1) q++;
-      follow += q < Cp[i] && Cj[q] == Cj[p] - 1;
-      seen++;
-    }
-  }
-  return 2 * follow >= seen;
-}
-
 /* How the k columns go: blocks of `width`, and whether the side the nonzeros index is a panel. */
 typedef struct {
   int width, panel;
@@ -168,7 +149,7 @@ typedef struct {
 
 static mx_spmm_way spmm_way(const mx_format *F, int32_t k) {
   mx_spmm_way w = {MX_SPMM_COLS_LOCAL, 0};
-  if (k >= 2 && F->ncols > 0 && F->nnz >= (int64_t)F->ncols && !rows_follow_diagonals(F)) w = (mx_spmm_way){MX_SPMM_COLS, 1};
+  if (k >= 2 && F->ncols > 0 && F->nnz >= (int64_t)F->ncols && !F->cold_diagonals) w = (mx_spmm_way){MX_SPMM_COLS, 1};
   return w;
 }
 

@@ -654,6 +654,7 @@ extern "C" int mx_device_download(const mx_device *D, const mx_format *shell, mx
   F->du_nblocks = shell->du_nblocks;
   F->se_nslots = shell->se_nslots;
   F->cold_nnz = shell->cold_nnz;
+  F->cold_diagonals = shell->cold_diagonals;
   const size_t nslots = (size_t)D->nchunks * MX_CHUNK_ROWS, nq = D->mode != MX_HOT_NONE ? (size_t)D->nchunks + 1 : 0;
   const size_t nb = D->mode == MX_HOT_DU ? (size_t)D->du_nblocks : 0, ns = D->mode == MX_HOT_SE ? (size_t)D->se_nslots : 0;
   const int rc = mx_download_array(D->cold_rowptr, (size_t)D->nrows + 1, &F->cold_rowptr, "download cold_rowptr") ||
