@@ -10,12 +10,12 @@
  *
  * hub is stored for that kernel. A nonzero is a 16-bit hub rank (rank K: padding, x value 0). Rows
  * with more than row_max hub nonzeros ("split rows"; row_max = mx_hub_row_max(hubscale != NULL)) are
- * cut into pieces of row_max in order (the last one shorter). The rows and pieces ("pseudo-rows"), sorted by length (descending;
- * equal lengths in row order, a row's pieces in order), are stored 32 to a slice (sliced ELLPACK),
- * padded to slice_len[s], the slice's first (longest) pseudo-row: element j of the slice's
- * pseudo-row l at MX_HUB_SLOT(slice_off[s], slice_len[s], j, l). slice_row[32 s + l] is the row
- * (y += the pseudo-row's sum), ~p for piece p (its sum goes to part slot p), or INT32_MIN for the
- * last slice's missing lanes.
+ * cut into pieces of row_max in order (the last one shorter). The rows and pieces ("pseudo-rows"),
+ * sorted by length (descending; equal lengths in row order, a row's pieces in order), are stored 32
+ * to a slice (sliced ELLPACK), padded to slice_len[s], the slice's first (longest) pseudo-row:
+ * element j of the slice's pseudo-row l at MX_HUB_SLOT(slice_off[s], slice_len[s], j, l).
+ * slice_row[32 s + l] is the row (y += the pseudo-row's sum), ~p for piece p (its sum goes to part
+ * slot p), or INT32_MIN for the last slice's missing lanes.
  * Split row i's parts are slots split_first[i] .. split_first[i+1]-1, in order.
  * Values: where every hub column's nonzeros share one value (bit for bit, not NaN; PageRank transition
  * matrices, unweighted graphs) the value is hubscale[rank] and slice_val is NULL: the product x_j s_j
