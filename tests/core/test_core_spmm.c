@@ -2,8 +2,8 @@
  * random matrices of many shapes, every crux of the grid and hot mode: column c bit for bit
  * mx_spmv / mx_spmv_t of column c, within 1e-12 of the plain CSR reference, leading dimensions
  * above the rows with the padding of C left as it was; k = 1, 2, 3, 8, 9, 17 (blocks of 8 and
- * their remainders). The build's cold_diagonals (which way the SpMM takes) on a tridiagonal matrix
- * (1, column-major blocks) and a random one (0, panels), each through the same checks. */
+ * their remainders). The build's cold_diagonals (which way the SpMM takes) on a 5-point stencil
+ * (1, column-major blocks) and a random matrix (0, panels), the stencil through the same checks. */
 #include "test_util.h"
 
 #define POISON (-12345.678)
@@ -55,31 +55,24 @@ static void check_matrix(const t_csr *A, const char *name) {
     }
 }
 
-/* n x n tridiagonal, columns ascending in each row */
-static t_csr tridiagonal(int32_t n) {
-  int32_t *ti = malloc(sizeof(int32_t) * 3 * (size_t)n), *tj = malloc(sizeof(int32_t) * 3 * (size_t)n), nz = 0;
-  double *tv = malloc(sizeof(double) * 3 * (size_t)n);
-  for (int32_t i = 0; i < n; i++)
-    for (int32_t j = i - 1; j <= i + 1; j++)
-      if (j >= 0 && j < n) ti[nz] = i, tj[nz] = j, tv[nz] = j == i ? 2.0 : -1.0 + 0.001 * i, nz++;
-  t_csr A = t_from_triplets(n, n, nz, ti, tj, tv);
-  free(ti), free(tj), free(tv);
-  return A;
-}
-
-/* cold_diagonals as the build sets it: 1 on a band, 0 on a random pattern */
+/* cold_diagonals as the build sets it: 1 on a stencil, 0 on a random pattern */
 static void check_diagonals(void) {
   const t_spec uniform = {300, 300, 3000, 0, 0, 0, 0, 0, 0, 0, 41};
-  t_csr band = tridiagonal(300), rnd = t_random(&uniform);
-  const mx_csr a = t_view(&band), r = t_view(&rnd);
+  t_csr lap, rnd = t_random(&uniform);
+  if (t_gen("lap2d:20", &lap)) {
+    CHECK(0, "lap2d:20: generator failed");
+    t_csr_free(&rnd);
+    return;
+  }
+  const mx_csr a = t_view(&lap), r = t_view(&rnd);
   mx_format F, G;
   CHECK(mx_format_build(&a, (mx_crux){0.0, 0.0}, MX_MODE_AUTO, &F) == MX_OK && F.cold_diagonals == 1,
-        "tridiagonal: cold_diagonals 1 (%d)", F.cold_diagonals);
+        "lap2d:20: cold_diagonals 1 (%d)", F.cold_diagonals);
   CHECK(mx_format_build(&r, (mx_crux){0.0, 0.0}, MX_MODE_AUTO, &G) == MX_OK && G.cold_diagonals == 0,
         "random: cold_diagonals 0 (%d)", G.cold_diagonals);
   mx_format_free(&F), mx_format_free(&G);
-  check_matrix(&band, "tridiagonal");
-  t_csr_free(&band), t_csr_free(&rnd);
+  check_matrix(&lap, "lap2d:20");
+  t_csr_free(&lap), t_csr_free(&rnd);
 }
 
 int main(void) {
