@@ -2,7 +2,8 @@
 # test_gpu_cycle.sh ROOT - tuning/gpu_cycle.sh's stages that need no GPU, and tuning/gpu_env.sh: the pack
 # stage tars every result folder of $OUT (logs, bench, e2e, ...) into results.tgz and removes them, the
 # files inside unchanged; an unknown stage fails the cycle (exit status 1, "stage NAME FAILED") after the
-# stages before it ran; gpu_env.sh sets the GPU host's PETSc and keeps a PETSC_OPTIONS already set.
+# stages before it ran; the issue42/issue43 stages fail, naming the folder, without the carried real
+# matrices; gpu_env.sh sets the GPU host's PETSc and keeps a PETSC_OPTIONS already set.
 # Exits 1 on a wrong result.
 set -u
 root=$1
@@ -31,6 +32,13 @@ OUT=$tmp/out2 bash "$root/tuning/gpu_cycle.sh" pack nosuchstage > "$tmp/bad.txt"
 status=$?
 [ $status = 1 ] && grep -q "^stage nosuchstage FAILED" "$tmp/bad.txt" && grep -q "^=== pack" "$tmp/bad.txt"
 expect $? "an unknown stage fails the cycle after the stages before it (exit status $status)"
+
+for st in issue42 issue43; do
+  E2E_MATRICES=$tmp/no-matrices OUT=$tmp/out3 bash "$root/tuning/gpu_cycle.sh" $st > "$tmp/$st.txt" 2>&1
+  status=$?
+  [ $status = 1 ] && grep -q "^stage $st FAILED" "$tmp/$st.txt" && grep -q "real_large: no $tmp/no-matrices/real-large" "$tmp/out3/logs/$st.log"
+  expect $? "$st without the carried matrices fails and names the folder (exit status $status)"
+done
 
 env_of() { env -u PETSC_OPTIONS "$@" bash -c ". '$root/tuning/gpu_env.sh' && echo \"\$PETSC_DIR|\$PETSC_OPTIONS|\$OMPI_ALLOW_RUN_AS_ROOT\""; }
 [ "$(env_of)" = "/opt/petsc-cuda|-use_gpu_aware_mpi 0|1" ]
