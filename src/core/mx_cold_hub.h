@@ -90,8 +90,8 @@ mx_csr mx_cold_hub_rest(const mx_cold_hub *H);
 mx_status mx_cold_hub_spmv_add(const mx_cold_hub *H, const double *x, double *y);
 
 /* The default rule (-mat_matxtract_hub auto). The split pays where the hub part is large and its rows
- * are long: the hub kernel has a fixed cost of ~20 us (a block-wide copy of the hub x values per SM,
- * three launches) and a cost per hub row (its y update). The thresholds admit the graphs that gained
+ * are long: the hub kernel has a fixed cost (a block-wide copy of the hub x values per SM, three
+ * launches) and a cost per hub row (its y update). The thresholds admit the graphs that gained
  * over the whole-matrix product at K = MX_HUB_MAX_COLS and none of those that did not (measured over
  * the corpus graphs: docs/performance.md, "Hub split"). */
 #define MX_HUB_AUTO_MIN_NNZ 4000000 /* hub nonzeros */

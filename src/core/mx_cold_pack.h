@@ -107,7 +107,7 @@ int mx_pack_row_fits(mx_row_enc e, const mx_cold_pack_stats *st);
  * OFF16 above). Bytes moved = the exact
  * bytes above, plus for COLCONST 16*ncols: the GPU kernels scale x once per product (xs_j = s_j x_j:
  * read x, write xs; then gather xs where the plain kernel gathers x) instead of gathering s_j per
- * nonzero, which cost more than it saved (kron:20:16 PageRank on an H100: 613 us vs plain 362). */
+ * nonzero, which cost more than it saved (docs/performance.md, "Behind the source's constants"). */
 mx_status mx_cold_pack_choose(const mx_pack_request *req, const mx_cold_pack_stats *st, mx_val_enc *v, mx_idx_enc *ix,
                               mx_row_enc *rw);
 

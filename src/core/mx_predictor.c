@@ -42,7 +42,7 @@ static double as_float32(double v) {
 
 /* Trees walked together: their node loads are independent, so walking them level by level in one
  * loop overlaps their cache misses, where one walk after another waits for each miss in turn
- * (15 evaluations of the 50-tree default model: 110 us with a cold cache one by one). */
+ * (docs/performance.md, "Behind the source's constants"). */
 #define TREE_BATCH 64
 
 _Static_assert(sizeof(mx_model_node) == 24, "mx_model_node is the 24 bytes mx_predictor.h states");

@@ -176,8 +176,8 @@ template <int LG>
 __device__ __forceinline__ double rowpat_row_sum(int i, int b, int len, const int *__restrict__ off,
                                                  const double *__restrict__ val, const double *__restrict__ x) {
   /* G = 8 (rare: a mean row length of 64) not unrolled: unrolled it took the kernel to 48 registers,
-   * and capped at 32 (8 blocks per SM) the other lane groups lost their loads in flight (H100,
-   * lap3d27:100 25.7 -> 31.9 us); so 31 registers, no spill (ptxas, sm_90) */
+   * and capped at 32 (8 blocks per SM) the other lane groups lost their loads in flight
+   * (docs/performance.md, "Behind the source's constants"); so 31 registers, no spill (ptxas, sm_90) */
   constexpr int G = 1 << LG, UNROLL = G < 8 ? 4 : 1;
   double s[G];
 #pragma unroll

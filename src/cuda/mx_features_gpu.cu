@@ -89,8 +89,8 @@ __device__ __forceinline__ void add_to_histogram(int l, int bound, int *hist) {
 
 /* f(col[k]) for the entries k = beg + t + stride q of [beg, end) (thread t of stride threads on
  * the row): the loads of kBatch entries are issued before any is used, so that a long row keeps
- * kBatch loads in flight instead of one (a power-law hub row was latency-bound: chunglu 1M 16 2.1,
- * 9.6 ms of features on an H100). */
+ * kBatch loads in flight instead of one: a power-law hub row, one load at a time, is latency-bound
+ * (docs/performance.md, "Behind the source's constants"). */
 constexpr int kBatch = 8;
 template <typename F>
 __device__ __forceinline__ void for_row_entries(int beg, int end, int t, int stride, const int *__restrict__ col, F f) {

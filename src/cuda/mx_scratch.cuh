@@ -19,8 +19,8 @@ struct mx_scratch_array {
 struct mx_scratch {
   cudaStream_t stream; /* the step's stream: every use of the scratch is ordered on it */
   /* whether this step may make the process's scratch pool: only steps of many arrays (a build with a
-   * hot region, ~40) repay the pool's first allocation (10-14 ms once per process on the H100 host,
-   * tuning/bench/pool_first_use.cu); the others use the pool once it exists, else cudaMalloc */
+   * hot region, ~40) repay the pool's first allocation (mx_scratch_pool.cu); the others use the pool
+   * once it exists, else cudaMalloc */
   bool make_pool = false;
   std::vector<mx_scratch_array> ptrs;
   size_t bytes = 0;

@@ -1,8 +1,8 @@
 /* mx_scratch_pool.cu - the stream-ordered memory pool that the setup steps' scratch comes from.
  *
  * A GPU build of a few million nonzeros makes ~40 scratch arrays; with cudaMalloc/cudaFree each
- * costs tens of microseconds and every cudaFree synchronises the device (a hot build of a few
- * million nonzeros spent about 1 ms freeing its scratch alone: docs/performance.md, "Setup"). CUDA's
+ * costs tens of microseconds and every cudaFree synchronises the device (docs/performance.md,
+ * "Setup"). CUDA's
  * stream-ordered allocator (cudaMallocFromPoolAsync) hands out reserved memory without a system call
  * and frees without synchronising.
  *
@@ -11,11 +11,10 @@
  * scratch is reused by the next setup step; a large build's is given back to the driver). Scratch
  * never leaves its step, so only mx_scratch_free (on the step's stream) frees pool memory. Devices
  * without memory pools get plain cudaMalloc/cudaFree. mx_scratch_pools_release destroys the pools.
- * The first allocation from a pool costs a process 8-14 ms on the H100 host, whatever the pool
- * (created, capped at 1 GiB, or the device's default; once per process: a second pool's first
- * allocation then costs 0.16 ms; cudaMalloc: 0.1 ms; tuning/bench/pool_first_use.cu; PETSc 3.22's
- * CUDA vectors do not pay it for us: they take no memory from the device's pool), more than a
- * default build's few scratch arrays cost with cudaMalloc: only a step that allows it
+ * The first allocation from a pool costs a process milliseconds, whatever the pool (created, capped,
+ * or the device's default; once per process; PETSc's CUDA vectors do not pay it for us: they take no
+ * memory from the device's pool), more than a default build's few scratch arrays cost with
+ * cudaMalloc (docs/performance.md, "Behind the source's constants"): only a step that allows it
  * (mx_scratch.make_pool: a build with a hot region) makes the pool; the others use it once it
  * exists, else cudaMalloc. */
 #include <mutex>

@@ -1,7 +1,7 @@
 /* mx_upload.cu - host-to-device copies of large pageable arrays through pinned staging buffers.
  *
- * A cudaMemcpy from pageable memory is staged by the driver on one CPU thread: 380 MB (kron:20:16's
- * AIJ arrays) took 45-54 ms on the H100 host (7-8 GB/s), most of aijcusparse's setup and of ours.
+ * A cudaMemcpy from pageable memory is staged by the driver on one CPU thread, at a few GB/s: most of
+ * aijcusparse's setup and of ours (docs/performance.md, "Behind the source's constants").
  * Here the copy is split over T host threads; each owns two pinned slots and one stream and runs
  * the classic double buffer: memcpy a slot's worth of the host array into the free slot, queue its
  * DMA, go on with the other slot while it runs. The DMA engine and T memcpy streams overlap.
@@ -20,11 +20,9 @@
 
 namespace {
 
-/* One staging slot: 1 MiB. Pinning is slow (0.7-0.9 ms per MiB on the H100 host) and is paid by the
- * first upload of a process, which is what a one-shot solve sees. Measured there with 4 threads,
- * kron:20:16's 380 MB: 1 MiB slots (8 MiB pinned) 27-28 ms per upload, the first included; 4 MiB
- * slots (32 MiB pinned) 15.5-28 ms per upload but 28-42 ms for the first; the driver's pageable
- * copy 45-47 ms. lap3d:100's 83 MB with 1 MiB slots: 4.3-4.9 ms, plus 7.4 ms for the pool once. */
+/* One staging slot: 1 MiB. Pinning is slow and is paid by the first upload of a process, which is
+ * what a one-shot solve sees: larger slots upload faster after the first but make the first slower
+ * (docs/performance.md, "Behind the source's constants"). */
 constexpr size_t kSlotBytes = (size_t)1 << 20;
 constexpr size_t kStagedMin = (size_t)16 << 20;  /* below this, one plain cudaMemcpyAsync per piece */
 constexpr int kMaxThreads = 16;

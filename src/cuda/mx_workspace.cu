@@ -8,7 +8,7 @@
  *
  * Invariants: slot[d] holds at most one idle workspace of device d; mx_workspace_take hands it out
  * (or makes a new one when it is out or absent) and grows its buffers to what is asked (the pinned
- * one to at least kMinHostBytes: pinning costs ~1 ms per MiB, so it is done once per process); a
+ * one to at least kMinHostBytes: pinning is slow, so it is done once per process); a
  * workspace given back returns to its slot when the slot is empty, its device buffer freed first if
  * larger than kKeepBytes, else it is destroyed. The caller gives back only after every use queued
  * on its stream finished. mx_workspaces_release destroys the idle ones (before the CUDA context
@@ -21,8 +21,8 @@
 namespace {
 
 /* the most device bytes an idle workspace keeps: the feature passes of a matrix of up to ~4M
- * nonzeros; larger matrices allocate theirs per job, whose cudaMalloc + cudaFree (~0.1 ms) is < 1%
- * of their aijcusparse setup (> 35 ms). Destroying the whole workspace instead (its pinned buffer,
+ * nonzeros; larger matrices allocate theirs per job, whose cudaMalloc + cudaFree is a small part of
+ * their setup (docs/performance.md, "Behind the source's constants"). Destroying the whole workspace instead (its pinned buffer,
  * stream and event too) cost such a prediction more (docs/performance.md, "Prediction"). */
 constexpr size_t kKeepBytes = (size_t)64 << 20;
 /* the pinned buffer's least size: what the feature passes of ~250M nonzeros read back */

@@ -59,8 +59,8 @@ typedef struct {
  * release with MatXtractSettingsDestroy. */
 /* -mat_matxtract_compress: off; auto = pack the cold region where it pays: on the GPU (the packed
  * segment and merge kernels), once the MatMult time spent, saving the pack's assumed gain, would
- * have paid for packing (a short solve never pays it); not on the CPU path (its C kernel is not reliably faster there: on the 2-core dev
- * VM, minimum of 60 MatMults, lap2d:1000 4.7 vs 5.2 ms but rgg:17 1.85 vs 1.53 ms packed vs plain);
+ * have paid for packing (a short solve never pays it); not on the CPU path (its C kernel is not
+ * reliably faster there: docs/performance.md, "Behind the source's constants");
  * on = pack on the CPU too (the reference). */
 typedef enum { MATXTRACT_COMPRESS_OFF = 0, MATXTRACT_COMPRESS_AUTO = 1, MATXTRACT_COMPRESS_ON = 2 } MatXtractCompressChoice;
 
