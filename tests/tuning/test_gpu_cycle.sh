@@ -3,7 +3,8 @@
 # stage tars every result folder of $OUT (logs, bench, e2e, ...) into results.tgz and removes them, the
 # files inside unchanged; an unknown stage fails the cycle (exit status 1, "stage NAME FAILED") after the
 # stages before it ran; the issue42/issue43 stages fail, naming the folder, without the carried real
-# matrices; gpu_env.sh sets the GPU host's PETSc and keeps a PETSC_OPTIONS already set.
+# matrices; gpu_deps.sh fills a .deps folder from a shared folder (and fails without the PETSc
+# bundle); gpu_env.sh sets the GPU host's PETSc and keeps a PETSC_OPTIONS already set.
 # Exits 1 on a wrong result.
 set -u
 root=$1
@@ -39,6 +40,24 @@ for st in issue42 issue43; do
   [ $status = 1 ] && grep -q "^stage $st FAILED" "$tmp/$st.txt" && grep -q "real_large: no $tmp/no-matrices/real-large" "$tmp/out3/logs/$st.log"
   expect $? "$st without the carried matrices fails and names the folder (exit status $status)"
 done
+
+sh=$tmp/shared
+mkdir -p "$sh/petsc-cuda" "$sh/matrices/real" "$sh/matrices/real-large"
+echo bundle > "$sh/petsc-cuda/petsc-cuda.tar.xz.part00"
+for m in bcsstk13 pushpull other; do echo "%%MatrixMarket $m" > "$sh/matrices/real/$m.mtx"; done
+echo large | gzip > "$sh/matrices/real-large/big.mtx.gz"
+DEPS=$tmp/deps EX45_SRC=$tmp/none.c bash "$root/tuning/gpu_deps.sh" "$sh" > "$tmp/deps.txt" 2>&1
+status=$?
+[ $status = 0 ] && cmp -s "$sh/petsc-cuda/petsc-cuda.tar.xz.part00" "$tmp/deps/petsc-cuda.tar.xz.part00" &&
+  [ -f "$tmp/deps/matrices/real/bcsstk13.mtx" ] && [ -f "$tmp/deps/matrices/real/pushpull.mtx" ] &&
+  [ ! -e "$tmp/deps/matrices/real/other.mtx" ] && [ -f "$tmp/deps/matrices/real-large/big.mtx.gz" ] &&
+  grep -q "no $tmp/none.c" "$tmp/deps.txt" && grep -q "MiB (limit 64 together)" "$tmp/deps.txt"
+expect $? "gpu_deps.sh copies the bundle, the protocol's real matrices and real-large, says what it lacks (exit status $status)"
+rm "$sh/petsc-cuda/petsc-cuda.tar.xz.part00"
+DEPS=$tmp/deps2 bash "$root/tuning/gpu_deps.sh" "$sh" > "$tmp/deps2.txt" 2>&1
+status=$?
+[ $status = 1 ] && grep -q "no PETSc bundle in $sh/petsc-cuda" "$tmp/deps2.txt" && [ ! -e "$tmp/deps2" ]
+expect $? "gpu_deps.sh without the PETSc bundle fails and says so, creating nothing (exit status $status)"
 
 env_of() { env -u PETSC_OPTIONS "$@" bash -c ". '$root/tuning/gpu_env.sh' && echo \"\$PETSC_DIR|\$PETSC_OPTIONS|\$OMPI_ALLOW_RUN_AS_ROOT\""; }
 [ "$(env_of)" = "/opt/petsc-cuda|-use_gpu_aware_mpi 0|1" ]

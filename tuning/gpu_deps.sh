@@ -1,0 +1,27 @@
+#!/bin/bash
+# gpu_deps.sh - fill .deps/ with what the GPU host's runs need and the repository does not hold, once
+# per checkout (docs/developing.md); every device call then carries `.deps`:
+#   - the PETSc 3.22 + CUDA bundle (SHARED/petsc-cuda/petsc-cuda.tar.xz.part*; gpu_cycle.sh's setup
+#     stage unpacks it);
+#   - the matrices of issue 39's protocol and of the issue stages: real/{bcsstk13,pushpull}.mtx and
+#     every real-large/*.mtx.gz (tuning/e2e/protocol.sh's E2E_MATRICES default, .deps/matrices);
+#   - PETSc's ex45.c (tuning/mpi/scaling.sh's EX45_DIR), from Debian's PETSc examples where installed.
+# The upload of the working tree and .deps together is limited to 64 MiB: the script prints the total.
+#   bash tuning/gpu_deps.sh [SHARED]      SHARED default ../shared; DEPS (default .deps) the target
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shared=${1:-../shared}
+deps=${DEPS:-.deps}
+ex45=${EX45_SRC:-/usr/share/petsc/3.18/share/petsc/examples/src/ksp/ksp/tutorials/ex45.c}
+for f in "$shared"/petsc-cuda/petsc-cuda.tar.xz.part*; do
+  [ -f "$f" ] || { echo "gpu_deps.sh: no PETSc bundle in $shared/petsc-cuda" >&2; exit 1; }
+done
+mkdir -p "$deps/matrices/real" "$deps/matrices/real-large" "$deps/ex45"
+cp "$shared"/petsc-cuda/petsc-cuda.tar.xz.part* "$deps/"
+cp "$shared"/matrices/real/{bcsstk13,pushpull}.mtx "$deps/matrices/real/"
+cp "$shared"/matrices/real-large/*.mtx.gz "$deps/matrices/real-large/"
+if [ -f "$ex45" ]; then cp "$ex45" "$deps/ex45/"; else echo "gpu_deps.sh: no $ex45 (scaling.sh's ex45 needs EX45_DIR)"; fi
+if [ "$deps" = .deps ] && [ -d .git ] && ! grep -qx "/.deps/" .git/info/exclude 2>/dev/null; then
+  mkdir -p .git/info && echo "/.deps/" >> .git/info/exclude
+fi
+echo "gpu_deps.sh: $deps holds $(du -sm "$deps" | cut -f1) MiB; the tracked tree $(( $(git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1) / 1048576 )) MiB (limit 64 together)"
