@@ -445,7 +445,7 @@ void mx_cold_pack_scale(mx_cold_pack *P, double alpha) {
 /* y[i] = z[i] (or 0) + sum_p value(p) * x[col(p)], left to right, as mx_cold_mult of mx_spmv.c, with the
  * encodings ve, ie as parameters: each call in mx_cold_pack_spmv passes literals, so every copy is
  * specialised and decodes without a per-nonzero switch (the generic mx_pack_col/mx_pack_val loop was
- * slower than the plain CSR kernel: (docs/performance.md, "Behind the source's constants")). */
+ * slower than the plain CSR kernel: docs/performance.md, "Behind the source's constants"). */
 static MX_ALWAYS_INLINE void pack_rows(const mx_cold_pack *P, mx_val_enc ve, mx_idx_enc ie, const double *x, const double *z,
                                        double *y) {
   const int32_t m = P->nrows, *base = P->seg_base, *col = P->col;

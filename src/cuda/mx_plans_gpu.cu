@@ -1,7 +1,8 @@
 /* mx_plans_gpu.cu - the launch plans of the cold and hot kernels and the cold-kernel rule's row
  * statistics, made on the GPU from D's own cold_rowptr and chunk pointers (du_chunkptr / se_ptr): the
  * GPU builder's and mx_device_set_cold_kernel's, so that nothing of the matrix comes back to the host
- * (the host planners and their copies cost a large build tens of ms: (docs/performance.md, "Behind the source's constants")).
+ * (the host planners and their copies cost a large build tens of ms: docs/performance.md, "Behind
+ * the source's constants").
  *
  * Each plan equals its host planner in mx_device.cu (plan_segments, plan_merge, plan_hot: the oracle,
  * still used by mx_device_upload of a host format) entry for entry; tests/cuda/test_cuda_build.cu

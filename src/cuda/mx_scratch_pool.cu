@@ -2,9 +2,8 @@
  *
  * A GPU build of a few million nonzeros makes ~40 scratch arrays; with cudaMalloc/cudaFree each
  * costs tens of microseconds and every cudaFree synchronises the device (docs/performance.md,
- * "Setup"). CUDA's
- * stream-ordered allocator (cudaMallocFromPoolAsync) hands out reserved memory without a system call
- * and frees without synchronising.
+ * "Setup"). CUDA's stream-ordered allocator (cudaMallocFromPoolAsync) hands out reserved memory
+ * without a system call and frees without synchronising.
  *
  * Invariants: one pool per device, made on first use with release threshold kKeepBytes: after a
  * synchronisation the pool holds at most that much memory it does not hand out (a small build's

@@ -22,8 +22,9 @@ namespace {
 
 /* the most device bytes an idle workspace keeps: the feature passes of a matrix of up to ~4M
  * nonzeros; larger matrices allocate theirs per job, whose cudaMalloc + cudaFree is a small part of
- * their setup (docs/performance.md, "Behind the source's constants"). Destroying the whole workspace instead (its pinned buffer,
- * stream and event too) cost such a prediction more (docs/performance.md, "Prediction"). */
+ * their setup (docs/performance.md, "Behind the source's constants"). Destroying the whole workspace
+ * instead (its pinned buffer, stream and event too) cost such a prediction more (docs/performance.md,
+ * "Prediction"). */
 constexpr size_t kKeepBytes = (size_t)64 << 20;
 /* the pinned buffer's least size: what the feature passes of ~250M nonzeros read back */
 constexpr size_t kMinHostBytes = (size_t)1 << 20;
