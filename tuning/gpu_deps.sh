@@ -24,4 +24,4 @@ if [ -f "$ex45" ]; then cp "$ex45" "$deps/ex45/"; else echo "gpu_deps.sh: no $ex
 if [ "$deps" = .deps ] && [ -d .git ] && ! grep -qx "/.deps/" .git/info/exclude 2>/dev/null; then
   mkdir -p .git/info && echo "/.deps/" >> .git/info/exclude
 fi
-echo "gpu_deps.sh: $deps holds $(du -sm "$deps" | cut -f1) MiB; the tracked tree $(( $(git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1) / 1048576 )) MiB (limit 64 together)"
+echo "gpu_deps.sh: $deps holds $(du -sm "$deps" | cut -f1) MiB; the tracked tree $(( $(git ls-files -z | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1) / 1048576 )) MiB (limit 64 together)"
