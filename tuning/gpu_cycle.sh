@@ -139,7 +139,7 @@ stage_hubsplit() {
 stage_compress() { bash tuning/bench/cold_pack_run.sh "$OUT/compress" build-gpu ${COMPRESS_SPECS:-}; }
 # issue39 / issue42 / issue43: the measurements each issue is judged by (docs/developing.md, "Issues 39,
 # 42 and 43 are judged on an H100"), after setup build; each fits one device call. The real matrices
-# come from .deps/matrices (tuning/e2e/protocol.sh's header says how to carry them); real_large
+# come from .deps/matrices (tuning/gpu_deps.sh puts them there); real_large
 # decompresses real-large/*.mtx.gz once into /tmp/mx-real-large and prints "-f FILE" for each.
 real_large() {
   local d=/tmp/mx-real-large f

@@ -19,11 +19,8 @@
 #
 # Matrices folder E2E_MATRICES (real/ and real-large/ inside): default .deps/matrices when it exists, else
 # ../shared/matrices beside the repository. The GPU host gets the repository without ../shared, and the whole
-# upload (working tree + carried paths) is limited to 64 MiB: copy the files into the git-ignored .deps/ and
-# carry it (real-large is 29 MB gzipped; the PETSc bundle .deps/petsc-cuda.tar.xz.part* another 10 MB):
-#   mkdir -p .deps/matrices/real .deps/matrices/real-large
-#   cp ../shared/matrices/real/{bcsstk13,pushpull}.mtx .deps/matrices/real/
-#   cp ../shared/matrices/real-large/*.mtx.gz .deps/matrices/real-large/
+# upload (working tree + carried paths) is limited to 64 MiB: `bash tuning/gpu_deps.sh` copies the files
+# into the git-ignored .deps/ (real-large is 29 MB gzipped; the PETSc bundle another 10 MB); carry it.
 # When the upload is too large with the PETSc bundle, carry .deps/matrices alone in a later call on the same
 # warm machine (the unpacked /opt/petsc-cuda and build-gpu stay there).
 #
