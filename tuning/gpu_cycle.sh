@@ -1,6 +1,6 @@
 #!/bin/bash
 # The whole GPU cycle on the GPU host, in one command (see ../shared/docs/GPU-HOST.md):
-#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize e2e scaling profile compress setupstudy predcost featprof trace measure labels hubsplit issue39 issue42 issue43 pack
+#   tuning/gpu_cycle.sh [STAGE ...]     stages: setup build test sanitize tutorials bench amortize e2e scaling profile compress setupstudy predcost featprof trace measure labels hubsplit issue39 issue42 issue43 regret model pack
 #                                       (default: setup build test sanitize bench amortize pack)
 # setup unpacks the PETSc 3.22+CUDA bundle from .deps/ into /opt/petsc-cuda; build configures and
 # builds this tree in build-gpu/ (sm_90; BUILD_TARGETS limits the targets); test runs the ctest labels gpu, petsc, mpi and unit;
@@ -16,15 +16,16 @@
 # nvidia-smi lists; ex45.c from EX45_DIR, default the tutorials' folder; its variables in its header); profile runs tuning/profile/ncu_cold.sh (Nsight Compute counters
 # of the cold kernels vs cuSPARSE; PROFILE_SPECS picks the matrices); pack tars every result folder into $OUT/results.tgz (the
 # device tool brings back at most 8 files).
-# hubsplit: see stage_hubsplit.
+# hubsplit: see stage_hubsplit; regret (issue 42's predictor criterion): see stage_regret.
 # compress runs tuning/bench/cold_pack_run.sh (issue 13: the packed cold CSR vs the plain segment kernel vs
 # cuSPARSE ALG1/ALG2, bytes per nonzero, bitwise check; not in the default list: `gpu_cycle.sh compress pack`
 # after setup build; COMPRESS_SPECS picks the matrices, e.g. "lap3d:100 kron:18:16@pagerank").
 # trace runs matxtract-petsc-bench with MX_TRACE_SETUP=1 (each setup step's time) on TRACE_SPEC (default
 # lap2d:3000) at cruxes (0,0) and (1,1); TRACE_CRUX="" traces the default plan (prediction included),
 # TRACE_ARGS adds options (e.g. -info :mat). measure times the predicted plan of every held-out test matrix
-# (labels.py --plans PRED_PLANS, default the newest tuning/results/h100/predictor-*/train/predictions.json;
-# MEASURE_MAX_NNZ limits the matrices) for tuning/predictor/report.py.
+# (labels.py --plans PRED_PLANS, default the embedded model's predictions.json, see model;
+# MEASURE_MAX_NNZ limits the matrices) for tuning/predictor/report.py. model prints the committed train/
+# folder the model compiled into the library was exported from (embedded_train).
 # Logs go to $OUT/logs (one per stage), results to $OUT/<stage>; pack turns them into one tarball.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -105,8 +106,24 @@ stage_trace() {
     MX_TRACE_SETUP=1 build-gpu/tuning/bench/matxtract-petsc-bench -gen "${TRACE_SPEC:-lap2d:3000}" ${TRACE_CRUX--crux 0,0,1,1} -reps 20 \
       -setup_reps 2 ${TRACE_ARGS:-} -o "$OUT/trace" 2>&1 | tee "$OUT/trace/trace.log"
 }
+# embedded_train: the committed train/ folder (predictions.json, train_summary.json) of the model
+# compiled into the library, the newest tuning/results/*/predictor-*/train whose trained_on is the
+# trained_on line of src/core/mx_model_default.c; fails where no committed folder says it
+embedded_train() {
+  local line f found=
+  line=$(sed -n 's/^ \* trained_on: //p' src/core/mx_model_default.c | head -1)
+  [ -n "$line" ] || { echo "embedded_train: no trained_on line in src/core/mx_model_default.c" >&2; return 1; }
+  for f in $(ls -d tuning/results/*/predictor-*/train 2>/dev/null | sort -t/ -k4); do
+    python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["trained_on"] != sys.argv[2])' \
+      "$f/train_summary.json" "$line" 2>/dev/null && found=$f
+  done
+  [ -n "$found" ] || { echo "embedded_train: no tuning/results/*/predictor-*/train/train_summary.json says trained_on: $line" >&2; return 1; }
+  echo "$found"
+}
+stage_model() { embedded_train; }
 stage_measure() {
-  local plans=${PRED_PLANS:-$(ls -d tuning/results/h100/predictor-*/train | sort | tail -1)/predictions.json}
+  local plans=${PRED_PLANS:-}
+  [ -n "$plans" ] || plans=$(embedded_train)/predictions.json || return 1
   mkdir -p "$OUT/measure" && echo "plans: $plans" > "$OUT/measure/plans.txt" &&
     python3 tuning/predictor/labels.py -o "$OUT/measure" --build build-gpu --split test --plans "$plans" \
       ${MEASURE_MAX_NNZ:+--max-nnz $MEASURE_MAX_NNZ} && rm -rf "$OUT/measure/cache"
@@ -174,9 +191,30 @@ stage_issue43() {
     build-gpu/tuning/bench/matxtract-spmm-bench $files -gen kron:20:16 -gen chunglu:2000000:16:2.1 -k 1,2,4 -reps 20 -mults 1000 \
       -o "$OUT/issue43/petsc" > "$OUT/issue43/petsc.log" 2>&1 && tail -20 "$OUT/issue43/petsc.log"
 }
+# regret (issue 42's predictor criterion, after setup build): the held-out test split's BO labels on this
+# GPU (as the embedded model's were made: up to 50M nonzeros, budget 8, 3 repeats), the embedded
+# model's plans of the same matrices measured, then report.py: regret median and p90, the
+# unique-valued matrices apart. The plans are measured first; the labels stop after REGRET_BUDGET_S
+# (default 420 s) and resume from REGRET_FROM, an earlier call's regret/labels.jsonl.
+stage_regret() {
+  local train d=$OUT/regret rc
+  train=$(embedded_train) || return 1
+  mkdir -p "$d/measured" && echo "model: $train" | tee "$d/model.txt" || return 1
+  { [ -z "${REGRET_FROM:-}" ] || cp "$REGRET_FROM" "$d/labels.jsonl"; } || return 1
+  python3 tuning/predictor/labels.py -o "$d/measured" --build build-gpu --split test --plans "$train/predictions.json" || return 1
+  rm -rf "$d/measured/cache"
+  timeout "${REGRET_BUDGET_S:-420}" python3 tuning/predictor/labels.py -o "$d" --build build-gpu --split test \
+    --max-nnz 50000000 --budget 8 --repeats 3
+  rc=$?
+  rm -rf "$d/cache"
+  echo "regret: $(grep -c . "$d/labels.jsonl" 2>/dev/null || echo 0) test matrices labelled, $(grep -c . "$d/measured/labels.jsonl") measured"
+  python3 tuning/predictor/report.py --labels "$d/labels.jsonl" --measured "$d/measured/labels.jsonl" --train "$train" -o "$d" &&
+    grep -E "^\| (group|all|unique|generator)" "$d/report.md" | head -8
+  [ $rc = 0 ]
+}
 stage_pack() {
   local dirs
-  dirs=$(cd "$OUT" && ls -d logs labels bench amortization e2e scaling profile ab tutorials compress setupstudy predcost featprof trace measure issue39 issue42 issue43 2>/dev/null)
+  dirs=$(cd "$OUT" && ls -d logs labels bench amortization e2e scaling profile ab tutorials compress setupstudy predcost featprof trace measure issue39 issue42 issue43 regret 2>/dev/null)
   tar czf "$OUT/results.tgz" -C "$OUT" $dirs && (cd "$OUT" && rm -rf $dirs)
 }
 

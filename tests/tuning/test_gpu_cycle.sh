@@ -4,7 +4,9 @@
 # files inside unchanged; an unknown stage fails the cycle (exit status 1, "stage NAME FAILED") after the
 # stages before it ran; the issue42/issue43 stages fail, naming the folder, without the carried real
 # matrices; gpu_deps.sh fills a .deps folder from a shared folder (and fails without the PETSc
-# bundle); gpu_env.sh sets the GPU host's PETSc and keeps a PETSC_OPTIONS already set.
+# bundle); the model stage names the committed train/ folder whose trained_on is the embedded model's
+# (the regret and measure stages read its predictions.json); gpu_env.sh sets the GPU host's PETSc and
+# keeps a PETSC_OPTIONS already set.
 # Exits 1 on a wrong result.
 set -u
 root=$1
@@ -40,6 +42,14 @@ for st in issue42 issue43; do
   [ $status = 1 ] && grep -q "^stage $st FAILED" "$tmp/$st.txt" && grep -q "real_large: no $tmp/no-matrices/real-large" "$tmp/out3/logs/$st.log"
   expect $? "$st without the carried matrices fails and names the folder (exit status $status)"
 done
+
+OUT=$tmp/out4 bash "$root/tuning/gpu_cycle.sh" model > "$tmp/model.txt" 2>&1
+status=$?
+d=$(sed -n 2p "$tmp/model.txt")
+line=$(sed -n 's/^ \* trained_on: //p' "$root/src/core/mx_model_default.c")
+[ $status = 0 ] && [ -f "$root/$d/predictions.json" ] &&
+  python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["trained_on"] != sys.argv[2])' "$root/$d/train_summary.json" "$line"
+expect $? "model names the committed train/ folder of the embedded model ($d, exit status $status)"
 
 sh=$tmp/shared
 mkdir -p "$sh/petsc-cuda" "$sh/matrices/real" "$sh/matrices/real-large"
