@@ -10,6 +10,7 @@
 #include <vector>
 #include "mx_cold_hub_dev.h"
 #include "mx_device_impl.h"
+#include "mx_kernel_common.cuh"
 
 #define HUB_THREADS 1024 /* one block per SM: the hub x values fill its shared memory */
 #define FULL_MASK 0xffffffffu
@@ -37,17 +38,21 @@ __global__ void mx_hub_stage_kernel(int K, const int *__restrict__ hubcol, const
  * part slot ~row (a piece). Products are rounded before the sum (__dmul_rn: no fused multiply-add),
  * as the CPU kernel's. The hub x values come in by one asynchronous block copy; a slice's row and y
  * value are loaded before its sum, the next slice's offset and length during it (faster than loading
- * each when needed: docs/performance.md, "Hub split"). */
+ * each when needed: docs/performance.md, "Hub split"). Launched early (mx_hub_dev_add_staged), the
+ * block copies the staged values while the kernel before it runs, and waits for that kernel's end
+ * before its first y or part access. */
 template <bool HAS_VAL>
 __global__ void __launch_bounds__(HUB_THREADS)
 mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restrict__ slice_len, const int *__restrict__ slice_row,
               const unsigned short *__restrict__ rank, const double *__restrict__ val, const double *__restrict__ xhub, int K,
               double *y, double *__restrict__ part) {
   extern __shared__ double s_x[];
+  mx_pdl_trigger();
   cg::thread_block block = cg::this_thread_block();
   cg::memcpy_async(block, s_x, xhub, sizeof(double) * (size_t)K);
   if (threadIdx.x == 0) s_x[K] = 0.0;
   cg::wait(block);
+  mx_pdl_wait(); /* y and part: the rest's kernels and the previous product's fixup */
   const int lane = threadIdx.x & 31, nw = gridDim.x * (HUB_THREADS / 32);
   int sl = blockIdx.x * (HUB_THREADS / 32) + (int)(threadIdx.x >> 5);
   int next_off = 0, next_len = 0;
@@ -82,7 +87,7 @@ mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restr
   }
 }
 
-/* HUB_FIXUP_LANES lanes per split row, each holding 32 / HUB_FIXUP_LANES of the order's 32 lane sums
+/* (Launched early, it waits for the hub kernel's end first.) HUB_FIXUP_LANES lanes per split row, each holding 32 / HUB_FIXUP_LANES of the order's 32 lane sums
  * (lane sum l = p + 8 c in lane p's s[c]): lane sum l adds parts l, l + 32, ... in order (its loads
  * of a round issued together), the butterfly's steps d = 16 and 8 add within a lane, d = 4, 2, 1
  * across its lanes; lane 0 of the group adds s_0 to y. The same operations as 32 lanes a row, on a
@@ -91,6 +96,7 @@ mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restr
 #define HUB_FIXUP_SUMS (32 / HUB_FIXUP_LANES)
 __global__ void mx_hub_fixup_kernel(int nsplit, const int *__restrict__ split_row, const int *__restrict__ split_first,
                                     const double *__restrict__ part, double *y) {
+  mx_pdl_wait();
   const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const int i = (int)(t / HUB_FIXUP_LANES), p = (int)(t % HUB_FIXUP_LANES);
   double s[HUB_FIXUP_SUMS];
@@ -314,24 +320,32 @@ extern "C" int mx_hub_dev_upload(const mx_cold_hub *H, mx_hub_dev **out) {
   return 0;
 }
 
-extern "C" int mx_hub_dev_spmv_add(const mx_hub_dev *d, const double *x, double *y, void *stream) {
+extern "C" int mx_hub_dev_stage(const mx_hub_dev *d, const double *x, void *stream) {
+  if (d->nslices == 0) return 0;
+  mx_hub_stage_kernel<<<(d->K + 255) / 256, 256, 0, (cudaStream_t)stream>>>(d->K, d->hubcol, d->hubscale, x, d->xhub);
+  MX_LAUNCH_CHECK("hub staging kernel");
+  return 0;
+}
+
+extern "C" int mx_hub_dev_add_staged(const mx_hub_dev *d, double *y, void *stream, int after_rest) {
   if (d->nslices == 0) return 0;
   cudaStream_t s = (cudaStream_t)stream;
-  mx_hub_stage_kernel<<<(d->K + 255) / 256, 256, 0, s>>>(d->K, d->hubcol, d->hubscale, x, d->xhub);
-  MX_LAUNCH_CHECK("hub staging kernel");
+  const bool pdl = after_rest != 0;
   if (d->val)
-    mx_hub_kernel<true><<<d->grid, HUB_THREADS, d->smem, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank, d->val,
-                                                              d->xhub, d->K, y, d->part);
+    MX_CUDA_TRY(mx_launch_pdl(pdl, mx_hub_kernel<true>, dim3(d->grid), dim3(HUB_THREADS), d->smem, s, d->nslices, d->slice_off,
+                              d->slice_len, d->slice_row, d->rank, d->val, d->xhub, d->K, y, d->part));
   else
-    mx_hub_kernel<false><<<d->grid, HUB_THREADS, d->smem, s>>>(d->nslices, d->slice_off, d->slice_len, d->slice_row, d->rank,
-                                                               nullptr, d->xhub, d->K, y, d->part);
-  MX_LAUNCH_CHECK("hub kernel");
-  if (d->nsplit) {
-    mx_hub_fixup_kernel<<<(unsigned)(((long long)d->nsplit * HUB_FIXUP_LANES + 255) / 256), 256, 0, s>>>(d->nsplit, d->split_row,
-                                                                                                        d->split_first, d->part, y);
-    MX_LAUNCH_CHECK("hub fixup kernel");
-  }
+    MX_CUDA_TRY(mx_launch_pdl(pdl, mx_hub_kernel<false>, dim3(d->grid), dim3(HUB_THREADS), d->smem, s, d->nslices, d->slice_off,
+                              d->slice_len, d->slice_row, d->rank, (const double *)nullptr, d->xhub, d->K, y, d->part));
+  if (d->nsplit)
+    MX_CUDA_TRY(mx_launch_pdl(pdl, mx_hub_fixup_kernel, dim3((unsigned)(((long long)d->nsplit * HUB_FIXUP_LANES + 255) / 256)),
+                              dim3(256), 0, s, d->nsplit, (const int *)d->split_row, (const int *)d->split_first,
+                              (const double *)d->part, y));
   return 0;
+}
+
+extern "C" int mx_hub_dev_spmv_add(const mx_hub_dev *d, const double *x, double *y, void *stream) {
+  return mx_hub_dev_stage(d, x, stream) || mx_hub_dev_add_staged(d, y, stream, 0);
 }
 
 extern "C" void mx_hub_dev_free(mx_hub_dev *d) {

@@ -25,6 +25,11 @@ int mx_hub_dev_upload(const mx_cold_hub *H, mx_hub_dev **out);
 
 /* y += hub x on stream (device pointers, y of H's rows, x of its columns); 0 or 1 (launch failure). */
 int mx_hub_dev_spmv_add(const mx_hub_dev *d, const double *x, double *y, void *stream);
+/* the same in two steps: x's hub values staged, then the hub kernel and the fixup adding to y;
+ * after_rest: a plain kernel launch (the rest's first) lies between the two calls on the stream, so
+ * that the hub kernel may read the staged values before the kernels before it end */
+int mx_hub_dev_stage(const mx_hub_dev *d, const double *x, void *stream);
+int mx_hub_dev_add_staged(const mx_hub_dev *d, double *y, void *stream, int after_rest);
 
 /* C += hub B for k columns (column-major, leading dimensions ldb, ldc; device pointers) on stream, in
  * groups of 8 columns, each in a slab of 4 or 8 columns or (below MX_HUB_SLAB_MIN_COLS) by the

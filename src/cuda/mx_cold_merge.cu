@@ -14,7 +14,8 @@
  * reproducible. A thread per tile: a run of one tile (most: a row across one tile boundary) adds
  * 0.0 + c, the butterfly's total of c and 31 zeros, by itself; the warp's longer runs, one after
  * another, are summed by the whole warp. (One thread per run, serially, was slow where a row spans
- * ~100 tiles: docs/performance.md, "Cold kernels".) */
+ * ~100 tiles: docs/performance.md, "Cold kernels".) The fixup is launched early (mx_launch_pdl: it
+ * is scheduled while the kernel before it runs) and waits for that kernel's end before it reads. */
 __device__ __forceinline__ void merge_run_sum(int h, int row, int lane, int ntiles, const int *__restrict__ carry_row,
                                               const double *__restrict__ carry_val, double *y) {
   double acc = 0.0;
@@ -31,6 +32,8 @@ __device__ __forceinline__ void merge_run_sum(int h, int row, int lane, int ntil
 __global__ void __launch_bounds__(MX_FIXUP_THREADS)
 mx_merge_fixup_kernel(int ntiles, int nrows, const int *__restrict__ carry_row,
                       const double *__restrict__ carry_val, double *y) {
+  mx_pdl_trigger();
+  mx_pdl_wait();
   const int lane = threadIdx.x & 31;
   const int t = blockIdx.x * MX_FIXUP_THREADS + threadIdx.x;
   const int row = t < ntiles ? carry_row[t] : INT_MAX;
@@ -75,8 +78,8 @@ int mx_cold_merge_launch(const mx_device *D, const double *x, const double *z, d
 int mx_merge_fixup_launch(int ntiles, int nrows, const int *carry_row, const double *carry_val, double *y, cudaStream_t s) {
   if (ntiles <= 1) return 0;
   const int nb = (ntiles + MX_FIXUP_THREADS - 1) / MX_FIXUP_THREADS;
-  mx_merge_fixup_kernel<<<nb, MX_FIXUP_THREADS, 0, s>>>(ntiles, nrows, carry_row, carry_val, y);
-  MX_LAUNCH_CHECK("mx_merge_fixup_kernel launch");
+  MX_CUDA_TRY(mx_launch_pdl(true, mx_merge_fixup_kernel, dim3(nb), dim3(MX_FIXUP_THREADS), 0, s, ntiles, nrows,
+                            carry_row, carry_val, y));
   return 0;
 }
 

@@ -163,6 +163,7 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
   __shared__ double s_wval[MX_MERGE_THREADS / 32];
   __shared__ double s_incl[MX_MERGE_THREADS];
 
+  mx_pdl_trigger(); /* the fixup, or a hub kernel, may be scheduled: each waits for this kernel's end */
   const int2 c0 = coord[blockIdx.x], c1 = coord[blockIdx.x + 1];
   const int r0 = c0.x, n0 = c0.y, tile_rows = c1.x - r0, tile_nnz = c1.y - n0;
   const int tile_items = tile_rows + tile_nnz;

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <vector>
 #include "mx_device_impl.h"
@@ -70,6 +71,17 @@ int mx_cuda_check(cudaError_t e, const char *what) {
   if (e == cudaSuccess && mx_fault_injected()) return mx_fail("%s: injected fault (MX_FAULT_INJECT)", what);
   if (e == cudaSuccess) return 0;
   return mx_fail("%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+/* per device ordinal (the first 64; others asked each time): 0 not asked, 1 no, 2 yes */
+bool mx_pdl_supported(void) {
+  static std::atomic<int> known[64];
+  int dev = 0, major = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return false;
+  if (dev >= 0 && dev < 64 && known[dev]) return known[dev] == 2;
+  const bool yes = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major >= 9;
+  if (dev >= 0 && dev < 64) known[dev] = yes ? 2 : 1;
+  return yes;
 }
 
 extern "C" const char *mx_device_last_error(void) { return mx_last_error; }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include "mx_cold_hub_dev.h"
 #include "mx_device_impl.h"
+#include "mx_kernel_common.cuh"
 #include "mx_upload.h"
 extern "C" {
 #include "../core/mx_cold_pack.h"
@@ -110,7 +111,10 @@ int mx_device_hub_spmm(mx_device *D, int k, const double *B, long long ldb, doub
 
 int mx_device_hub_launch(mx_device *D, const double *x, const double *z, double *y, void *stream) {
   mx_hub_split_dev *h = D->hub_split;
-  return mx_device_spmv(h->rest, x, z, y, stream) || mx_hub_dev_spmv_add(h->hub, x, y, stream);
+  /* The staging first: a rest with nonzeros launches a kernel of its own (a plain launch), after
+   * which the hub kernel may start while the rest's last kernel runs (mx_hub_dev_add_staged) */
+  return mx_hub_dev_stage(h->hub, x, stream) || mx_device_spmv(h->rest, x, z, y, stream) ||
+         mx_hub_dev_add_staged(h->hub, y, stream, h->rest->cold_nnz > 0);
 }
 
 void mx_device_hub_kernel(mx_device *D, mx_cold_kernel k) {

@@ -145,6 +145,29 @@ int mx_cuda_check(cudaError_t e, const char *what);
     if (mx_cuda_check(cudaGetLastError(), name)) return 1;  \
   } while (0)
 
+/* Whether the current device takes programmatic dependent launches (compute capability >= 9.0). */
+bool mx_pdl_supported(void);
+
+/* kernel<<<grid, block, smem, s>>>(args...), with programmatic stream serialization where pdl and the
+ * device takes it: the kernel may then be scheduled while the stream's previous kernel runs, after
+ * that one's mx_pdl_trigger, and must mx_pdl_wait (mx_kernel_common.cuh) before it touches what the
+ * kernels before it write or read. */
+template <typename... KArgs, typename... Args>
+static inline cudaError_t mx_launch_pdl(bool pdl, void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem, cudaStream_t s,
+                                        Args... args) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = s;
+  cudaLaunchAttribute at[1];
+  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = at;
+  cfg.numAttrs = pdl && mx_pdl_supported() ? 1 : 0;
+  return cudaLaunchKernelEx(&cfg, kernel, ((KArgs)args)...);
+}
+
 /* True when the MX_FAULT_INJECT countdown (mx_device.cu) says this checked call fails (tests only). */
 bool mx_fault_injected(void);
 /* Record the failure e of allocation call `call` of `bytes` (clears it: not sticky) with the device's

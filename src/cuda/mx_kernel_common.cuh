@@ -208,4 +208,21 @@ __device__ __forceinline__ void mx_mma_m8n8k4(double &d0, double &d1, double a, 
                : "d"(a), "d"(b));
 }
 
+/* Programmatic dependent launch (compute capability 9.0; mx_launch_pdl, mx_device_impl.h):
+ * mx_pdl_trigger lets the stream's next kernel, where it is launched with the attribute, be
+ * scheduled before this one ends; mx_pdl_wait waits until the stream's previous kernel has
+ * completed and its writes are visible. A kernel so launched calls mx_pdl_wait before it touches
+ * memory a kernel before it writes, or writes memory one reads. Both do nothing in a kernel launched
+ * without the attribute. */
+__device__ __forceinline__ void mx_pdl_trigger() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void mx_pdl_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 #endif

@@ -3,10 +3,12 @@
  * (mx_device, crux (0,0)), then y += hub x (the K most used columns' x values in shared memory).
  * Results and the kernels tried before this one: tuning/results/h100/hub-split-2026-11-26g/README.md.
  *
- * Usage: hub-split-bench [-warmup N] [-reps N] [-K "8192 16384"] [-merge_only] [-floor] [-val E] SPEC[@ones|@pagerank|@unique|@few] ...
+ * Usage: hub-split-bench [-warmup N] [-reps N] [-K "8192 16384"] [-merge_only] [-sequential] [-floor] [-val E] SPEC[@ones|@pagerank|@unique|@few] ...
  * Prints, per matrix: cusparseSpMV CSR ALG1/ALG2, the merge and segment kernels on the whole matrix
  * (packed) and the merge kernel's y = z + A x (what MatMultAdd's z costs it), and per K: the hub part
- * alone, and per cold kernel the rest alone and the split product (rest, then hub), each product
+ * alone, and per cold kernel the rest alone and the split product (the hub staging, the rest, the hub
+ * kernel started early as mx_device_hub_launch does; -sequential: the rest, then the hub part, each
+ * kernel after the one before it ends), each product
  * checked against a CPU reference (relative 2-norm error < 1e-12). -merge_only: no segment kernel;
  * -floor: also the gather floor (gather_floor_kernel) of the whole matrix's and the rest's columns; -val E: the packs'
  * value encoding forced to mx_val_enc E (e.g. 3 = DICT16; default: AUTO). One x and one y
@@ -41,6 +43,7 @@ extern "C" {
 
 static cudaStream_t g_stream;
 static bool g_merge_only = false; /* -merge_only: no segment kernel */
+static bool g_sequential = false; /* -sequential: the split's kernels one after another, no early start */
 static bool g_floor = false;      /* -floor: the gather floor of the whole matrix's and the rest's columns */
 static int g_val = MX_PACK_AUTO;  /* -val: the packs' value encoding */
 
@@ -282,8 +285,14 @@ static bool run_one(const std::string &item, const std::vector<int> &Ks, int war
       snprintf(what, sizeof what, "split: rest %s, then hub y +=", kn);
       ok = timed(what,
                  [&] {
+                   if (g_sequential) { /* -sequential: the order before the staging came first */
+                     ours_spmv(D, dx, nullptr, dy);
+                     hub_spmv(hd, dx, dy);
+                     return;
+                   }
+                   if (mx_hub_dev_stage(hd, dx, g_stream)) exit(2); /* as mx_device_hub_launch */
                    ours_spmv(D, dx, nullptr, dy);
-                   hub_spmv(hd, dx, dy);
+                   if (mx_hub_dev_add_staged(hd, dy, g_stream, 1)) exit(2);
                  },
                  dy, &ref, A.nrows, warmup, reps, &t) && ok;
       printf("    split (%s) vs best cuSPARSE %.3fx, vs best ours whole %.3fx\n", kn, best_cusparse / t, best_ours / t);
@@ -307,6 +316,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "-warmup") && i + 1 < argc) warmup = std::max(5, atoi(argv[++i]));
     else if (!strcmp(argv[i], "-reps") && i + 1 < argc) reps = std::max(20, atoi(argv[++i]));
     else if (!strcmp(argv[i], "-merge_only")) g_merge_only = true;
+    else if (!strcmp(argv[i], "-sequential")) g_sequential = true;
     else if (!strcmp(argv[i], "-floor")) g_floor = true;
     else if (!strcmp(argv[i], "-val") && i + 1 < argc) g_val = atoi(argv[++i]);
     else if (!strcmp(argv[i], "-K") && i + 1 < argc) {
