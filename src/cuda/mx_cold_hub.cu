@@ -87,7 +87,7 @@ mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restr
   }
 }
 
-/* (Launched early, it waits for the hub kernel's end first.) HUB_FIXUP_LANES lanes per split row, each holding 32 / HUB_FIXUP_LANES of the order's 32 lane sums
+/* HUB_FIXUP_LANES lanes per split row, each holding 32 / HUB_FIXUP_LANES of the order's 32 lane sums
  * (lane sum l = p + 8 c in lane p's s[c]): lane sum l adds parts l, l + 32, ... in order (its loads
  * of a round issued together), the butterfly's steps d = 16 and 8 add within a lane, d = 4, 2, 1
  * across its lanes; lane 0 of the group adds s_0 to y. The same operations as 32 lanes a row, on a
@@ -96,7 +96,7 @@ mx_hub_kernel(int nslices, const int *__restrict__ slice_off, const int *__restr
 #define HUB_FIXUP_SUMS (32 / HUB_FIXUP_LANES)
 __global__ void mx_hub_fixup_kernel(int nsplit, const int *__restrict__ split_row, const int *__restrict__ split_first,
                                     const double *__restrict__ part, double *y) {
-  mx_pdl_wait();
+  mx_pdl_wait(); /* launched early: the hub kernel's parts and y only after its end */
   const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const int i = (int)(t / HUB_FIXUP_LANES), p = (int)(t % HUB_FIXUP_LANES);
   double s[HUB_FIXUP_SUMS];
