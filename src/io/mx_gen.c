@@ -41,6 +41,10 @@ static const char mx_gen_help_text[] =
   "Any spec may end in @VALUES, replacing every stored value (the pattern stays): @ones (1.0: an unweighted\n"
   "graph), @pagerank (1 / the number of entries of its column: a PageRank transition matrix, column-constant),\n"
   "@unique (uniform in [-1,1): FEM-like values, nothing shared), @few (one of -2, -1, 1, 2, 3).\n"
+  "A spec may end in ~ORDER (after any @VALUES): the matrix relabelled, P A P^T, values moving with their\n"
+  "entries: ~deg (vertices by entries of A + A^T, most first), ~rcm (reverse Cuthill-McKee on A + A^T),\n"
+  "~bfs (breadth-first on A + A^T from the vertex of most entries, neighbours most first). rcm and bfs need a\n"
+  "square matrix; ~deg on a rectangular one orders rows by length and columns by count.\n"
   "Seeds: seed 0 means the default seed 20240601 (MX_GEN_DEFAULT_SEED), the same for every family; each\n"
   "family draws from its own stream of xoshiro256** seeded by splitmix64(seed, family). Limits: rows and\n"
   "columns <= 2^31-1, nnz <= 2^34.\n";
@@ -255,6 +259,13 @@ static int gen_run(mx_gen_ctx g, const char *spec, mx_io_csr *A)
   }
   char buf[201];
   memcpy(buf, spec, len + 1);
+  int order = MX_ORDER_NONE;
+  char *tilde = strchr(buf, '~');
+  if (tilde) {
+    *tilde = 0;
+    order = mx_gen_order_kind(tilde + 1);
+    if (order < 0) return mx_gen_err(&g, "unknown order '~%.40s' (~deg, ~rcm, ~bfs; after any @VALUES)", tilde + 1);
+  }
   int values = MX_VALUES_AS;
   char *at = strchr(buf, '@');
   if (at) {
@@ -286,8 +297,12 @@ static int gen_run(mx_gen_ctx g, const char *spec, mx_io_csr *A)
     return mx_gen_err(&g, "%s expects %d numeric field%s, got %d (usage %s)", fam->name, fam->nnum,
                       fam->nnum == 1 ? "" : "s", nnum, fam->usage);
   if (dispatch(&g, fam, &F, A)) return 1;
-  if (g.est_nnz || values == MX_VALUES_AS) return 0;
-  if (apply_values(&g, (mx_values_kind)values, A)) {
+  if (g.est_nnz) { /* the CSR's bytes bound its dimensions: 8 (n + 1) <= bytes */
+    if (order) *g.est_bytes += mx_gen_order_bytes((mx_order_kind)order, *g.est_bytes / 8.0, (double)*g.est_nnz);
+    return 0;
+  }
+  if ((values != MX_VALUES_AS && apply_values(&g, (mx_values_kind)values, A)) ||
+      (order && mx_gen_relabel(&g, (mx_order_kind)order, A))) {
     mx_io_csr_free(A);
     return 1;
   }

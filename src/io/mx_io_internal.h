@@ -139,6 +139,23 @@ int mx_gen_band(const mx_gen_ctx *g, int32_t n, int64_t w, mx_io_csr *A);
 int mx_gen_randrows(const mx_gen_ctx *g, int32_t m, int32_t n, int64_t perrow, uint64_t stream, mx_io_csr *A);
 int mx_gen_blockdense(const mx_gen_ctx *g, int32_t n, int64_t nb, int64_t bs, mx_io_csr *A);
 
+/* ---- relabelling for locality (SPEC~ORDER, mx_gen_order.c) ----------------------------------- */
+typedef enum { MX_ORDER_NONE = 0, MX_ORDER_DEG, MX_ORDER_RCM, MX_ORDER_BFS } mx_order_kind;
+
+/* the order named s ("deg", "rcm", "bfs"), or -1 */
+int mx_gen_order_kind(const char *s);
+/* bytes relabelling allocates beside a CSR of nnz nonzeros whose larger dimension is n */
+double mx_gen_order_bytes(mx_order_kind kind, double n, double nnz);
+/* the order of A: rowold[k] = the old row at new place k, colnew[j] = the new number of old column
+ * j. Square A: one permutation (colnew is rowold's inverse). deg: by key, largest first; rcm:
+ * reverse Cuthill-McKee on A + A^T (each component from its smallest key, neighbours smallest
+ * first); bfs: breadth-first on A + A^T (from the largest key, neighbours largest first).
+ * Rectangular A, deg only: rows by length, columns by count. 0 ok, 1 out of memory. */
+int mx_gen_order_perm(mx_order_kind kind, const mx_io_csr *A, int32_t *rowold, int32_t *colnew);
+/* A := its rows in kind's order with columns renumbered, rows sorted, values moving with their
+ * entries; rcm and bfs refuse a rectangular A. 0 ok, 1 with the message in g. */
+int mx_gen_relabel(const mx_gen_ctx *g, mx_order_kind kind, mx_io_csr *A);
+
 /* fill val[0..nnz) with uniform values in [-1,1) from the (seed, MX_STREAM_VALUES ^ stream) stream */
 void mx_gen_fill_uniform(const mx_gen_ctx *g, uint64_t stream, double *val, int64_t nnz);
 /* shrink col to nnz entries (after dedup) and allocate val; 0 ok */

@@ -273,6 +273,125 @@ static void test_kron_skew(void)
   mx_io_csr_free(&A);
 }
 
+/* SPEC~ORDER is P A Q for the permutation mx_gen_order_perm gives (every entry and value moved, rows
+ * sorted), reproducible; deg orders by key; rcm and bfs give a randomly numbered grid a band back;
+ * refused: unknown orders, rcm/bfs on a rectangular matrix */
+static int is_permutation(const int32_t *p, int32_t n)
+{
+  char *hit = calloc((size_t)n, 1);
+  int ok = 1;
+  for (int32_t k = 0; k < n && ok; k++) ok = p[k] >= 0 && p[k] < n && !hit[p[k]]++;
+  free(hit);
+  return ok;
+}
+
+static int64_t bandwidth(const mx_io_csr *A)
+{
+  int64_t bw = 0;
+  for (int32_t i = 0; i < A->nrows; i++)
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+      int64_t d = llabs((long long)A->colidx[k] - i);
+      bw = d > bw ? d : bw;
+    }
+  return bw;
+}
+
+static void check_relabelled(const char *spec, const char *order)
+{
+  char err[512], full[128];
+  snprintf(full, sizeof full, "%s~%s", spec, order);
+  mx_io_csr A, B, B2;
+  if (mx_gen(spec, 3, &A, err, sizeof err)) {
+    CHECK(0, "%s: %s", spec, err);
+    return;
+  }
+  int rc = mx_gen(full, 3, &B, err, sizeof err);
+  CHECK(rc == 0, "%s: %s", full, err);
+  if (rc) return mx_io_csr_free(&A);
+  CHECK(mx_io_csr_check(&B, err, sizeof err) == 0, "%s: %s", full, err);
+  CHECK(B.nrows == A.nrows && B.ncols == A.ncols && B.nnz == A.nnz, "%s: dimensions changed", full);
+  int32_t *rowold = malloc(sizeof(int32_t) * (size_t)A.nrows), *colnew = malloc(sizeof(int32_t) * (size_t)A.ncols);
+  CHECK(mx_gen_order_perm((mx_order_kind)mx_gen_order_kind(order), &A, rowold, colnew) == 0, "%s: perm", full);
+  CHECK(is_permutation(rowold, A.nrows) && is_permutation(colnew, A.ncols), "%s: not permutations", full);
+  int64_t wrong = 0;
+  for (int32_t k = 0; k < A.nrows; k++) {
+    int32_t i = rowold[k];
+    wrong += (B.rowptr[k + 1] - B.rowptr[k]) != (A.rowptr[i + 1] - A.rowptr[i]);
+    for (int64_t p = A.rowptr[i]; p < A.rowptr[i + 1]; p++) wrong += entry(&B, k, colnew[A.colidx[p]]) != A.val[p];
+  }
+  CHECK(wrong == 0, "%s: %lld entries not at their relabelled place", full, (long long)wrong);
+  if (A.nrows == A.ncols)
+    for (int32_t k = 0; k < A.nrows; k++) wrong += colnew[rowold[k]] != k;
+  CHECK(wrong == 0, "%s: rows and columns not relabelled alike", full);
+  if (!strcmp(order, "deg") && A.nrows == A.ncols) { /* keys (row length + column count) never grow */
+    int64_t *key = calloc((size_t)A.nrows, sizeof(int64_t));
+    for (int32_t i = 0; i < B.nrows; i++) key[i] += B.rowptr[i + 1] - B.rowptr[i];
+    for (int64_t p = 0; p < B.nnz; p++) key[B.colidx[p]]++;
+    for (int32_t i = 1; i < B.nrows; i++) wrong += key[i] > key[i - 1];
+    CHECK(wrong == 0, "%s: keys out of order", full);
+    free(key);
+  }
+  CHECK(mx_gen(full, 3, &B2, err, sizeof err) == 0 && same_csr(&B, &B2), "%s: not reproducible", full);
+  mx_io_csr_free(&B2);
+  free(rowold), free(colnew);
+  mx_io_csr_free(&A), mx_io_csr_free(&B);
+}
+
+static void test_orders(void)
+{
+  const char *specs[] = {"kron:10:8@unique", "chunglu:3000:8:2.1", "chunglu-dir:2000:6:2.3:v", "lap2d:17",
+                         "convdiff3d:7@few", "rgg:11@pagerank", "blockdense:400:3:20"};
+  const char *orders[] = {"deg", "rcm", "bfs"};
+  for (size_t s = 0; s < sizeof(specs) / sizeof(specs[0]); s++)
+    for (int o = 0; o < 3; o++) check_relabelled(specs[s], orders[o]);
+  check_relabelled("bipartite:40:70:5", "deg");
+  /* a 30 x 30 grid numbered at random: rcm and bfs give it back a band of at most twice the grid's 30 */
+  char err[512];
+  mx_io_csr A;
+  CHECK(mx_gen("lap2d:30", 0, &A, err, sizeof err) == 0, "%s", err);
+  int32_t n = A.nrows, *shuffled = malloc(sizeof(int32_t) * (size_t)n), *rowold = malloc(sizeof(int32_t) * (size_t)n),
+          *colnew = malloc(sizeof(int32_t) * (size_t)n);
+  uint64_t x = 12345;
+  for (int32_t i = 0; i < n; i++) shuffled[i] = i;
+  for (int32_t i = n - 1; i > 0; i--) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    int32_t j = (int32_t)((x >> 33) % (uint64_t)(i + 1)), t = shuffled[i];
+    shuffled[i] = shuffled[j], shuffled[j] = t;
+  }
+  for (int64_t p = 0; p < A.nnz; p++) A.colidx[p] = shuffled[A.colidx[p]]; /* columns renamed, rows below */
+  mx_io_csr R = A;
+  R.rowptr = malloc(sizeof(int64_t) * ((size_t)n + 1));
+  R.colidx = malloc(sizeof(int32_t) * (size_t)A.nnz);
+  R.val = malloc(sizeof(double) * (size_t)A.nnz);
+  int32_t *inv = malloc(sizeof(int32_t) * (size_t)n);
+  for (int32_t i = 0; i < n; i++) inv[shuffled[i]] = i;
+  R.rowptr[0] = 0;
+  for (int32_t k = 0; k < n; k++) { /* row k of R = old row inv[k] */
+    int64_t q = R.rowptr[k];
+    for (int64_t p = A.rowptr[inv[k]]; p < A.rowptr[inv[k] + 1]; p++, q++) R.colidx[q] = A.colidx[p], R.val[q] = A.val[p];
+    R.rowptr[k + 1] = q;
+  }
+  CHECK(bandwidth(&R) > 300, "the shuffled grid is still banded (%lld)", (long long)bandwidth(&R));
+  for (int o = 1; o < 3; o++) {
+    CHECK(mx_gen_order_perm((mx_order_kind)mx_gen_order_kind(orders[o]), &R, rowold, colnew) == 0, "perm");
+    int64_t bw = 0;
+    for (int32_t i = 0; i < n; i++)
+      for (int64_t p = R.rowptr[i]; p < R.rowptr[i + 1]; p++) {
+        int64_t d = llabs((long long)colnew[i] - colnew[R.colidx[p]]);
+        bw = d > bw ? d : bw;
+      }
+    CHECK(bw <= 60, "~%s on a shuffled lap2d:30: bandwidth %lld", orders[o], (long long)bw);
+  }
+  free(shuffled), free(rowold), free(colnew), free(inv);
+  mx_io_csr_free(&R), mx_io_csr_free(&A);
+  const char *bad[] = {"lap2d:10~foo", "lap2d:10~", "lap2d:10~bfs@ones", "bipartite:10:20:3~rcm", "bipartite:10:20:3~bfs"};
+  for (size_t t = 0; t < sizeof(bad) / sizeof(bad[0]); t++) {
+    int rc = mx_gen(bad[t], 0, &A, err, sizeof err);
+    CHECK(rc != 0 && strstr(err, bad[t]) && strstr(err, "~"), "'%s' accepted or unclear: %s", bad[t], rc ? err : "");
+    if (!rc) mx_io_csr_free(&A);
+  }
+}
+
 static void test_bad_specs(void)
 {
   const char *bad[] = {"",          "kron",        "kron:18",       "kron:18:16:w",  "kron:18:16:v:v", "kron:0:16",
@@ -303,7 +422,8 @@ static void test_estimate(void)
 {
   const char *specs[] = {"kron:10:16",  "kron:12:3:v", "rgg:12",     "rgg:16",          "chunglu:2000:8:2.5",
                          "chunglu-dir:2000:8:2.5", "lap2d:30", "lap2d9:17", "lap3d:9",  "lap3d27:8", "convdiff2d:11",
-                         "convdiff3d:9", "band:500:7", "rand:300:9", "bipartite:30:70:5", "blockdense:500:3:40"};
+                         "convdiff3d:9", "band:500:7", "rand:300:9", "bipartite:30:70:5", "blockdense:500:3:40",
+                         "kron:10:16@unique~bfs", "chunglu:2000:8:2.5~rcm", "bipartite:30:70:5~deg"};
   char err[512];
   for (size_t t = 0; t < sizeof(specs) / sizeof(specs[0]); t++) {
     mx_io_csr A;
@@ -331,7 +451,8 @@ static void test_help(void)
 {
   const char *h = mx_gen_help();
   const char *fam[] = {"kron:", "rgg:", "lap2d:", "lap2d9:", "lap3d:", "lap3d27:", "band:", "rand:", "chunglu:",
-                       "chunglu-dir:", "blockdense:", "bipartite:", "convdiff2d:", "convdiff3d:", ":v", "20240601"};
+                       "chunglu-dir:", "blockdense:", "bipartite:", "convdiff2d:", "convdiff3d:", ":v", "20240601",
+                       "~deg", "~rcm", "~bfs"};
   for (size_t i = 0; i < sizeof(fam) / sizeof(fam[0]); i++) CHECK(strstr(h, fam[i]) != NULL, "help lacks '%s'", fam[i]);
 }
 
@@ -342,6 +463,7 @@ int main(void)
   test_value_variants();
   test_stencil_values();
   test_kron_skew();
+  test_orders();
   test_bad_specs();
   test_estimate();
   test_help();
