@@ -6,7 +6,7 @@
  * each between CUDA events on one stream; x/y rotated over 8 copies when the matrix is under 2x L2;
  * effective bandwidth as a fraction of the measured device-to-device copy bandwidth.
  *
- * Usage: cold-pack-bench [-o OUTDIR] [-warmup N] [-reps N] [SPEC[@VALUES][%degcols|%hubK|%nohubK] ...]
+ * Usage: cold-pack-bench [-o OUTDIR] [-warmup N] [-reps N] [SPEC[@VALUES][~ORDER][%degcols|%hubK|%nohubK] ...]
  *   SPEC    a generator spec (mx_gen, e.g. lap3d:100, kron:20:16)
  *   VALUES  as (the generator's, default), ones (unweighted), pagerank (a_ij = 1/(entries of
  *           column j): the transition matrix of PageRank, column-constant), unique (uniform in
@@ -127,7 +127,7 @@ static void split_by_hub_columns(Csr *A, int32_t K, bool keep_hubs) {
   A->val.swap(val);
 }
 
-/* SPEC[@VALUES][%degcols] -> A; false (and a message) when it cannot be made */
+/* SPEC[@VALUES][~ORDER][%degcols] -> A; false (and a message) when it cannot be made */
 static bool make_matrix(const std::string &item_in, Csr *A, std::string *values) {
   const size_t pct = item_in.find('%');
   const std::string item = item_in.substr(0, pct);
@@ -141,9 +141,11 @@ static bool make_matrix(const std::string &item_in, Csr *A, std::string *values)
     fprintf(stderr, "skip %s: unknown suffix (%%degcols, %%hubK, %%nohubK)\n", item_in.c_str());
     return false;
   }
-  const size_t at = item.find('@');
-  const std::string spec = item.substr(0, at);
-  *values = at == std::string::npos ? "as" : item.substr(at + 1);
+  const size_t tilde = item.find('~'); /* SPEC[@VALUES][~ORDER]: the generator relabels, then the values */
+  const std::string named = item.substr(0, tilde);
+  const size_t at = named.find('@');
+  const std::string spec = named.substr(0, at) + (tilde == std::string::npos ? "" : item.substr(tilde));
+  *values = at == std::string::npos ? "as" : named.substr(at + 1);
   if (!mx_csr32_gen(spec.c_str(), A, item.c_str())) return false;
   std::mt19937_64 rng(20261123);
   std::uniform_real_distribution<double> u(-1.0, 1.0);

@@ -3,7 +3,7 @@
  * (mx_device, crux (0,0)), then y += hub x (the K most used columns' x values in shared memory).
  * Results and the kernels tried before this one: tuning/results/h100/hub-split-2026-11-26g/README.md.
  *
- * Usage: hub-split-bench [-warmup N] [-reps N] [-K "8192 16384"] [-merge_only] [-sequential] [-floor] [-val E] SPEC[@ones|@pagerank|@unique|@few] ...
+ * Usage: hub-split-bench [-warmup N] [-reps N] [-K "8192 16384"] [-merge_only] [-sequential] [-floor] [-val E] SPEC[@ones|@pagerank|@unique|@few][~deg|~rcm|~bfs] ...
  * Prints, per matrix: cusparseSpMV CSR ALG1/ALG2, the merge and segment kernels on the whole matrix
  * (packed) and the merge kernel's y = z + A x (what MatMultAdd's z costs it), and per K: the hub part
  * alone, and per cold kernel the rest alone and the split product (the hub staging, the rest, the hub
@@ -195,8 +195,10 @@ static double time_cusparse(const Csr &A, cusparseSpMVAlg_t alg, const double *d
 /* ---- one matrix -------------------------------------------------------------------------------------- */
 
 static bool make_matrix(const std::string &item, Csr *A) {
-  const size_t at = item.find('@');
-  std::string spec = item.substr(0, at), values = at == std::string::npos ? "as" : item.substr(at + 1);
+  const size_t tilde = item.find('~'); /* SPEC[@VALUES][~ORDER]: the generator relabels */
+  const std::string order = tilde == std::string::npos ? "" : item.substr(tilde), named = item.substr(0, tilde);
+  const size_t at = named.find('@');
+  std::string spec = named.substr(0, at) + order, values = at == std::string::npos ? "as" : named.substr(at + 1);
   if (values == "unique" || values == "few") spec = item, values = "as"; /* the generator's own values (mx_gen) */
   if (!mx_csr32_gen(spec.c_str(), A, item.c_str())) return false;
   std::vector<int32_t> cnt((size_t)A->ncols, 0);
