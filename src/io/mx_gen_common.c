@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The message stays one line of text: control characters the spec brought in (echoed in it) become '?'. */
 int mx_gen_err(const mx_gen_ctx *g, const char *fmt, ...)
 {
   if (g->err && g->errlen) {
@@ -17,6 +18,8 @@ int mx_gen_err(const mx_gen_ctx *g, const char *fmt, ...)
       vsnprintf(g->err + n, g->errlen - (size_t)n, fmt, ap);
       va_end(ap);
     }
+    for (char *c = g->err; *c; c++)
+      if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
   }
   return 1;
 }

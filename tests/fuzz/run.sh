@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 source tests/fuzz/deps.sh
 build=${MX_FUZZ_BUILD:-build-fuzz}
 secs=${MX_FUZZ_SECONDS:-60}
-harnesses=${*:-mtx petscbin format}
+harnesses=${*:-mtx petscbin format gen}
 cmake -S . -B "$build" -DMATXTRACT_FUZZ=ON -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j"$(nproc)" >/dev/null
 mkdir -p "$build/artifacts"
