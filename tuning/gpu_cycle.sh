@@ -192,8 +192,9 @@ stage_issue43() {
       -o "$OUT/issue43/petsc" > "$OUT/issue43/petsc.log" 2>&1 && tail -20 "$OUT/issue43/petsc.log"
 }
 # regret (issue 42's predictor criterion, after setup build): the held-out test split's BO labels on this
-# GPU (as the embedded model's were made: up to 50M nonzeros, budget 8, 3 repeats), the embedded
-# model's plans of the same matrices measured, then report.py: regret median and p90, the
+# GPU (as the embedded model's were made: up to 50M nonzeros, budget 8, 3 repeats) of the matrices the
+# embedded model predicted (its predictions.json: rows added to the corpus since wait for the next
+# model), the embedded model's plans of the same matrices measured, then report.py: regret median and p90, the
 # unique-valued matrices apart. The plans are measured first; the labels stop after REGRET_BUDGET_S
 # (default 420 s) and resume from REGRET_FROM, an earlier call's regret/labels.jsonl.
 stage_regret() {
@@ -204,7 +205,7 @@ stage_regret() {
   python3 tuning/predictor/labels.py -o "$d/measured" --build build-gpu --split test --plans "$train/predictions.json" || return 1
   rm -rf "$d/measured/cache"
   timeout "${REGRET_BUDGET_S:-420}" python3 tuning/predictor/labels.py -o "$d" --build build-gpu --split test \
-    --max-nnz 50000000 --budget 8 --repeats 3
+    --only "$train/predictions.json" --max-nnz 50000000 --budget 8 --repeats 3
   rc=$?
   rm -rf "$d/cache"
   echo "regret: $(grep -c . "$d/labels.jsonl" 2>/dev/null || echo 0) test matrices labelled, $(grep -c . "$d/measured/labels.jsonl") measured"

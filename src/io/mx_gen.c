@@ -33,9 +33,14 @@ static const char mx_gen_help_text[] =
   "  band:N:W                    banded, all |i-j| <= W (W >= 0, W < N).\n"
   "  rand:N:PERROW               N x N, exactly PERROW distinct uniform random columns per row.\n"
   "  bipartite:M:N:PERROW        rectangular M x N, exactly PERROW distinct uniform random columns per row.\n"
+  "  lp:M:N:AVG:EXP:SINGLE       rectangular M x N like an LP constraint matrix: SINGLE percent of the rows (0..99)\n"
+  "                              hold one entry, the others' lengths follow a power law (the i-th longest ~\n"
+  "                              (i+1)^(-1/(EXP-1)), EXP > 1, 1..N each: a few long linking rows); mean about\n"
+  "                              AVG (>= 1), rows in random order, each row's columns distinct and uniform random;\n"
+  "                              nnz <= M*(AVG+1).\n"
   "  blockdense:N:NB:BS          N x N background (diagonal + 4 uniform random columns per row) plus NB dense\n"
   "                              BS x BS blocks at uniform random positions (overlaps merged).\n"
-  "Values: stencils use the stencil values above. band, rand, bipartite, blockdense: uniform in [-1,1).\n"
+  "Values: stencils use the stencil values above. band, rand, bipartite, lp, blockdense: uniform in [-1,1).\n"
   "Graph families (kron, rgg, chunglu, chunglu-dir): 1.0 per edge; with the suffix ':v', a random value in\n"
   "(0,1] per edge, a hash of (seed, edge), equal for (i,j) and (j,i) in the symmetric families.\n"
   "Any spec may end in @VALUES, replacing every stored value (the pattern stays): @ones (1.0: an unweighted\n"
@@ -114,6 +119,7 @@ static const mx_family mx_families[] = {
   {"band", 2, 0, "band:N:W"},
   {"rand", 2, 0, "rand:N:PERROW"},
   {"bipartite", 3, 0, "bipartite:M:N:PERROW"},
+  {"lp", 5, 0, "lp:M:N:AVG:EXP:SINGLE"},
   {"blockdense", 3, 0, "blockdense:N:NB:BS"},
 };
 
@@ -189,6 +195,15 @@ static int dispatch(const mx_gen_ctx *g, const mx_family *fam, const mx_fields *
     if ((double)a * (double)b > (double)MX_GEN_MAX_NNZ) return mx_gen_err(g, "N*PERROW nonzeros exceed the limit 2^34");
     MX_PLAN(g, (double)a * (double)b, csr_bytes((double)a, (double)a * (double)b));
     return mx_gen_randrows(g, (int32_t)a, (int32_t)a, b, MX_STREAM_RAND, A);
+  }
+  if (!strcmp(name, "lp")) {
+    if (get_int(g, F, 1, "M", 1, INT32_MAX, &a) || get_int(g, F, 2, "N", 1, INT32_MAX, &b) ||
+        get_real(g, F, 3, "AVG", 0.0, &x) || get_real(g, F, 4, "EXP", 1.0, &y) || get_int(g, F, 5, "SINGLE", 0, 99, &c))
+      return 1;
+    if (x < 1.0 || x > (double)b) return mx_gen_err(g, "AVG = %g must be in [1, N = %lld]", x, (long long)b);
+    if ((double)a * (x + 1.0) > (double)MX_GEN_MAX_NNZ) return mx_gen_err(g, "M*(AVG+1) nonzeros exceed the limit 2^34");
+    MX_PLAN(g, (double)a * (x + 1.0), 4.0 * (double)a + csr_bytes((double)a, (double)a * (x + 1.0))); /* row order, CSR */
+    return mx_gen_lp(g, (int32_t)a, (int32_t)b, x, y, (int32_t)((double)a * (double)c / 100.0), A);
   }
   if (!strcmp(name, "bipartite")) {
     if (get_int(g, F, 1, "M", 1, INT32_MAX, &a) || get_int(g, F, 2, "N", 1, INT32_MAX, &b) ||
@@ -285,7 +300,7 @@ static int gen_run(mx_gen_ctx g, const char *spec, mx_io_csr *A)
   const mx_family *fam = NULL;
   for (size_t i = 0; i < sizeof(mx_families) / sizeof(mx_families[0]); i++)
     if (!strcmp(F.f[0], mx_families[i].name)) fam = &mx_families[i];
-  if (!fam) return mx_gen_err(&g, "unknown family '%.40s' (see mx_gen_help: kron, rgg, chunglu, chunglu-dir, lap2d, lap2d9, lap3d, lap3d27, convdiff2d, convdiff3d, band, rand, bipartite, blockdense)", F.f[0]);
+  if (!fam) return mx_gen_err(&g, "unknown family '%.40s' (see mx_gen_help: kron, rgg, chunglu, chunglu-dir, lap2d, lap2d9, lap3d, lap3d27, convdiff2d, convdiff3d, band, rand, bipartite, lp, blockdense)", F.f[0]);
   int nnum = F.nf - 1;
   if (fam->graph && nnum == fam->nnum + 1) {
     if (strcmp(F.f[F.nf - 1], "v"))

@@ -1,8 +1,10 @@
 /* mx_gen_rand.c - random-structure families: band, rand / bipartite (k distinct random columns per
- * row), blockdense (random background plus dense blocks). Values uniform in [-1,1), drawn in CSR order
- * from their own stream after the structure is fixed. */
+ * row), lp (single-entry rows and power-law row lengths, uniform columns), blockdense (random background plus dense
+ * blocks). Values uniform in [-1,1), drawn in CSR order from their own stream after the structure is
+ * fixed. */
 #include "io/mx_io_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +77,57 @@ int mx_gen_randrows(const mx_gen_ctx *g, int32_t m, int32_t n, int64_t perrow, u
     rp[i + 1] = rp[i] + perrow;
   }
   mx_gen_fill_uniform(g, stream, A->val, nnz);
+  return 0;
+}
+
+/* the row lengths of lp: `single` rows of one entry; of the other q = m - single rows, the i-th
+ * longest max(1, min(n, round(a q w_i / sum w))) with w_i = (i+1)^(-1/(expo-1)) and a = (avg m -
+ * single) / q, so that the mean is about avg; all placed at the rows in a random order; rp[i+1] =
+ * row i's length */
+static void lp_row_lengths(mx_rng *r, int32_t m, int32_t n, double avg, double expo, int32_t single, int32_t *perm, int64_t *rp)
+{
+  const int32_t q = m - single;
+  const double a = q > 0 ? (avg * (double)m - (double)single) / (double)q : 1.0;
+  double sum = 0.0;
+  for (int32_t i = 0; i < q; i++) sum += pow((double)i + 1.0, -1.0 / (expo - 1.0));
+  for (int32_t i = 0; i < m; i++) perm[i] = i;
+  for (int32_t i = m - 1; i > 0; i--) { /* Fisher-Yates */
+    int32_t j = (int32_t)mx_rng_below(r, (uint64_t)i + 1), t = perm[i];
+    perm[i] = perm[j], perm[j] = t;
+  }
+  for (int32_t i = 0; i < m; i++) {
+    double len = i < q ? floor(a * (double)q * pow((double)i + 1.0, -1.0 / (expo - 1.0)) / sum + 0.5) : 1.0;
+    rp[perm[i] + 1] = len < 1.0 ? 1 : len > (double)n ? n : (int64_t)len;
+  }
+}
+
+int mx_gen_lp(const mx_gen_ctx *g, int32_t m, int32_t n, double avg, double expo, int32_t single, mx_io_csr *A)
+{
+  mx_rng r;
+  mx_rng_seed(&r, g->seed, (uint64_t)MX_STREAM_LP << 32);
+  int64_t *rp = mx_io_malloc((size_t)m + 1, sizeof(int64_t));
+  int32_t *perm = mx_io_malloc((size_t)m, sizeof(int32_t)), *col = NULL;
+  if (!rp || !perm) {
+    free(rp), free(perm);
+    return mx_gen_err(g, "out of memory (%d rows)", (int)m);
+  }
+  lp_row_lengths(&r, m, n, avg, expo, single, perm, rp);
+  free(perm);
+  rp[0] = 0;
+  for (int32_t i = 0; i < m; i++) rp[i + 1] += rp[i];
+  const int64_t nnz = rp[m];
+  col = mx_io_malloc((size_t)nnz, sizeof(int32_t));
+  if (!col) {
+    free(rp);
+    return mx_gen_err(g, "out of memory (%lld nonzeros)", (long long)nnz);
+  }
+  if (mx_gen_finish(A, m, n, rp, col, nnz)) return mx_gen_err(g, "out of memory (%lld nonzeros)", (long long)nnz);
+  const int64_t tenth = m / 10 + 1;
+  for (int64_t i = 0; i < m; i++) {
+    if (i % tenth == 0) mx_gen_report(g, "drawing columns", (double)i / (double)m);
+    sample_distinct(&r, n, rp[i + 1] - rp[i], A->colidx + rp[i]);
+  }
+  mx_gen_fill_uniform(g, MX_STREAM_LP, A->val, nnz);
   return 0;
 }
 

@@ -128,7 +128,7 @@ int mx_gen_err(const mx_gen_ctx *g, const char *fmt, ...)
 
 /* stream ids: one per family so equal seeds do not give correlated families */
 enum { MX_STREAM_KRON = 1, MX_STREAM_RGG, MX_STREAM_CHUNGLU, MX_STREAM_CHUNGLU_DIR, MX_STREAM_BAND, MX_STREAM_RAND,
-       MX_STREAM_BIPARTITE, MX_STREAM_BLOCKDENSE, MX_STREAM_VALUES };
+       MX_STREAM_BIPARTITE, MX_STREAM_BLOCKDENSE, MX_STREAM_VALUES, MX_STREAM_LP };
 
 int mx_gen_kron(const mx_gen_ctx *g, int scale, int64_t ef, mx_io_csr *A);
 int mx_gen_rgg(const mx_gen_ctx *g, int log2n, mx_io_csr *A);
@@ -138,6 +138,9 @@ int mx_gen_stencil(const mx_gen_ctx *g, const char *kind, int64_t n, mx_io_csr *
 int mx_gen_band(const mx_gen_ctx *g, int32_t n, int64_t w, mx_io_csr *A);
 int mx_gen_randrows(const mx_gen_ctx *g, int32_t m, int32_t n, int64_t perrow, uint64_t stream, mx_io_csr *A);
 int mx_gen_blockdense(const mx_gen_ctx *g, int32_t n, int64_t nb, int64_t bs, mx_io_csr *A);
+/* m x n: `single` rows of one entry, the others' lengths a power law of exponent expo (1 <= length
+ * <= n), the mean about avg; columns distinct and uniform per row */
+int mx_gen_lp(const mx_gen_ctx *g, int32_t m, int32_t n, double avg, double expo, int32_t single, mx_io_csr *A);
 
 /* ---- relabelling for locality (SPEC~ORDER, mx_gen_order.c) ----------------------------------- */
 typedef enum { MX_ORDER_NONE = 0, MX_ORDER_DEG, MX_ORDER_RCM, MX_ORDER_BFS } mx_order_kind;

@@ -84,6 +84,10 @@ static const gen_case cases[] = {
   {"rand:50:40", 50, 50, 2000, 2000, 0, V_PM1, 1, 0}, /* dense rows: selection sampling */
   {"bipartite:3000:700:6", 3000, 700, 18000, 18000, 0, V_PM1, 1, 0},
   {"bipartite:10:100000:3", 10, 100000, 30, 30, 0, V_PM1, 1, 0},
+  /* lp: about M*AVG, every row rounded to its length (and at least 1) */
+  {"lp:3000:5000:20:3:0", 3000, 5000, 57000, 63000, 0, V_PM1, 1, 0},
+  {"lp:3000:5000:20:2.5:60", 3000, 5000, 57000, 63000, 0, V_PM1, 1, 0},
+  {"lp:100:50:10:1.5:0", 100, 50, 100, 1100, 0, V_PM1, 1, 0}, /* the long rows clamped at N */
   /* 5000 rows: 5 background + blocks 20*16*16 = 5120 (overlaps merged) */
   {"blockdense:5000:20:16", 5000, 5000, 24000, 30120, 0, V_PM1, 1, 0},
 };
@@ -273,6 +277,55 @@ static void test_kron_skew(void)
   mx_io_csr_free(&A);
 }
 
+/* lp: the row lengths, sorted, are the power law's (the i-th longest of the M - S rows that are not
+ * single-entry max(1, min(N, round(a (M - S) w_i / sum w))), a = (AVG M - S) / (M - S)), then S rows
+ * of one entry; not in sorted order along the rows */
+static int cmp_desc(const void *a, const void *b)
+{
+  return (*(const int64_t *)a < *(const int64_t *)b) - (*(const int64_t *)a > *(const int64_t *)b);
+}
+
+static void test_lp_rows(void)
+{
+  const struct {
+    const char *spec;
+    int32_t m, n, single;
+    double avg, expo;
+  } c[] = {{"lp:3000:5000:20:3:0", 3000, 5000, 0, 20, 3},
+           {"lp:100:50:10:1.5:0", 100, 50, 0, 10, 1.5},
+           {"lp:4000:70000:256:3:30", 4000, 70000, 1200, 256, 3},
+           {"lp:20000:27000:60:2.5:61", 20000, 27000, 12200, 60, 2.5}};
+  char err[512];
+  for (int t = 0; t < 4; t++) {
+    mx_io_csr A;
+    if (mx_gen(c[t].spec, 0, &A, err, sizeof err)) {
+      CHECK(0, "%s: %s", c[t].spec, err);
+      continue;
+    }
+    int64_t *len = malloc(sizeof(int64_t) * (size_t)A.nrows);
+    int sorted = 1;
+    for (int32_t i = 0; i < A.nrows; i++) len[i] = A.rowptr[i + 1] - A.rowptr[i];
+    for (int32_t i = 1; i < A.nrows; i++) sorted &= len[i] <= len[i - 1];
+    CHECK(!sorted, "%s: rows in sorted order", c[t].spec);
+    qsort(len, (size_t)A.nrows, sizeof(int64_t), cmp_desc);
+    const int32_t q = c[t].m - c[t].single;
+    const double a = (c[t].avg * c[t].m - c[t].single) / q;
+    double sum = 0;
+    for (int32_t i = 0; i < q; i++) sum += pow(i + 1.0, -1.0 / (c[t].expo - 1.0));
+    int64_t wrong = 0, ones = 0;
+    for (int32_t i = 0; i < c[t].m; i++) {
+      double want = i < q ? floor(a * q * pow(i + 1.0, -1.0 / (c[t].expo - 1.0)) / sum + 0.5) : 1;
+      want = want < 1 ? 1 : want > c[t].n ? c[t].n : want;
+      wrong += len[i] != (int64_t)want;
+      ones += len[i] == 1;
+    }
+    CHECK(ones >= c[t].single, "%s: %lld single-entry rows, %d wanted", c[t].spec, (long long)ones, (int)c[t].single);
+    CHECK(wrong == 0, "%s: %lld row lengths off the power law", c[t].spec, (long long)wrong);
+    free(len);
+    mx_io_csr_free(&A);
+  }
+}
+
 /* SPEC~ORDER is P A Q for the permutation mx_gen_order_perm gives (every entry and value moved, rows
  * sorted), reproducible; deg orders by key; rcm and bfs give a randomly numbered grid a band back;
  * refused: unknown orders, rcm/bfs on a rectangular matrix */
@@ -403,7 +456,8 @@ static void test_bad_specs(void)
                        "chunglu:100:0:2.5", "chunglu:100:200:2.5", "chunglu:100:5:inf", "chunglu:100:5:2.5:x",
                        "chunglu-dir:0:5:2.5", "blockdense:100:5", "blockdense:100:0:5", "blockdense:100:5:101",
                        "bipartite:10:10", "bipartite:10:5:6", "bipartite:0:5:1", "foo:10", "KRON:10:10",
-                       "lap2d:99999999999999999999999999", ":", "::::::::::::", "rand:1000000:1000000", "l0\n", "lap2d:\t5"};
+                       "lap2d:99999999999999999999999999", ":", "::::::::::::", "rand:1000000:1000000", "l0\n", "lap2d:\t5", "lp:10:10:5:2", "lp:10:10:20:2:0",
+                       "lp:10:10:5:1:0", "lp:0:10:5:2:0", "lp:10:10:0.5:2:0", "lp:10:10:5:2:100", "lp:10:10:5:2:0:v"};
   char err[512];
   for (size_t t = 0; t < sizeof(bad) / sizeof(bad[0]); t++) {
     mx_io_csr A;
@@ -425,7 +479,8 @@ static void test_estimate(void)
   const char *specs[] = {"kron:10:16",  "kron:12:3:v", "rgg:12",     "rgg:16",          "chunglu:2000:8:2.5",
                          "chunglu-dir:2000:8:2.5", "lap2d:30", "lap2d9:17", "lap3d:9",  "lap3d27:8", "convdiff2d:11",
                          "convdiff3d:9", "band:500:7", "rand:300:9", "bipartite:30:70:5", "blockdense:500:3:40",
-                         "kron:10:16@unique~bfs", "chunglu:2000:8:2.5~rcm", "bipartite:30:70:5~deg"};
+                         "kron:10:16@unique~bfs", "chunglu:2000:8:2.5~rcm", "bipartite:30:70:5~deg", "lp:3000:5000:20:3:0",
+                         "lp:100:50:10:1.5:0", "lp:3000:5000:20:2.5:60"};
   char err[512];
   for (size_t t = 0; t < sizeof(specs) / sizeof(specs[0]); t++) {
     mx_io_csr A;
@@ -453,7 +508,7 @@ static void test_help(void)
 {
   const char *h = mx_gen_help();
   const char *fam[] = {"kron:", "rgg:", "lap2d:", "lap2d9:", "lap3d:", "lap3d27:", "band:", "rand:", "chunglu:",
-                       "chunglu-dir:", "blockdense:", "bipartite:", "convdiff2d:", "convdiff3d:", ":v", "20240601",
+                       "chunglu-dir:", "blockdense:", "bipartite:", "lp:", "convdiff2d:", "convdiff3d:", ":v", "20240601",
                        "~deg", "~rcm", "~bfs"};
   for (size_t i = 0; i < sizeof(fam) / sizeof(fam[0]); i++) CHECK(strstr(h, fam[i]) != NULL, "help lacks '%s'", fam[i]);
 }
@@ -465,6 +520,7 @@ int main(void)
   test_value_variants();
   test_stencil_values();
   test_kron_skew();
+  test_lp_rows();
   test_orders();
   test_bad_specs();
   test_estimate();

@@ -5,7 +5,8 @@ matxtract-predictor's, the times invented): labels.py --fake (seeds (0,0) and (1
 writes one record per matrix with every plan of each crux, the best plan the fastest, the near-optimal
 set holding it, the reference the fastest (0,0) time, and skips them on a rerun; train.py (2 folds)
 writes a model that matxtract-predictor loads and predicts with, a predicted plan per test matrix among
-the model's candidates, and refuses --embed on fake labels; labels.py --plans measures those plans;
+the model's candidates, and refuses --embed on fake labels; labels.py --plans measures those plans
+(--only labels just the matrices a predictions.json names);
 report.py writes predictor.csv (regret = predicted / best time) and report.md, marked FAKE. Needs numpy,
 scipy and scikit-learn (Debian's python3-sklearn) and matplotlib (report.py's figures): exit 77
 (skipped) without them. Exits 1 on a wrong result."""
@@ -103,4 +104,12 @@ with tempfile.TemporaryDirectory() as tmp:
         expect(abs(float(r["regret"]) - float(r["t_pred_us"]) / float(r["t_best_us"])) < 1e-12, "%s: regret = predicted / best" % r["name"])
     md = open(os.path.join(rep, "report.md")).read()
     expect(md.startswith("**FAKE") and "| all | 2 |" in md, "report.md: marked FAKE, the summary of both test matrices")
+
+    # --only: a test row the model has not predicted (added to the corpus since) is not labelled
+    with open(corpus, "a") as f:
+        f.write("lap2d_50 lap2d:50 1000003 lap2d test 12500\n")
+    only = os.path.join(tmp, "only")
+    rc, text = py("labels.py", ["-o", only, "--split", "test", "--only", os.path.join(train, "predictions.json"), "--budget", "2"] + common)
+    expect(rc == 0 and sorted(r["name"] for r in records(os.path.join(only, "labels.jsonl"))) == ["kron_10t", "lap2d_40"],
+           "labels.py --only predictions.json: the predicted test matrices, not the one added since")
 finish()

@@ -60,6 +60,18 @@ FAMILIES = {
                    lambda s, o: "blockdense:%d:%d:%d" % (s, o["nb"], o["bs"]),
                    lambda s, o: 5.0 * s + o["nb"] * o["bs"] ** 2),
 }
+# Families added after the labels of 2026-11-30s: drawn from a random stream of their own
+# (ADDED_SEED) after the others, so that adding them leaves every earlier row as it was.
+# lp: rectangular, a share of single-entry rows, the others' lengths a power law, columns uniform
+# (LP constraint matrices such as dbir2 and nemsemm1, which no earlier family resembles).
+ADDED_FAMILIES = {
+    "lp": ([2_000, 5_000, 20_000, 50_000, 100_000, 300_000, 1_000_000],
+           {"aspect": ([0.5, 4.0, 20.0], [1.5, 10.0]), "avg": ([16, 64, 256], [32, 128]), "exp": ([2.1, 2.5, 3.0], [2.3, 2.7]),
+            "single": ([0, 30, 60], [15, 45])},
+           lambda s, o: "lp:%d:%d:%d:%g:%d" % (s, max(o["avg"], int(s * o["aspect"])), o["avg"], o["exp"], o["single"]),
+           lambda s, o: s * o["avg"]),
+}
+ADDED_SEED = 20261201
 INSTANCES_PER_SIZE = 4  # parameter draws per size value (a repeated spec is drawn once)
 # Graph families whose generators give every nonzero the value 1.0 (or a weight per vertex): each of
 # their rows gets a twin right after it with the same seed, split and size, values @unique (uniform in
@@ -70,9 +82,9 @@ VALUE_TWIN_FAMILIES = ("bipartite", "chunglu", "chunglu-dir", "kron", "rand", "r
 VALUE_TWIN = "@unique"
 
 
-def generated(rng):
+def generated(rng, families):
     rows = []
-    for fam, (sizes, params, spec, est) in sorted(FAMILIES.items()):
+    for fam, (sizes, params, spec, est) in sorted(families.items()):
         for k, size in enumerate(sizes):
             split = "test" if k % 4 == 1 else "train"
             seen = set()
@@ -142,7 +154,7 @@ def check(rows):
             problems.append("test spec %s equals a train spec" % r[1])
         if tv and any(t[0] == tv[0] for t in tr):
             problems.append("test spec %s shares its size value with train" % r[1])
-    for fam in FAMILIES:
+    for fam in list(FAMILIES) + list(ADDED_FAMILIES):
         if not any(r[3] == fam for r in by["train"]) or not any(r[3] == fam for r in by["test"]):
             problems.append("family %s is missing from a split" % fam)
     names = [r[0] for r in rows]
@@ -160,7 +172,7 @@ def main():
     ap.add_argument("--check", action="store_true", help="only check the existing file")
     a = ap.parse_args()
     if not a.check:
-        rows = generated(random.Random(20261123)) + real(a.real)
+        rows = generated(random.Random(20261123), FAMILIES) + generated(random.Random(ADDED_SEED), ADDED_FAMILIES) + real(a.real)
         with open(a.o, "w") as f:
             f.write("# predictor corpus, written by tuning/predictor/corpus.py (do not edit; rerun it)\n"
                     "# name spec seed family split est_nnz   (spec 'file:PATH' = a real matrix, seed 0)\n")

@@ -3,7 +3,7 @@ evaluated plan, on every GPU of the host (one matxtract-label-runner process per
 
     python3 tuning/predictor/labels.py -o OUT [--corpus tuning/predictor/corpus.txt] [--split train|test|all]
         [--budget 12] [--init 2] [--gpus N] [--gen-jobs N] [--limit N] [--families a,b] [--max-nnz N]
-        [--plans PLANS.json] [--build DIR] [--fake]
+        [--plans PLANS.json] [--only NAMES.json] [--build DIR] [--fake]
 
 Per matrix: the objective at a crux (tau_c, tau_r), 0 <= tau_r <= tau_c <= 1, is log of the fastest
 plan there: every hot mode (du, se; at tau_r = 0 there is no hot region, so one build) times every
@@ -275,6 +275,7 @@ def main():
     ap.add_argument("--families", default="")
     ap.add_argument("--max-nnz", type=int, default=0)
     ap.add_argument("--plans", default="", help="JSON {name: [[tc, tr, mode, cold], ...]}: measure these instead of BO")
+    ap.add_argument("--only", default="", help="JSON object or list (e.g. a predictions.json): label only the matrices it names")
     ap.add_argument("--build", default=os.path.join(ROOT, "build-gpu"))
     ap.add_argument("--compress", default="auto", choices=["auto", "off"],
                     help="auto (the PETSc default on the GPU): every plan whose cold kernel reads packs is also timed "
@@ -295,6 +296,9 @@ def main():
         mats = [m for m in mats if m["est_nnz"] <= args.max_nnz]
     if args.plans is not None:
         mats = [m for m in mats if m["name"] in args.plans]
+    if args.only:
+        only = set(json.load(open(args.only)))
+        mats = [m for m in mats if m["name"] in only]
     mats.sort(key=lambda m: m["est_nnz"])  # small first: results early
     if args.limit:
         mats = mats[:args.limit]
