@@ -312,7 +312,8 @@ static int gen_run(mx_gen_ctx g, const char *spec, mx_io_csr *A)
     return mx_gen_err(&g, "%s expects %d numeric field%s, got %d (usage %s)", fam->name, fam->nnum,
                       fam->nnum == 1 ? "" : "s", nnum, fam->usage);
   if (dispatch(&g, fam, &F, A)) return 1;
-  if (g.est_nnz) { /* the CSR's bytes bound its dimensions: 8 (n + 1) <= bytes */
+  if (g.est_nnz) { /* the rows: 8 (rows + 1) <= bytes; the columns a wider matrix has past that are not
+                      counted here (~deg only), mx_gen_relabel checks its need with the real sizes */
     if (order) *g.est_bytes += mx_gen_order_bytes((mx_order_kind)order, *g.est_bytes / 8.0, (double)*g.est_nnz);
     return 0;
   }
