@@ -1,5 +1,5 @@
 /* mx_gen_common.c - the steps the generator families share (mx_io_internal.h): the error text of
- * a spec, uniform values from the spec's seed, and the finished CSR. Below the families and
+ * a spec, uniform values from the spec's seed, a random permutation, and the finished CSR. Below the families and
  * mx_gen.c's dispatch: it calls neither. */
 #include "io/mx_io_internal.h"
 
@@ -29,6 +29,19 @@ void mx_gen_fill_uniform(const mx_gen_ctx *g, uint64_t stream, double *val, int6
   mx_rng r;
   mx_rng_seed(&r, g->seed, ((uint64_t)MX_STREAM_VALUES << 32) ^ stream);
   for (int64_t k = 0; k < nnz; k++) val[k] = 2.0 * mx_rng_unif(&r) - 1.0;
+}
+
+int32_t *mx_gen_random_perm(mx_rng *r, int32_t n)
+{
+  int32_t *p = mx_io_malloc((size_t)n, sizeof(int32_t));
+  if (!p) return NULL;
+  for (int32_t i = 0; i < n; i++) p[i] = i;
+  for (int32_t i = n - 1; i > 0; i--) { /* Fisher-Yates */
+    int32_t j = (int32_t)mx_rng_below(r, (uint64_t)i + 1), t = p[i];
+    p[i] = p[j];
+    p[j] = t;
+  }
+  return p;
 }
 
 int mx_gen_finish(mx_io_csr *A, int32_t nrows, int32_t ncols, int64_t *rowptr, int32_t *col, int64_t nnz)

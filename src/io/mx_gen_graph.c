@@ -12,20 +12,6 @@
 /* one edge (u, v) from the family's sampler */
 typedef void (*mx_edge_fn)(void *st, mx_rng *r, int32_t *u, int32_t *v);
 
-/* perm = a uniformly random permutation of 0..n-1 (Fisher-Yates) */
-static int32_t *random_perm(mx_rng *r, int32_t n)
-{
-  int32_t *p = mx_io_malloc((size_t)n, sizeof(int32_t));
-  if (!p) return NULL;
-  for (int32_t i = 0; i < n; i++) p[i] = i;
-  for (int32_t i = n - 1; i > 0; i--) {
-    int32_t j = (int32_t)mx_rng_below(r, (uint64_t)i + 1), t = p[i];
-    p[i] = p[j];
-    p[j] = t;
-  }
-  return p;
-}
-
 /* graph values: 1.0, or with ":v" a hash of (seed, row, col) in (0,1], symmetric if sym */
 static void graph_values(const mx_gen_ctx *g, mx_io_csr *A, int sym)
 {
@@ -108,7 +94,7 @@ int mx_gen_kron(const mx_gen_ctx *g, int scale, int64_t ef, mx_io_csr *A)
   int32_t n = (int32_t)((int64_t)1 << scale);
   mx_rng r;
   mx_rng_seed(&r, g->seed, ((uint64_t)MX_STREAM_KRON << 32) | 1);
-  int32_t *perm = random_perm(&r, n);
+  int32_t *perm = mx_gen_random_perm(&r, n);
   if (!perm) return mx_gen_err(g, "out of memory (%d vertices)", (int)n);
   kron_state st = {scale, (uint32_t)(0.57 * 4294967296.0), (uint32_t)(0.76 * 4294967296.0),
                    (uint32_t)(0.95 * 4294967296.0), perm};
@@ -185,8 +171,8 @@ int mx_gen_chunglu(const mx_gen_ctx *g, int32_t n, double avgdeg, double expo, i
     mx_gen_err(g, "out of memory (%d vertices)", (int)n);
     goto done;
   }
-  pu = random_perm(&r, n);
-  pv = directed ? random_perm(&r, n) : pu;
+  pu = mx_gen_random_perm(&r, n);
+  pv = directed ? mx_gen_random_perm(&r, n) : pu;
   if (!pu || !pv) {
     mx_gen_err(g, "out of memory (%d vertices)", (int)n);
     goto done;

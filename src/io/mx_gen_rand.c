@@ -82,19 +82,14 @@ int mx_gen_randrows(const mx_gen_ctx *g, int32_t m, int32_t n, int64_t perrow, u
 
 /* the row lengths of lp: `single` rows of one entry; of the other q = m - single rows, the i-th
  * longest max(1, min(n, round(a q w_i / sum w))) with w_i = (i+1)^(-1/(expo-1)) and a = (avg m -
- * single) / q, so that the mean is about avg; all placed at the rows in a random order; rp[i+1] =
- * row i's length */
-static void lp_row_lengths(mx_rng *r, int32_t m, int32_t n, double avg, double expo, int32_t single, int32_t *perm, int64_t *rp)
+ * single) / q, so that the mean is about avg; the i-th longest at row perm[i]; rp[i+1] = row i's
+ * length */
+static void lp_row_lengths(int32_t m, int32_t n, double avg, double expo, int32_t single, const int32_t *perm, int64_t *rp)
 {
   const int32_t q = m - single;
   const double a = q > 0 ? (avg * (double)m - (double)single) / (double)q : 1.0;
   double sum = 0.0;
   for (int32_t i = 0; i < q; i++) sum += pow((double)i + 1.0, -1.0 / (expo - 1.0));
-  for (int32_t i = 0; i < m; i++) perm[i] = i;
-  for (int32_t i = m - 1; i > 0; i--) { /* Fisher-Yates */
-    int32_t j = (int32_t)mx_rng_below(r, (uint64_t)i + 1), t = perm[i];
-    perm[i] = perm[j], perm[j] = t;
-  }
   for (int32_t i = 0; i < m; i++) {
     double len = i < q ? floor(a * (double)q * pow((double)i + 1.0, -1.0 / (expo - 1.0)) / sum + 0.5) : 1.0;
     rp[perm[i] + 1] = len < 1.0 ? 1 : len > (double)n ? n : (int64_t)len;
@@ -106,12 +101,12 @@ int mx_gen_lp(const mx_gen_ctx *g, int32_t m, int32_t n, double avg, double expo
   mx_rng r;
   mx_rng_seed(&r, g->seed, (uint64_t)MX_STREAM_LP << 32);
   int64_t *rp = mx_io_malloc((size_t)m + 1, sizeof(int64_t));
-  int32_t *perm = mx_io_malloc((size_t)m, sizeof(int32_t)), *col = NULL;
+  int32_t *perm = mx_gen_random_perm(&r, m), *col = NULL;
   if (!rp || !perm) {
     free(rp), free(perm);
     return mx_gen_err(g, "out of memory (%d rows)", (int)m);
   }
-  lp_row_lengths(&r, m, n, avg, expo, single, perm, rp);
+  lp_row_lengths(m, n, avg, expo, single, perm, rp);
   free(perm);
   rp[0] = 0;
   for (int32_t i = 0; i < m; i++) rp[i + 1] += rp[i];

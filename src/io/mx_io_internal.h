@@ -161,5 +161,7 @@ int mx_gen_relabel(const mx_gen_ctx *g, mx_order_kind kind, mx_io_csr *A);
 
 /* fill val[0..nnz) with uniform values in [-1,1) from the (seed, MX_STREAM_VALUES ^ stream) stream */
 void mx_gen_fill_uniform(const mx_gen_ctx *g, uint64_t stream, double *val, int64_t nnz);
+/* a uniformly random permutation of 0..n-1 drawn from r (Fisher-Yates; malloc'd), NULL when out of memory */
+int32_t *mx_gen_random_perm(mx_rng *r, int32_t n);
 /* shrink col to nnz entries (after dedup) and allocate val; 0 ok */
 int mx_gen_finish(mx_io_csr *A, int32_t nrows, int32_t ncols, int64_t *rowptr, int32_t *col, int64_t nnz);
