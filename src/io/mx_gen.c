@@ -20,9 +20,9 @@ static const char mx_gen_help_text[] =
   "                              (row-major cells of side >= radius), so the matrix is near-banded; nnz ~ 0.95*n*ln(n).\n"
   "  chunglu:N:AVGDEG:EXP[:v]    symmetric power-law Chung-Lu graph: N*AVGDEG/2 edges whose ends are drawn with\n"
   "                              probability ~ (i+1)^(-1/(EXP-1)) (degree tail exponent EXP > 1, e.g. 2.1..3),\n"
-  "                              vertices randomly relabelled, self-loops and duplicates removed; nnz <= N*AVGDEG.\n"
+  "                              vertices randomly relabelled, self-loops and duplicates removed; nnz <= N*AVGDEG + 1.\n"
   "  chunglu-dir:N:AVGDEG:EXP[:v] directed version: N*AVGDEG edges, rows and columns drawn from the same law with\n"
-  "                              independent relabellings (out-hubs are not in-hubs); nnz <= N*AVGDEG.\n"
+  "                              independent relabellings (out-hubs are not in-hubs); nnz <= N*AVGDEG + 1.\n"
   "  lap2d:N                     5-point Laplacian on an N x N grid (4, -1), Dirichlet, SPD; n = N^2.\n"
   "  lap2d9:N                    9-point Laplacian on an N x N grid (8, -1), SPD; n = N^2.\n"
   "  lap3d:N                     7-point Laplacian on an N^3 grid (6, -1), SPD; n = N^3.\n"
@@ -173,8 +173,11 @@ static int dispatch(const mx_gen_ctx *g, const mx_family *fam, const mx_fields *
       return 1;
     if (x > (double)a) return mx_gen_err(g, "AVGDEG = %g must be <= N = %lld", x, (long long)a);
     if (x * (double)a > (double)MX_GEN_MAX_NNZ) return mx_gen_err(g, "N*AVGDEG nonzeros exceed the limit 2^34");
-    MX_PLAN(g, x * (double)a, 28.0 * (double)a + csr_bytes((double)a + 1, x * (double)a)); /* alias tables, perms */
-    return mx_gen_chunglu(g, (int32_t)a, x, y, name[7] == '-', A);
+    /* the edges drawn, as mx_gen_chunglu rounds them: each one nonzero (directed) or two */
+    const int directed = name[7] == '-';
+    const double nnz = directed ? (double)llround(x * (double)a) : 2.0 * (double)llround(x * (double)a / 2.0);
+    MX_PLAN(g, nnz, 28.0 * (double)a + csr_bytes((double)a + 1, nnz)); /* alias tables, perms */
+    return mx_gen_chunglu(g, (int32_t)a, x, y, directed, A);
   }
   if (!strncmp(name, "lap", 3) || !strncmp(name, "convdiff", 8)) {
     int three = strchr(name, '3') != NULL;

@@ -480,7 +480,8 @@ static void test_estimate(void)
                          "chunglu-dir:2000:8:2.5", "lap2d:30", "lap2d9:17", "lap3d:9",  "lap3d27:8", "convdiff2d:11",
                          "convdiff3d:9", "band:500:7", "rand:300:9", "bipartite:30:70:5", "blockdense:500:3:40",
                          "kron:10:16@unique~bfs", "chunglu:2000:8:2.5~rcm", "bipartite:30:70:5~deg", "lp:3000:5000:20:3:0",
-                         "lp:100:50:10:1.5:0", "lp:3000:5000:20:2.5:60"};
+                         "lp:100:50:10:1.5:0", "lp:3000:5000:20:2.5:60",
+                         "chunglu:301:1:3", "chunglu-dir:1001:0.6:2.5"}; /* N*AVGDEG odd / rounded up */
   char err[512];
   for (size_t t = 0; t < sizeof(specs) / sizeof(specs[0]); t++) {
     mx_io_csr A;
