@@ -194,25 +194,8 @@ static double time_cusparse(const Csr &A, cusparseSpMVAlg_t alg, const double *d
 
 /* ---- one matrix -------------------------------------------------------------------------------------- */
 
-static bool make_matrix(const std::string &item, Csr *A) {
-  const size_t tilde = item.find('~'); /* SPEC[@VALUES][~ORDER]: the generator relabels */
-  const std::string order = tilde == std::string::npos ? "" : item.substr(tilde), named = item.substr(0, tilde);
-  const size_t at = named.find('@');
-  std::string spec = named.substr(0, at) + order, values = at == std::string::npos ? "as" : named.substr(at + 1);
-  if (values == "unique" || values == "few") spec = item, values = "as"; /* the generator's own values (mx_gen) */
-  if (!mx_csr32_gen(spec.c_str(), A, item.c_str())) return false;
-  std::vector<int32_t> cnt((size_t)A->ncols, 0);
-  for (int32_t c : A->col) cnt[c]++;
-  for (size_t p = 0; p < A->val.size(); ++p) {
-    if (values == "ones") A->val[p] = 1.0;
-    else if (values == "pagerank") A->val[p] = 1.0 / cnt[A->col[p]];
-    else if (values != "as") {
-      fprintf(stderr, "skip %s: values as, ones, pagerank, unique or few\n", item.c_str());
-      return false;
-    }
-  }
-  return true;
-}
+/* SPEC[@VALUES][~ORDER]: the generator makes the values and the order (mx_gen) */
+static bool make_matrix(const std::string &item, Csr *A) { return mx_csr32_gen(item.c_str(), A, item.c_str()); }
 
 static std::vector<double> reference(const Csr &A, const std::vector<double> &x) {
   std::vector<double> y((size_t)A.nrows);
