@@ -21,8 +21,8 @@ def feats(spec):
 
 
 def evals(seg, merge):
-    return [{"ok": 1, "tc": 0.0, "tr": 0.0, "mode": "none", "cold_run": "segment", "t_us": seg},
-            {"ok": 1, "tc": 0.0, "tr": 0.0, "mode": "none", "cold_run": "merge", "t_us": merge}]
+    return [{"ok": 1, "tc": 0.0, "tr": 0.0, "mode": "none", "cold": "segment", "cold_run": "segment", "t_us": seg},
+            {"ok": 1, "tc": 0.0, "tr": 0.0, "mode": "none", "cold": "merge", "cold_run": "merge", "t_us": merge}]
 
 
 specs = {"g_kron": ("kron:8:4", 2.0, 1.0), "g_lap": ("lap2d:12", 1.0, 2.0), "g_rand": ("rand:300:5", 3.0, 3.0)}

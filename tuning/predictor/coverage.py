@@ -12,20 +12,16 @@ corpus). A query's features come from this build's `matxtract-predictor features
 that tool's JSON output instead. segment/merge is the time of crux (0,0) on the segment kernel over
 that on the merge kernel (> 1: merge faster)."""
 import argparse
-import gzip
 import json
 import math
 import os
 import subprocess
 import sys
 
+from gain_prior import origin_evals, read_labels  # beside this file
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-
-
-def records(path):
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 def squash(x):
@@ -33,7 +29,7 @@ def squash(x):
 
 
 def time_00(rec, cold):
-    ts = [e["t_us"] for e in rec.get("evals", []) if e.get("ok") and e["tc"] == 0 and e["tr"] == 0 and e.get("cold_run") == cold]
+    ts = [e["t_us"] for e in origin_evals(rec, cold)] if rec.get("evals") else []
     return min(ts) if ts else None
 
 
@@ -96,7 +92,7 @@ def main():
     ap.add_argument("-f", action="append", default=[], metavar="FILE")
     ap.add_argument("--features", action="append", default=[], metavar="JSON")
     a = ap.parse_args()
-    recs = [r for r in records(a.labels) if r.get("features")]
+    recs = [r for r in read_labels(a.labels) if r.get("features")]
     if not recs:
         raise SystemExit("%s: no labelled matrix with features" % a.labels)
     if not (a.gen or a.f or a.features):
