@@ -167,6 +167,7 @@ mx_cold_merge_kernel(const int *__restrict__ rowptr, const int *__restrict__ col
   const int2 c0 = coord[blockIdx.x], c1 = coord[blockIdx.x + 1];
   const int r0 = c0.x, n0 = c0.y, tile_rows = c1.x - r0, tile_nnz = c1.y - n0;
   const int tile_items = tile_rows + tile_nnz;
+  mx_pdl_wait(); /* launched early (INL): x, y and the carries only after the kernel before ends */
   /* carries in the kernel: row r0 has carries (tile b-1's at least) and ends here */
   const bool first = INL && blockIdx.x > 0 && tile_rows > 0;
 
@@ -220,9 +221,10 @@ static int merge_kernel_launch_as(const mx_device *D, const double *x, const dou
                                   const Dec &dec) {
   static bool carveout = false;
   if (mx_cold_carveout_once(mx_cold_merge_kernel<XH, Dec, INL>, MX_COLD_MERGE, &carveout)) return 1;
-  mx_cold_merge_kernel<XH, Dec, INL><<<D->merge_ntiles, MX_MERGE_THREADS, 0, s>>>(D->cold_rowptr, D->cold_col, D->cold_val,
-                                                                                   D->merge_coord, x, D->xhot, z, y,
-                                                                                   D->carry_row, D->carry_val, D->carry_slot, dec);
+  MX_CUDA_TRY(mx_launch_pdl(INL, mx_cold_merge_kernel<XH, Dec, INL>, dim3(D->merge_ntiles), dim3(MX_MERGE_THREADS), 0, s,
+                            (const int *)D->cold_rowptr, (const int *)D->cold_col, (const double *)D->cold_val,
+                            (const int2 *)D->merge_coord, x, (const double *)D->xhot, z, y, D->carry_row, D->carry_val,
+                            D->carry_slot, dec));
   return 0;
 }
 

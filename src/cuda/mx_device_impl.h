@@ -69,6 +69,7 @@ struct mx_device {
   /* segment plan: block b multiplies segment seg_plan[b].z and owns rows seg_plan[b].x .. .y-1 */
   int seg_nblocks;
   int4 *seg_plan;
+  bool seg_early; /* mx_seg_grid_early(seg_nblocks): the kernel launched early */
   /* the segment kernel's long rows in parts (mx_cold_segment.cuh): per segment (seg_nseg), two slots for
    * the sum of the split row it starts or covers (the SpMV's one, the SpMM pairs' two; 0 between launches) */
   int seg_nseg;
@@ -147,6 +148,11 @@ int mx_cuda_check(cudaError_t e, const char *what);
 
 /* Whether the current device takes programmatic dependent launches (compute capability >= 9.0). */
 bool mx_pdl_supported(void);
+/* Whether a segment grid of nblocks blocks is launched early (programmatic dependent launch): at most
+ * one block per SM of the current device. The merge kernel is launched early where it adds its carries
+ * itself (at most MX_MERGE_INLINE_WAVES waves). Where both were measured: docs/performance.md,
+ * "Launched early" (segment grids of 2.8-3.9 blocks per SM were slower early). */
+int mx_seg_grid_early(int nblocks, bool *early);
 
 /* kernel<<<grid, block, smem, s>>>(args...), with programmatic stream serialization where pdl and the
  * device takes it: the kernel may then be scheduled while the stream's previous kernel runs, after
