@@ -92,9 +92,8 @@ extern "C" int mx_cold_merge_set_inline(int mode) {
 
 /* *small = whether ntiles tiles are at most MX_MERGE_INLINE_WAVES waves of MX_MERGE_MIN_BLOCKS per SM */
 static int merge_tiles_small(int64_t ntiles, bool *small) {
-  int dev = 0, nsm = 0;
-  MX_CUDA_TRY(cudaGetDevice(&dev));
-  MX_CUDA_TRY(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+  int nsm = 0;
+  if (mx_sm_count(&nsm)) return 1;
   *small = ntiles <= (int64_t)MX_MERGE_INLINE_WAVES * MX_MERGE_MIN_BLOCKS * nsm;
   return 0;
 }

@@ -3,9 +3,8 @@
 #include "mx_cold_segment.cuh"
 
 int mx_seg_grid_early(int nblocks, bool *early) {
-  int dev = 0, nsm = 0;
-  MX_CUDA_TRY(cudaGetDevice(&dev));
-  MX_CUDA_TRY(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+  int nsm = 0;
+  if (mx_sm_count(&nsm)) return 1;
   *early = nblocks <= nsm;
   return 0;
 }

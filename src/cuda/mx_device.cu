@@ -101,6 +101,13 @@ extern "C" int mx_device_mem_free(size_t *bytes) {
   return mx_cuda_check(cudaMemGetInfo(bytes, &total), "cudaMemGetInfo");
 }
 
+int mx_sm_count(int *nsm) {
+  int dev = 0;
+  MX_CUDA_TRY(cudaGetDevice(&dev));
+  MX_CUDA_TRY(cudaDeviceGetAttribute(nsm, cudaDevAttrMultiProcessorCount, dev));
+  return 0;
+}
+
 extern "C" size_t mx_device_l2_bytes(void) {
   static int l2 = -1;
   if (l2 < 0) {

@@ -148,6 +148,8 @@ int mx_cuda_check(cudaError_t e, const char *what);
 
 /* Whether the current device takes programmatic dependent launches (compute capability >= 9.0). */
 bool mx_pdl_supported(void);
+/* *nsm = the current device's SM count (what grid sizes per SM are counted against) */
+int mx_sm_count(int *nsm);
 /* Whether a segment grid of nblocks blocks is launched early (programmatic dependent launch): at most
  * one block per SM of the current device. The merge kernel is launched early where it adds its carries
  * itself (at most MX_MERGE_INLINE_WAVES waves). Where both were measured: docs/performance.md,
