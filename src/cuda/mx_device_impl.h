@@ -152,8 +152,8 @@ bool mx_pdl_supported(void);
 int mx_sm_count(int *nsm);
 /* Whether a segment grid of nblocks blocks is launched early (programmatic dependent launch): at most
  * one block per SM of the current device. The merge kernel is launched early where it adds its carries
- * itself (at most MX_MERGE_INLINE_WAVES waves). Where both were measured: docs/performance.md,
- * "Launched early" (segment grids of 2.8-3.9 blocks per SM were slower early). */
+ * itself (at most MX_MERGE_INLINE_WAVES waves). The measurements behind both: docs/performance.md,
+ * "Launched early". */
 int mx_seg_grid_early(int nblocks, bool *early);
 
 /* kernel<<<grid, block, smem, s>>>(args...), with programmatic stream serialization where pdl and the
