@@ -2,19 +2,12 @@
  * launcher of both forms (the packed one: mx_cold_segment_pack.cu). */
 #include "mx_cold_segment.cuh"
 
-int mx_seg_grid_early(int nblocks, bool *early) {
-  int nsm = 0;
-  if (mx_sm_count(&nsm)) return 1;
-  *early = nblocks <= nsm;
-  return 0;
-}
-
 template <int XH, class Dec, bool SPLIT>
 static int segment_kernel_launch(const mx_device *D, const double *x, const double *z, double *y, cudaStream_t s,
                                   const Dec &dec) {
   static bool carveout = false;
   if (mx_cold_carveout_once(mx_cold_segment_kernel<XH, Dec, MX_SEG_MIN_BLOCKS, SPLIT>, MX_COLD_SEGMENT, &carveout)) return 1;
-  MX_CUDA_TRY(mx_launch_pdl(D->seg_early, mx_cold_segment_kernel<XH, Dec, MX_SEG_MIN_BLOCKS, SPLIT>, dim3(D->seg_nblocks),
+  MX_CUDA_TRY(mx_launch_pdl(true, mx_cold_segment_kernel<XH, Dec, MX_SEG_MIN_BLOCKS, SPLIT>, dim3(D->seg_nblocks),
                             dim3(MX_SEG_THREADS), 0, s, (int)D->cold_nnz, (const int *)D->cold_rowptr, (const int *)D->cold_col,
                             (const double *)D->cold_val, (const int4 *)D->seg_plan, x, (const double *)D->xhot, z, y, dec,
                             (int)MX_SEG_GROUP_K, D->seg_parts, 0LL));

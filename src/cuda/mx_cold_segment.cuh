@@ -254,7 +254,8 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
   __shared__ __align__(16) V prod[MX_SEG_NNZ + MX_SEG_THREADS]; /* 16: mx_seg_stage_vec8 stores pairs */
   __shared__ int s_rp[MX_SEG_MAX_ROWS + 2];
   __shared__ V red[MX_SEG_THREADS / 32];
-  mx_pdl_trigger(); /* the next kernel may be scheduled: it waits for this kernel's end before its data */
+  /* no mx_pdl_trigger: a next kernel launched early is scheduled at this kernel's end, so its blocks
+   * never wait beside this one's (mx_device_impl.h, "Launched early") */
   const int4 p = plan[blockIdx.x];
   const int ra = p.x, rb = p.y;
   const int s0 = p.z * MX_SEG_NNZ;
@@ -273,7 +274,7 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
   const int ahead = blockIdx.x + MX_SEG_L2_AHEAD;
   const int4 pa = ahead < (int)gridDim.x ? plan[ahead] : make_int4(0, 0, 0, 0);
 #endif
-  mx_pdl_wait(); /* launched early (seg_early): x, y and the parts only after the kernel before ends */
+  mx_pdl_wait(); /* always launched early: x, y and the parts only after the kernel before ends */
   Stg::template stage<XH>(dec, col, val, x, xhot, s0, s1_seg, s1, prod);
 #if MX_SEG_L2_AHEAD > 0
   if (ahead < (int)gridDim.x) dec.prefetch_l2(rowptr, col, val, pa.z * MX_SEG_NNZ, pa.w, pa.x, pa.y);

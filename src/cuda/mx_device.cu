@@ -375,7 +375,6 @@ static int make_cold_plan(const mx_format *P, mx_cold_kernel k, mx_device *D) {
   if (k == MX_COLD_SEGMENT) {
     std::vector<int4> plan = plan_segments(P);
     D->seg_nblocks = (int)plan.size();
-    if (mx_seg_grid_early(D->seg_nblocks, &D->seg_early)) return 1;
     return dev_upload(D, &D->seg_plan, plan.data(), plan.size(), "upload segment plan");
   }
   std::vector<int2> c = plan_merge(P, &D->merge_ntiles);
@@ -388,7 +387,6 @@ static void free_cold_plan(mx_device *D, mx_cold_kernel k) {
     mx_cuda_free_on(D, &D->seg_plan, (size_t)D->seg_nblocks);
     mx_cuda_free_on(D, &D->seg_parts, 2 * (size_t)D->seg_nseg);
     D->seg_nblocks = D->seg_nseg = D->seg_split = 0;
-    D->seg_early   = false;
   } else if (k == MX_COLD_MERGE) {
     mx_cuda_free_on(D, &D->merge_coord, (size_t)D->merge_ntiles + 1);
     mx_cuda_free_on(D, &D->carry_row, (size_t)D->merge_ntiles);

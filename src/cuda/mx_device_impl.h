@@ -69,7 +69,6 @@ struct mx_device {
   /* segment plan: block b multiplies segment seg_plan[b].z and owns rows seg_plan[b].x .. .y-1 */
   int seg_nblocks;
   int4 *seg_plan;
-  bool seg_early; /* mx_seg_grid_early(seg_nblocks): the kernel launched early */
   /* the segment kernel's long rows in parts (mx_cold_segment.cuh): per segment (seg_nseg), two slots for
    * the sum of the split row it starts or covers (the SpMV's one, the SpMM pairs' two; 0 between launches) */
   int seg_nseg;
@@ -150,11 +149,10 @@ int mx_cuda_check(cudaError_t e, const char *what);
 bool mx_pdl_supported(void);
 /* *nsm = the current device's SM count (what grid sizes per SM are counted against) */
 int mx_sm_count(int *nsm);
-/* Whether a segment grid of nblocks blocks is launched early (programmatic dependent launch): at most
- * one block per SM of the current device. The merge kernel is launched early where it adds its carries
- * itself (at most MX_MERGE_INLINE_WAVES waves). The measurements behind both: docs/performance.md,
- * "Launched early". */
-int mx_seg_grid_early(int nblocks, bool *early);
+/* Launched early (programmatic dependent launch): the segment kernel, plain or packed, always, and it
+ * never signals its own next kernel (that one is scheduled at its end); the merge kernel where it adds
+ * its carries itself (at most MX_MERGE_INLINE_WAVES waves), signalling at its start. The measurements
+ * behind both: docs/performance.md, "Launched early". */
 
 /* kernel<<<grid, block, smem, s>>>(args...), with programmatic stream serialization where pdl and the
  * device takes it: the kernel may then be scheduled while the stream's previous kernel runs, after

@@ -83,7 +83,6 @@ int mx_plan_segments_dev(mx_device *D) {
   MX_CUDA_TRY(cudaMemcpy(&nblocks, off + nseg, sizeof(int), cudaMemcpyDeviceToHost));
   if (mx_cuda_alloc_on(D, &D->seg_plan, (size_t)nblocks, "alloc segment plan")) return 1;
   D->seg_nblocks = nblocks;
-  if (mx_seg_grid_early(nblocks, &D->seg_early)) return 1;
   k_segment_plan<<<plan_blocks(nseg), MX_PLAN_THREADS>>>(nseg, D->cold_nnz, D->cold_rowptr, rs, off, D->seg_plan);
   MX_LAUNCH_CHECK("segment plan");
   return mx_cuda_check(cudaDeviceSynchronize(), "segment plan");
