@@ -14,7 +14,7 @@ import math
 import os
 import sys
 
-DEFAULT_CSV = "tuning/results/h200/standing-2026-11-30E/protocol.csv"
+DEFAULT_CSV = "tuning/results/h200/seg-early-2026-12-01I/protocol.csv"
 COLUMNS = [("setup", "setup"), ("steady", "steady MatMult"), ("total@100", "total, 100 MatMults"),
            ("total@1000", "total, 1000 MatMults"), ("total@3000", "total, 3000 MatMults")]
 
