@@ -157,15 +157,19 @@ stage_compress() { bash tuning/bench/cold_pack_run.sh "$OUT/compress" build-gpu 
 # issue39 / issue42 / issue43: the measurements each issue is judged by (docs/developing.md, "Issues 39,
 # 42 and 43 are judged on an H100"), after setup build; each fits one device call. The real matrices
 # come from .deps/matrices (tuning/gpu_deps.sh puts them there); real_large
-# decompresses real-large/*.mtx.gz once into /tmp/mx-real-large and prints "-f FILE" for each.
+# decompresses real-large/*.mtx.xz (gpu_deps.sh's) or *.mtx.gz once into /tmp/mx-real-large and prints
+# "-f FILE" for each.
 real_large() {
-  local d=/tmp/mx-real-large f
+  local d=/tmp/mx-real-large f m n=0
   mkdir -p "$d"
-  for f in "${E2E_MATRICES:-.deps/matrices}"/real-large/*.mtx.gz; do
-    [ -f "$f" ] || { echo "real_large: no $f (carry .deps/matrices)" >&2; return 1; }
-    [ -s "$d/$(basename "$f" .gz)" ] || gunzip -c "$f" > "$d/$(basename "$f" .gz)" || return 1
-    printf -- '-f %s ' "$d/$(basename "$f" .gz)"
+  for f in "${E2E_MATRICES:-.deps/matrices}"/real-large/*.mtx.{xz,gz}; do
+    [ -f "$f" ] || continue
+    m=$d/$(basename "${f%.*}")
+    [ -s "$m" ] || { { case $f in *.xz) xz -dc "$f" ;; *) gzip -dc "$f" ;; esac > "$m.tmp"; } && mv "$m.tmp" "$m"; } || return 1
+    printf -- '-f %s ' "$m"
+    n=$((n + 1))
   done
+  [ $n -gt 0 ] || { echo "real_large: no ${E2E_MATRICES:-.deps/matrices}/real-large/*.mtx.xz or .mtx.gz (carry .deps/matrices)" >&2; return 1; }
 }
 stage_issue39() { E2E_REPS=${E2E_REPS:-2} E2E_SMALL_REPS=${E2E_SMALL_REPS:-4} bash tuning/e2e/protocol.sh "$OUT/issue39" build-gpu; }
 # issue42: the predicted plan and crux (0,0) against the best cuSPARSE ALG, then the hub split as the

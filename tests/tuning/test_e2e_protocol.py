@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """test_e2e_protocol.py ROOT BUILD_DIR [--gpu] - smoke test of the end-to-end protocol driver
 tuning/e2e/protocol.sh (matxtract-e2e per case and type, then protocol_summary.py). Host part (label
-petsc): E2E_CPU=1 on a stencil, a PageRank graph and one real Matrix Market file (a folder holding
-bcsstk13 from tests/data), 200 MatMults, one repetition: exit status 0; runs.tsv one line per case and
+petsc): E2E_CPU=1 on a stencil, a PageRank graph, one real Matrix Market file (a folder holding
+bcsstk13 from tests/data) and one xz-compressed in real-large/ (LFAT5.mtx.xz, as tuning/gpu_deps.sh
+leaves them), 200 MatMults, one repetition: exit status 0; runs.tsv one line per case and
 type, each exit status 0; e2e_protocol.csv one row per run with the product checked; protocol.csv one
 row per case with the values label and ratios; protocol.md the criteria table. A run past the time
 budget is listed as skipped and fails the script (exit status 1). E2E_SMALL_REPS=2 with E2E_SMALL_NNZ
@@ -10,6 +11,7 @@ budget is listed as skipped and fails the script (exit status 1). E2E_SMALL_REPS
 (aijcusparse vs matxtract) on lap3d_100; exit 77 (skipped) when nvidia-smi names no GPU. Exits 1 on a
 wrong result."""
 import csv
+import lzma
 import os
 import shutil
 import subprocess
@@ -60,11 +62,15 @@ with tempfile.TemporaryDirectory() as tmp:
         check(out, {"lap3d_100": "stencil"}, "aijcusparse")
         finish()
     shutil.copy(os.path.join(ROOT, "tests/data/matrices/real/bcsstk13.mtx"), os.path.join(tmp, "matrices", "real"))
-    rc, text = run(out, tmp, {"E2E_CPU": "1", "E2E_ONLY": "^(lap2d_300|kron15_pagerank|bcsstk13)$"})
+    os.makedirs(os.path.join(tmp, "matrices", "real-large"))
+    with open(os.path.join(ROOT, "tests/data/matrices/real/LFAT5.mtx"), "rb") as src, \
+            lzma.open(os.path.join(tmp, "matrices", "real-large", "LFAT5.mtx.xz"), "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    rc, text = run(out, tmp, {"E2E_CPU": "1", "E2E_ONLY": "^(lap2d_300|kron15_pagerank|bcsstk13|LFAT5)$"})
     expect(rc == 0, "E2E_CPU=1 protocol.sh runs (exit status %d)" % rc)
     if rc:
         print(text)
-    check(out, {"lap2d_300": "stencil", "kron15_pagerank": "pagerank", "bcsstk13": "own"}, "aij")
+    check(out, {"lap2d_300": "stencil", "kron15_pagerank": "pagerank", "bcsstk13": "own", "LFAT5": "own"}, "aij")
     small = os.path.join(tmp, "small")
     rc, text = run(small, tmp, {"E2E_CPU": "1", "E2E_ONLY": "^(lap2d_300|bcsstk13)$", "E2E_SMALL_REPS": "2", "E2E_SMALL_NNZ": "100000"})
     runs = list(csv.DictReader(open(os.path.join(small, "runs.tsv")), delimiter="\t")) if os.path.exists(os.path.join(small, "runs.tsv")) else []

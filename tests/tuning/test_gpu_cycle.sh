@@ -60,9 +60,10 @@ DEPS=$tmp/deps EX45_SRC=$tmp/none.c bash "$root/tuning/gpu_deps.sh" "$sh" > "$tm
 status=$?
 [ $status = 0 ] && cmp -s "$sh/petsc-cuda/petsc-cuda.tar.xz.part00" "$tmp/deps/petsc-cuda.tar.xz.part00" &&
   [ -f "$tmp/deps/matrices/real/bcsstk13.mtx" ] && [ -f "$tmp/deps/matrices/real/pushpull.mtx" ] &&
-  [ ! -e "$tmp/deps/matrices/real/other.mtx" ] && [ -f "$tmp/deps/matrices/real-large/big.mtx.gz" ] &&
+  [ ! -e "$tmp/deps/matrices/real/other.mtx" ] && [ "$(xz -dc "$tmp/deps/matrices/real-large/big.mtx.xz")" = large ] &&
+  [ ! -e "$tmp/deps/matrices/real-large/big.mtx.gz" ] &&
   grep -q "no $tmp/none.c" "$tmp/deps.txt" && grep -q "MiB (limit 64 together)" "$tmp/deps.txt"
-expect $? "gpu_deps.sh copies the bundle, the protocol's real matrices and real-large, says what it lacks (exit status $status)"
+expect $? "gpu_deps.sh copies the bundle and the protocol's real matrices, real-large as .mtx.xz, says what it lacks (exit status $status)"
 rm "$sh/petsc-cuda/petsc-cuda.tar.xz.part00"
 DEPS=$tmp/deps2 bash "$root/tuning/gpu_deps.sh" "$sh" > "$tmp/deps2.txt" 2>&1
 status=$?

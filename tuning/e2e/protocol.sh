@@ -12,17 +12,17 @@
 # Cases (section 10: the values a user has): stencils with their stencil values and with @unique values,
 # graphs @ones, @pagerank and @unique, every Matrix Market file of E2E_MATRICES/real with >= 80,000 nonzeros
 # (counted from its header: a symmetric file's 2*entries - rows is a lower bound; bcsstk13 and pushpull) and
-# every file of E2E_MATRICES/real-large (.mtx.gz or .mtx) with their own values. Matrices are generated or
-# converted once (tuning/gen's matxtract-gen, in parallel, .gz decompressed first) into E2E_CACHE as PETSc
+# every file of E2E_MATRICES/real-large (.mtx.xz, .mtx.gz or .mtx) with their own values. Matrices are generated or
+# converted once (tuning/gen's matxtract-gen, in parallel, .xz/.gz decompressed first) into E2E_CACHE as PETSc
 # binary files (NAME.petsc, NAME.spec beside it says what it holds) and read with -f: generation is outside
 # every timed region anyway, this only saves the repeated time.
 #
 # Matrices folder E2E_MATRICES (real/ and real-large/ inside): default .deps/matrices when it exists, else
 # ../shared/matrices beside the repository. The GPU host gets the repository without ../shared, and the whole
 # upload (working tree + carried paths) is limited to 64 MiB: `bash tuning/gpu_deps.sh` copies the files
-# into the git-ignored .deps/ (real-large is 29 MB gzipped; the PETSc bundle another 10 MB); carry it.
-# When the upload is too large with the PETSc bundle, carry .deps/matrices alone in a later call on the same
-# warm machine (the unpacked /opt/petsc-cuda and build-gpu stay there).
+# into the git-ignored .deps/ (real-large recompressed with xz, about 12 MB; the PETSc bundle another 10 MB);
+# carry it. When the upload is still too large, carry .deps/matrices alone in a later call on the same warm
+# machine (the unpacked /opt/petsc-cuda and build-gpu stay there).
 #
 # Each (case, type) runs in its own process (first-use costs count), E2E_REPS times (default 3; CPU 1); the order
 # of the two types alternates from case to case and from repetition to repetition. Every run passes
@@ -121,19 +121,19 @@ fi
 # a Matrix Market header's lower bound on the nonzeros (symmetric: 2*entries - rows); "" for array files
 mtx_nnz() {
   local cat=cat
-  case $1 in *.gz) cat="gzip -dc" ;; esac
+  case $1 in *.gz) cat="gzip -dc" ;; *.xz) cat="xz -dc" ;; esac
   $cat "$1" 2> /dev/null | awk 'NR == 1 { sym = ($0 ~ /symmetric|hermitian/) ; next }
                                   /^%/ { next }
                                   { if (NF == 3) print (sym ? 2 * $3 - $1 : $3); exit }'
 }
-# name | mtx:PATH (PATH may end in .gz) | own
+# name | mtx:PATH (PATH may end in .gz or .xz) | own
 REAL=""
-for f in "$MATRICES"/real/*.mtx "$MATRICES"/real-large/*.mtx "$MATRICES"/real-large/*.mtx.gz; do
+for f in "$MATRICES"/real/*.mtx "$MATRICES"/real-large/*.mtx "$MATRICES"/real-large/*.mtx.gz "$MATRICES"/real-large/*.mtx.xz; do
   [ -f "$f" ] || continue
   n=$(mtx_nnz "$f")
   [ -n "$n" ] || continue
   case $f in */real/*) [ "$n" -ge 80000 ] || continue ;; *) [ -z "$LARGE_MAX" ] || [ "$n" -le "$LARGE_MAX" ] || continue ;; esac
-  name=$(basename "$f"); name=${name%.gz}; name=${name%.mtx}
+  name=$(basename "$f"); name=${name%.gz}; name=${name%.xz}; name=${name%.mtx}
   REAL+=$'\n'"$name mtx:$f own"
 done
 [ -n "$REAL" ] || echo "protocol.sh: no real matrices found under $MATRICES (E2E_MATRICES)" >&2
@@ -160,13 +160,14 @@ CASES=$(printf '%s%s\n' "$GENERATED" "$REAL" | awk 'NF == 3')
 t_all=$(date +%s)
 stamp() { echo "=== $1 $(date -u +%H:%M:%S) (+$(($(date +%s) - t_all)) s)"; }
 
-# 1. every case -> CACHE/NAME.petsc once (NAME.spec holds what it was made from); .gz decompressed first
+# 1. every case -> CACHE/NAME.petsc once (NAME.spec holds what it was made from); .gz/.xz decompressed first
 stamp "prepare $(echo "$CASES" | wc -l) matrices in $CACHE"
 prepare() { # cache gen name spec
   local cache=$1 gen=$2 name=$3 spec=$4 src
   rm -f "$cache/$name.spec"
   case $spec in
     mtx:*.gz) src=$cache/$name.tmp.mtx; gzip -dc "${spec#mtx:}" > "$src" || return 1; src=mtx:$src ;;
+    mtx:*.xz) src=$cache/$name.tmp.mtx; xz -dc "${spec#mtx:}" > "$src" || return 1; src=mtx:$src ;;
     *) src=$spec ;;
   esac
   "$gen" "$src" -o "$cache/$name.petsc.tmp" -format petsc > /dev/null && mv "$cache/$name.petsc.tmp" "$cache/$name.petsc" &&
