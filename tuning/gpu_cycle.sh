@@ -157,10 +157,10 @@ stage_compress() { bash tuning/bench/cold_pack_run.sh "$OUT/compress" build-gpu 
 # issue39 / issue42 / issue43: the measurements each issue is judged by (docs/developing.md, "Issues 39,
 # 42 and 43 are judged on an H100"), after setup build; each fits one device call. The real matrices
 # come from .deps/matrices (tuning/gpu_deps.sh puts them there); real_large
-# decompresses real-large/*.mtx.xz (gpu_deps.sh's) or *.mtx.gz once into /tmp/mx-real-large and prints
-# "-f FILE" for each.
+# decompresses real-large/*.mtx.xz (gpu_deps.sh's) or *.mtx.gz once into MX_REAL_LARGE_DIR (default
+# /tmp/mx-real-large) and prints "-f FILE" for each.
 real_large() {
-  local d=/tmp/mx-real-large f m n=0
+  local d=${MX_REAL_LARGE_DIR:-/tmp/mx-real-large} f m n=0
   mkdir -p "$d"
   for f in "${E2E_MATRICES:-.deps/matrices}"/real-large/*.mtx.{xz,gz}; do
     [ -f "$f" ] || continue

@@ -3,7 +3,7 @@
 # stage tars every result folder of $OUT (logs, bench, e2e, ...) into results.tgz and removes them, the
 # files inside unchanged; an unknown stage fails the cycle (exit status 1, "stage NAME FAILED") after the
 # stages before it ran; the issue42/issue43 stages fail, naming the folder, without the carried real
-# matrices; gpu_deps.sh fills a .deps folder from a shared folder (and fails without the PETSc
+# matrices, and with them decompress each real-large .mtx.xz and .mtx.gz first; gpu_deps.sh fills a .deps folder from a shared folder (and fails without the PETSc
 # bundle); the model stage names the committed train/ folder whose trained_on is the embedded model's
 # (the regret and measure stages read its predictions.json); gpu_env.sh sets the GPU host's PETSc and
 # keeps a PETSC_OPTIONS already set.
@@ -42,6 +42,12 @@ for st in issue42 issue43; do
   [ $status = 1 ] && grep -q "^stage $st FAILED" "$tmp/$st.txt" && grep -q "real_large: no $tmp/no-matrices/real-large" "$tmp/out3/logs/$st.log"
   expect $? "$st without the carried matrices fails and names the folder (exit status $status)"
 done
+mkdir -p "$tmp/with-matrices/real-large"
+echo xz-matrix | xz > "$tmp/with-matrices/real-large/a.mtx.xz"
+echo gz-matrix | gzip > "$tmp/with-matrices/real-large/b.mtx.gz"
+E2E_MATRICES=$tmp/with-matrices MX_REAL_LARGE_DIR=$tmp/rl OUT=$tmp/out5 bash "$root/tuning/gpu_cycle.sh" issue42 > /dev/null 2>&1
+[ "$(cat "$tmp/rl/a.mtx" 2>/dev/null)" = xz-matrix ] && [ "$(cat "$tmp/rl/b.mtx" 2>/dev/null)" = gz-matrix ] && [ ! -e "$tmp/rl/a.mtx.tmp" ]
+expect $? "issue42 decompresses the carried real-large .mtx.xz and .mtx.gz before its runs"
 
 OUT=$tmp/out4 bash "$root/tuning/gpu_cycle.sh" model > "$tmp/model.txt" 2>&1
 status=$?
