@@ -5,7 +5,7 @@
 #     stage unpacks it);
 #   - the matrices of issue 39's protocol and of the issue stages: real/{bcsstk13,pushpull}.mtx and
 #     every real-large/*.mtx.gz recompressed as .mtx.xz (tuning/e2e/protocol.sh's E2E_MATRICES
-#     default, .deps/matrices): 29 MB of gzip become about 12 MB, which keeps the tracked tree, the
+#     default, .deps/matrices): 29 MB of gzip become 9.4 MB, which keeps the tracked tree, the
 #     bundle and every matrix of issue 39 under the 64 MiB upload (G3_circuit alone: 18 -> 5.4 MB).
 #     A file already there and newer than its source is kept (G3_circuit takes about 1.5 min on 2 cores).
 #   - PETSc's ex45.c (tuning/mpi/scaling.sh's EX45_DIR), from Debian's PETSc examples where installed.

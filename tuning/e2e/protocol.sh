@@ -20,7 +20,7 @@
 # Matrices folder E2E_MATRICES (real/ and real-large/ inside): default .deps/matrices when it exists, else
 # ../shared/matrices beside the repository. The GPU host gets the repository without ../shared, and the whole
 # upload (working tree + carried paths) is limited to 64 MiB: `bash tuning/gpu_deps.sh` copies the files
-# into the git-ignored .deps/ (real-large recompressed with xz, about 12 MB; the PETSc bundle another 10 MB);
+# into the git-ignored .deps/ (real-large recompressed with xz, 9.4 MB; the PETSc bundle another 10 MB);
 # carry it. When the upload is still too large, carry .deps/matrices alone in a later call on the same warm
 # machine (the unpacked /opt/petsc-cuda and build-gpu stay there).
 #
