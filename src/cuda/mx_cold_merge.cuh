@@ -222,9 +222,8 @@ static int merge_kernel_launch_as(const mx_device *D, const double *x, const dou
   static bool carveout = false;
   if (mx_cold_carveout_once(mx_cold_merge_kernel<XH, Dec, INL>, MX_COLD_MERGE, &carveout)) return 1;
   MX_CUDA_TRY(mx_launch_pdl(INL, mx_cold_merge_kernel<XH, Dec, INL>, dim3(D->merge_ntiles), dim3(MX_MERGE_THREADS), 0, s,
-                            (const int *)D->cold_rowptr, (const int *)D->cold_col, (const double *)D->cold_val,
-                            (const int2 *)D->merge_coord, x, (const double *)D->xhot, z, y, D->carry_row, D->carry_val,
-                            D->carry_slot, dec));
+                            D->cold_rowptr, D->cold_col, D->cold_val, D->merge_coord, x, D->xhot, z, y, D->carry_row,
+                            D->carry_val, D->carry_slot, dec));
   return 0;
 }
 

@@ -8,9 +8,8 @@ static int segment_kernel_launch(const mx_device *D, const double *x, const doub
   static bool carveout = false;
   if (mx_cold_carveout_once(mx_cold_segment_kernel<XH, Dec, MX_SEG_MIN_BLOCKS, SPLIT>, MX_COLD_SEGMENT, &carveout)) return 1;
   MX_CUDA_TRY(mx_launch_pdl(true, mx_cold_segment_kernel<XH, Dec, MX_SEG_MIN_BLOCKS, SPLIT>, dim3(D->seg_nblocks),
-                            dim3(MX_SEG_THREADS), 0, s, (int)D->cold_nnz, (const int *)D->cold_rowptr, (const int *)D->cold_col,
-                            (const double *)D->cold_val, (const int4 *)D->seg_plan, x, (const double *)D->xhot, z, y, dec,
-                            (int)MX_SEG_GROUP_K, D->seg_parts, 0LL));
+                            dim3(MX_SEG_THREADS), 0, s, D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, D->seg_plan,
+                            x, D->xhot, z, y, dec, MX_SEG_GROUP_K, D->seg_parts, 0));
   return 0;
 }
 

@@ -255,7 +255,7 @@ mx_cold_segment_kernel(int cold_nnz, const int *__restrict__ rowptr, const int *
   __shared__ int s_rp[MX_SEG_MAX_ROWS + 2];
   __shared__ V red[MX_SEG_THREADS / 32];
   /* no mx_pdl_trigger: a next kernel launched early is scheduled at this kernel's end, so its blocks
-   * never wait beside this one's (mx_device_impl.h, "Launched early") */
+   * never wait beside this one's (mx_device_impl.h, mx_launch_pdl) */
   const int4 p = plan[blockIdx.x];
   const int ra = p.x, rb = p.y;
   const int s0 = p.z * MX_SEG_NNZ;

@@ -42,9 +42,8 @@ static int mx_packed_segment_launch(const mx_device *D, const double *x, const d
   static bool tuned = false; /* MX_SEG_CARVEOUT, where set, overrides it */
   if (mx_cold_carveout_once(mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB, SPLIT, Stg>, MX_COLD_SEGMENT, &tuned)) return 1;
   MX_CUDA_TRY(mx_launch_pdl(true, mx_cold_segment_kernel<MX_XH_OFF, Dec, MINB, SPLIT, Stg>, dim3(D->seg_nblocks),
-                            dim3(MX_SEG_THREADS), 0, s, (int)D->cold_nnz, (const int *)D->cold_rowptr, (const int *)D->cold_col,
-                            (const double *)D->cold_val, (const int4 *)D->seg_plan, x, (const double *)nullptr, z, y, dec, gk,
-                            D->seg_parts, 0LL));
+                            dim3(MX_SEG_THREADS), 0, s, D->cold_nnz, D->cold_rowptr, D->cold_col, D->cold_val, D->seg_plan,
+                            x, nullptr, z, y, dec, gk, D->seg_parts, 0));
   return 0;
 }
 

@@ -149,15 +149,15 @@ int mx_cuda_check(cudaError_t e, const char *what);
 bool mx_pdl_supported(void);
 /* *nsm = the current device's SM count (what grid sizes per SM are counted against) */
 int mx_sm_count(int *nsm);
-/* Launched early (programmatic dependent launch): the segment kernel, plain or packed, always, and it
- * never signals its own next kernel (that one is scheduled at its end); the merge kernel where it adds
- * its carries itself (at most MX_MERGE_INLINE_WAVES waves), signalling at its start. The measurements
- * behind both: docs/performance.md, "Launched early". */
 
 /* kernel<<<grid, block, smem, s>>>(args...), with programmatic stream serialization where pdl and the
  * device takes it: the kernel may then be scheduled while the stream's previous kernel runs, after
  * that one's mx_pdl_trigger, and must mx_pdl_wait (mx_kernel_common.cuh) before it touches what the
- * kernels before it write or read. */
+ * kernels before it write or read; args are converted to the kernel's parameter types.
+ * Launched early: the segment kernel, plain or packed, always, and it never signals its own next
+ * kernel (that one is scheduled at its end); the merge kernel where it adds its carries itself (at
+ * most MX_MERGE_INLINE_WAVES waves), signalling at its start. The measurements behind both:
+ * docs/performance.md, "Launched early". */
 template <typename... KArgs, typename... Args>
 static inline cudaError_t mx_launch_pdl(bool pdl, void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem, cudaStream_t s,
                                         Args... args) {
